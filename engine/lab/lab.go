@@ -1,0 +1,116 @@
+// Package lab is the lab language: one command line in, one piece of
+// transcript out. The UI's buttons emit it, learners type it, lessons are
+// written in it and tests replay it, so a session's history is a script and
+// rewinding is replaying a prefix of it.
+//
+// A command either succeeds and changes the cluster, or fails with an error
+// that names the problem and shows the command's usage, having changed
+// nothing.
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/view"
+)
+
+// Lab runs lab commands against one cluster.
+type Lab struct {
+	cluster *cluster.Cluster // nil until the `cluster` command ran
+}
+
+// New returns a lab with no cluster yet.
+func New() *Lab { return &Lab{} }
+
+// CommandError is a command that failed. Usage is the failing command's
+// usage line, empty when the command itself was not recognised.
+type CommandError struct {
+	Command string
+	Err     error
+	Usage   string
+}
+
+func (e *CommandError) Error() string {
+	msg := e.Err.Error()
+	if e.Command != "" {
+		msg = e.Command + ": " + msg
+	}
+	if e.Usage != "" {
+		msg += "\nusage: " + e.Usage
+	}
+	return msg
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// errNoCluster is returned by commands that need a cluster before one exists.
+var errNoCluster = errors.New("there is no cluster yet; start one with `cluster brokers=3 seed=42`")
+
+// Run executes one command line and returns its output. Blank lines and
+// comments (starting with #) do nothing and print nothing.
+func (l *Lab) Run(line string) (string, error) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return "", nil
+	}
+	tokens, err := tokenize(line)
+	if err != nil {
+		return "", &CommandError{Err: err}
+	}
+	cmd, rest, err := lookup(tokens)
+	if err != nil {
+		return "", &CommandError{Err: err}
+	}
+	a, err := parseArgs(rest)
+	if err != nil {
+		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
+	}
+	out, err := cmd.run(l, a)
+	if err != nil {
+		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
+	}
+	return out, nil
+}
+
+// View snapshots the lab's cluster for the UI.
+func (l *Lab) View() view.Cluster {
+	if l.cluster == nil {
+		return view.Cluster{}
+	}
+	return l.cluster.View()
+}
+
+// requireCluster is the first check of every command that needs a cluster.
+func (l *Lab) requireCluster() error {
+	if l.cluster == nil {
+		return errNoCluster
+	}
+	return nil
+}
+
+// lookup finds the command a line starts with: two-word commands
+// ("topic create") first, then one-word ones.
+func lookup(tokens []string) (*command, []string, error) {
+	if len(tokens) == 0 {
+		return nil, nil, errors.New("empty command")
+	}
+	if len(tokens) >= 2 {
+		if c := findCommand(tokens[0] + " " + tokens[1]); c != nil {
+			return c, tokens[2:], nil
+		}
+	}
+	if c := findCommand(tokens[0]); c != nil {
+		return c, tokens[1:], nil
+	}
+	if subs := subcommandsOf(tokens[0]); len(subs) > 0 {
+		what := "nothing"
+		if len(tokens) > 1 {
+			what = fmt.Sprintf("%q", tokens[1])
+		}
+		return nil, nil, fmt.Errorf("%s takes one of: %s (got %s)", tokens[0], strings.Join(subs, ", "), what)
+	}
+	return nil, nil, fmt.Errorf("unknown command %q; commands are: %s (try `help`)", tokens[0], strings.Join(commandNames(), ", "))
+}

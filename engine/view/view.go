@@ -1,0 +1,51 @@
+// Package view holds immutable view-models of cluster state. It is the only
+// engine package the web components see: plain values, already formatted
+// where formatting is a matter of Kafka's conventions, never live pointers
+// into the engine.
+package view
+
+import "strconv"
+
+// Cluster is everything the lab shows at one instant.
+type Cluster struct {
+	Exists      bool   // false until a `cluster` command ran
+	Brokers     int    // broker count
+	Controllers int    // KRaft controller count
+	Seed        uint64 // the RNG seed: same seed + commands = same run
+	Elapsed     string // virtual time since the cluster started, e.g. "1.5s"
+	Topics      []Topic
+}
+
+// Topic is one topic with its partitions in partition order.
+type Topic struct {
+	Name              string
+	ReplicationFactor int
+	Partitions        []Partition
+}
+
+// Partition is one partition's log as the learner sees it.
+type Partition struct {
+	Topic          string
+	Index          int
+	LogStartOffset int64
+	LogEndOffset   int64
+	// Records is the tail of the log, oldest first; Hidden counts the older
+	// records left out so a long log stays cheap to render.
+	Records []Record
+	Hidden  int64
+}
+
+// Name is the lab language's "topic/partition" spelling.
+func (p Partition) Name() string { return p.Topic + "/" + strconv.Itoa(p.Index) }
+
+// Record is one record, with key and value as display text.
+type Record struct {
+	Offset    int64
+	Timestamp int64
+	Key       string
+	KeyIsNull bool
+	Value     string
+}
+
+// RecordsShown is how many of a partition's newest records a view carries.
+const RecordsShown = 20
