@@ -114,3 +114,7 @@ func lookup(tokens []string) (*command, []string, error) {
 	}
 	return nil, nil, fmt.Errorf("unknown command %q; commands are: %s (try `help`)", tokens[0], strings.Join(commandNames(), ", "))
 }
+
+// StarterScript is what a fresh lab runs so there is something to play with:
+// the browser lab types it into the console, the live server runs it at start.
+const StarterScript = "cluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3"

@@ -1,0 +1,82 @@
+# loglab: `make run` serves the lab at http://localhost:8080 (PORT overrides),
+# `make test` installs what the tests need and runs them all.
+
+SHELL := /bin/bash
+GO ?= go
+PORT ?= 8080
+SEEDS ?= 1000
+
+GOROOT := $(shell $(GO) env GOROOT)
+WASM_LIB := $(GOROOT)/lib/wasm
+# The Go module expects exactly this playwright driver (playwright-go v0.5200.1).
+PLAYWRIGHT_VERSION := 1.52.0
+DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build setup chromium driver generate check-generated vet wasm run \
+        test test-unit test-wasm e2e bench
+
+all: build
+
+## build: the CLI and the WASM module
+build: wasm
+	$(GO) build -o bin/loglab ./server/cmd/loglab
+
+## setup: what the e2e tests need; idempotent, and never downloads a browser
+## from a CDN: Chromium comes from Debian, the driver from the npm registry.
+setup: chromium driver
+
+chromium:
+	@if command -v chromium >/dev/null && dpkg -s fonts-liberation fonts-dejavu-core >/dev/null 2>&1; then \
+	  echo "chromium: $$(chromium --version 2>/dev/null)"; \
+	else \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-liberation fonts-dejavu-core; \
+	fi
+
+driver: $(DRIVER_DIR)/package/cli.js
+
+$(DRIVER_DIR)/package/cli.js:
+	rm -rf $(DRIVER_DIR).tmp && mkdir -p $(DRIVER_DIR).tmp
+	cd $(DRIVER_DIR).tmp && npm pack --silent playwright-core@$(PLAYWRIGHT_VERSION) >/dev/null && \
+	  tar xzf playwright-core-$(PLAYWRIGHT_VERSION).tgz && rm playwright-core-$(PLAYWRIGHT_VERSION).tgz
+	ln -sf "$$(command -v node)" $(DRIVER_DIR).tmp/node
+	rm -rf $(DRIVER_DIR) && mv $(DRIVER_DIR).tmp $(DRIVER_DIR)
+
+## generate: regenerate the templ components' Go code (committed)
+generate:
+	$(GO) tool templ generate
+
+## check-generated: fail when the committed *_templ.go files are stale
+check-generated:
+	$(GO) test ./web -run TestGeneratedCodeIsFresh -count=1
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./web/... ./wasm/...
+
+## wasm: the browser lab's engine, and Go's JS loader beside it
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o static/loglab.wasm ./wasm
+	cp $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
+
+## run: build everything and serve http://localhost:$(PORT)
+run: build
+	./bin/loglab serve -addr :$(PORT) -static static
+
+## test: everything, from a fresh clone
+test: setup vet check-generated test-unit test-wasm e2e
+
+test-unit:
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /e2e)
+
+## test-wasm: the engine's tests under node, as the browser runs them
+test-wasm:
+	PATH="$(WASM_LIB):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./engine/... ./web/... ./wasm/...
+
+## e2e: the pages in headless Chromium (needs `make setup`)
+e2e: wasm driver
+	LOGLAB_E2E_REQUIRED=1 PLAYWRIGHT_DRIVER_PATH=$(DRIVER_DIR) $(GO) test -count=1 -v ./e2e/
+
+## bench: benchmarks, reported against limits measured in the same run
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,46 @@
+// Command loglab runs the lab: `serve` starts the web server (browser lab and
+// live cluster), `script` runs a lab script headless and prints its
+// transcript, `version` says which build this is.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: loglab <command> [flags]
+
+commands:
+  serve [-addr :8080] [-static DIR]   serve the browser lab (/lab) and the live cluster (/live)
+  script FILE                         run a lab script and print its transcript ('-' reads stdin)
+  version                             print the version
+  help                                print this message
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit status, 2 for usage
+// errors as is customary, so that tests can drive every path.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stderr)
+	case "script":
+		return script(args[1:], stdin, stdout, stderr)
+	case "version":
+		return version(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "loglab: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

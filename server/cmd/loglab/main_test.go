@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"serve", "-nope"},
+		{"script"},
+		{"script", "a", "b"},
+		{"script", "-x", "f"},
+		{"version", "-v"},
+		{"version", "extra"},
+	} {
+		code, _, stderr := runCLI(t, "", args...)
+		if code != 2 {
+			t.Errorf("loglab %v exited %d, want 2", args, code)
+		}
+		if !strings.Contains(stderr, "usage: loglab") {
+			t.Errorf("loglab %v did not print usage; stderr:\n%s", args, stderr)
+		}
+	}
+}
+
+func TestScriptFromStdin(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "cluster seed=3\ntopic create t\nproduce t key=k value=v\nshow log t/0\n", "script", "-")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "> produce t key=k value=v\nproduced to t/0 at offset 0\n") ||
+		!strings.Contains(stdout, "key: k payload: v") {
+		t.Fatalf("unexpected transcript:\n%s", stdout)
+	}
+}
+
+func TestScriptFromFileReportsFailures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.lab")
+	if err := os.WriteFile(path, []byte("cluster\nproduce missing value=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "", "script", path)
+	if code != 1 || !strings.Contains(stdout, "error: produce: UNKNOWN_TOPIC_OR_PARTITION") || !strings.Contains(stderr, "1 command(s) failed") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "script", filepath.Join(t.TempDir(), "absent.lab")); code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Fatalf("a missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	if code, stdout, _ := runCLI(t, "", "version"); code != 0 || !strings.HasPrefix(stdout, "loglab ") {
+		t.Fatalf("version: exit %d, %q", code, stdout)
+	}
+	if code, stdout, _ := runCLI(t, "", "help"); code != 0 || !strings.Contains(stdout, "serve") {
+		t.Fatalf("help: exit %d, %q", code, stdout)
+	}
+}
+
+func TestServeRefusesAFolderWithoutTheStaticFiles(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "serve", "-addr", "127.0.0.1:0", "-static", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "no app.js") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/loglab/loglab/server"
+)
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	defaultAddr := ":8080"
+	if port := os.Getenv("PORT"); port != "" {
+		defaultAddr = ":" + port
+	}
+	addr := fs.String("addr", defaultAddr, "address to listen on (the PORT environment variable sets the default port)")
+	static := fs.String("static", "static", "directory with app.js, style.css, loglab.wasm and wasm_exec.js")
+	if code, done := parseFlags(fs, args, false); done {
+		return code
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if _, err := os.Stat(*static + "/app.js"); err != nil {
+		fmt.Fprintf(stderr, "loglab serve: %s does not look like loglab's static folder (no app.js); pass -static\n", *static)
+		return 1
+	}
+	if _, err := os.Stat(*static + "/loglab.wasm"); err != nil {
+		logger.Warn("the browser lab needs the WASM module; run `make wasm`", "missing", *static+"/loglab.wasm")
+	}
+	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
+		return 1
+	}
+	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = httpServer.Shutdown(shutdown)
+	}()
+	logger.Info("loglab is serving", "lab", "http://"+displayAddr(ln.Addr())+"/lab", "live", "http://"+displayAddr(ln.Addr())+"/live")
+	if err := httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// displayAddr turns a wildcard listen address into one a browser can open.
+func displayAddr(a net.Addr) string {
+	if tcp, ok := a.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		return fmt.Sprintf("localhost:%d", tcp.Port)
+	}
+	return a.String()
+}
+
+// parseFlags parses a subcommand's flags; only commands that take
+// arguments pass allowArgs. done reports that the command should stop with
+// code: 0 after -h, 2 after a bad flag or argument (the flag package has
+// already printed what was wrong).
+func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		fmt.Fprint(fs.Output(), "\n"+usage)
+		return 2, true
+	}
+	if fs.NArg() > 0 && !allowArgs {
+		fmt.Fprintf(fs.Output(), "loglab %s: unexpected argument %q\n\n%s", fs.Name(), fs.Arg(0), usage)
+		return 2, true
+	}
+	return 0, false
+}

@@ -1,0 +1,30 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/labstack/echo/v4"
+)
+
+// compressed gzips a route's responses with klauspost's gzhttp.
+//
+// echo.WrapMiddleware is not enough: gzhttp returns its pooled writer when
+// the wrapped handler returns, but echo writes a handler's error (a 404, say)
+// afterwards, through that released writer. So errors are written here,
+// inside the wrapper, while the writer is still valid.
+func compressed(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		res := c.Response()
+		original := res.Writer
+		defer func() { res.Writer = original }()
+		gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			res.Writer = w
+			c.SetRequest(r)
+			if err := next(c); err != nil {
+				c.Error(err)
+			}
+		})).ServeHTTP(original, c.Request())
+		return nil
+	}
+}

@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/view"
+	"github.com/loglab/loglab/web"
+)
+
+// historyShown bounds the transcript a freshly opened page receives.
+const historyShown = 200
+
+// liveSession is the server's shared cluster. One mutex serialises commands,
+// and updates are published while it is held, so every subscriber receives
+// them in the order the engine applied them.
+type liveSession struct {
+	mu          sync.Mutex
+	lab         *lab.Lab
+	history     []web.Entry // the newest historyShown entries
+	subscribers []*subscriber
+}
+
+// update is what the live page receives after each command: the transcript
+// entry to append and the cluster view to swap in, both as HTML fragments,
+// the same shape the WASM bridge hands the page.
+type update struct {
+	Type  string `json:"type"` // "update"
+	Entry string `json:"entry"`
+	View  string `json:"view"`
+}
+
+func newLiveSession() (*liveSession, error) {
+	s := &liveSession{lab: lab.New()}
+	for _, line := range strings.Split(lab.StarterScript, "\n") {
+		if e := s.run(line); !e.OK {
+			return nil, fmt.Errorf("starter command %q failed: %s", line, e.Output)
+		}
+	}
+	return s, nil
+}
+
+// run executes a command and publishes the result to every subscriber.
+func (s *liveSession) run(line string) web.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, err := s.lab.Run(line)
+	e := web.Entry{Command: strings.TrimSpace(line), Output: out, OK: err == nil}
+	if err != nil {
+		e.Output = "error: " + err.Error()
+	}
+	s.history = append(s.history, e)
+	if len(s.history) > historyShown {
+		s.history = append([]web.Entry(nil), s.history[len(s.history)-historyShown:]...)
+	}
+	msg, renderErr := s.renderUpdate(e)
+	if renderErr != nil {
+		e.OK = false
+		e.Output += "\nerror: rendering the update: " + renderErr.Error()
+		return e
+	}
+	s.publish(msg)
+	return e
+}
+
+func (s *liveSession) renderUpdate(e web.Entry) ([]byte, error) {
+	// Rendering is not tied to any one request: every subscriber gets it.
+	ctx := context.Background()
+	entry, err := web.RenderString(ctx, web.TranscriptEntry(e))
+	if err != nil {
+		return nil, err
+	}
+	v, err := web.RenderString(ctx, web.ClusterView(s.lab.View()))
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(update{Type: "update", Entry: entry, View: v})
+}
+
+// snapshot is what a newly opened page renders before any update arrives.
+func (s *liveSession) snapshot() (view.Cluster, []web.Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lab.View(), append([]web.Entry(nil), s.history...)
+}

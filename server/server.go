@@ -1,0 +1,103 @@
+// Package server is the native driver: an Echo app that serves the pages,
+// the static files (including the browser lab's WASM module), and the live
+// cluster that every connected browser shares over a websocket.
+package server
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/loglab/loglab/web"
+)
+
+// Options configure a server.
+type Options struct {
+	// StaticDir holds app.js, style.css and the built loglab.wasm and
+	// wasm_exec.js. It is read at request time, so `make wasm` while the
+	// server runs takes effect on the next page load.
+	StaticDir string
+	Logger    *slog.Logger
+}
+
+// Server is the native driver's state: one shared live cluster for now.
+type Server struct {
+	echo   *echo.Echo
+	live   *liveSession
+	logger *slog.Logger
+}
+
+// New builds the server and runs the starter script on its live cluster.
+func New(opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	live, err := newLiveSession()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{echo: echo.New(), live: live, logger: opts.Logger}
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.Recover())
+
+	e.GET("/", func(c echo.Context) error { return render(c, http.StatusOK, web.IndexPage()) })
+	e.GET("/lab", func(c echo.Context) error { return render(c, http.StatusOK, web.LabPage()) })
+	e.GET("/live", s.livePage)
+	e.GET("/ws", s.websocket)
+	e.POST("/api/command", s.apiCommand)
+	// The WASM module is a few MB and compresses about 3.5x; compress
+	// static files, and only those: websockets and later the sendfile fetch
+	// path must see the raw connection.
+	e.Add(http.MethodGet, "/static/*", echo.StaticDirectoryHandler(os.DirFS(opts.StaticDir), false), compressed)
+	return s, nil
+}
+
+// Handler is the server as an http.Handler, for http.Server and tests.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Close disconnects every live subscriber.
+func (s *Server) Close() { s.live.closeAll() }
+
+// render writes a templ component as an HTML response.
+func render(c echo.Context, status int, component templ.Component) error {
+	html, err := web.RenderString(c.Request().Context(), component)
+	if err != nil {
+		return err
+	}
+	return c.HTML(status, html)
+}
+
+func (s *Server) livePage(c echo.Context) error {
+	v, history := s.live.snapshot()
+	return render(c, http.StatusOK, web.LivePage(v, history))
+}
+
+// commandRequest is the body of POST /api/command and of websocket messages.
+type commandRequest struct {
+	Type string `json:"type,omitempty"` // "command" on the websocket
+	Line string `json:"line"`
+}
+
+type commandResponse struct {
+	Output string `json:"output"`
+	OK     bool   `json:"ok"`
+}
+
+// apiCommand runs one lab command on the live cluster; every page watching
+// it sees the result, as if it had been typed into the console.
+func (s *Server) apiCommand(c echo.Context) error {
+	var req commandRequest
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
+	if err := json.NewDecoder(body).Decode(&req); err != nil || strings.TrimSpace(req.Line) == "" {
+		return echo.NewHTTPError(http.StatusBadRequest, `expected a JSON body {"line": "<lab command>"}`)
+	}
+	e := s.live.run(req.Line)
+	return c.JSON(http.StatusOK, commandResponse{Output: e.Output, OK: e.OK})
+}

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+)
+
+const (
+	maxCommandMessage = 4096 // bytes: a command line, not a payload
+	writeTimeout      = 5 * time.Second
+)
+
+// websocket streams live updates to one page and takes its commands.
+// coder/websocket checks that the Origin matches the Host, so another site
+// cannot drive a workshop's cluster from a visitor's browser.
+func (s *Server) websocket(c echo.Context) error {
+	conn, err := websocket.Accept(c.Response(), c.Request(), nil)
+	if err != nil {
+		return nil // Accept has already written the HTTP error
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(maxCommandMessage)
+
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	sub := s.live.subscribe(func() {
+		conn.Close(websocket.StatusPolicyViolation, "too slow to keep up with updates; reload the page")
+	})
+	defer s.live.unsubscribe(sub)
+
+	go s.readCommands(ctx, cancel, conn)
+	for {
+		select {
+		case msg := <-sub.msgs:
+			wctx, done := context.WithTimeout(ctx, writeTimeout)
+			err := conn.Write(wctx, websocket.MessageText, msg)
+			done()
+			if err != nil {
+				return nil
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// readCommands runs each command the page sends. Results come back to the
+// page, and to every other page, as updates through the subscription.
+func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn) {
+	defer cancel()
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var req commandRequest
+		if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
+			conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
+			return
+		}
+		s.live.run(req.Line)
+	}
+}

@@ -1,0 +1,113 @@
+// app.js is the only JavaScript loglab needs. It connects the console to the
+// page's driver — the engine compiled to WASM in the browser lab, or the
+// server's live cluster over a websocket — and applies the HTML fragments
+// both drivers answer with: a transcript entry and the new cluster view.
+"use strict";
+
+(() => {
+  const mode = document.body.dataset.mode;
+  const form = document.getElementById("console");
+  const input = document.getElementById("command");
+  const transcript = document.getElementById("transcript");
+  const status = document.getElementById("status");
+  if (!form) return; // pages without a console (the index) need nothing
+
+  // applyUpdate is the one way the page changes: swap the cluster view in
+  // place and append the command's transcript entry.
+  function applyUpdate(update) {
+    if (update.view) {
+      document.getElementById("cluster-view").outerHTML = update.view;
+    }
+    if (update.entry) {
+      transcript.insertAdjacentHTML("beforeend", update.entry);
+      transcript.scrollTop = transcript.scrollHeight;
+    }
+  }
+
+  function setStatus(text, kind) {
+    status.textContent = text;
+    status.dataset.kind = kind || "";
+  }
+
+  function ready(send) {
+    const past = [];
+    let cursor = 0;
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const line = input.value.trim();
+      if (!line) return;
+      past.push(line);
+      cursor = past.length;
+      input.value = "";
+      send(line);
+    });
+    // Up and down walk the commands typed so far, as in a shell.
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key !== "ArrowUp" && ev.key !== "ArrowDown") return;
+      ev.preventDefault();
+      cursor = Math.max(0, Math.min(past.length, cursor + (ev.key === "ArrowUp" ? -1 : 1)));
+      input.value = past[cursor] || "";
+    });
+    input.disabled = false;
+    input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
+    input.focus();
+    document.body.dataset.ready = "true";
+  }
+
+  // The browser lab: the engine runs in this page. Commands are chained so
+  // they run in the order typed; each returns a promise, so the page never
+  // waits on the engine.
+  async function startLab() {
+    setStatus("loading the engine…");
+    const loaded = new Promise((resolve) => { globalThis.loglabReady = resolve; });
+    const response = await fetch("/static/loglab.wasm");
+    if (!response.ok) {
+      throw new Error(`the WASM engine is missing (${response.status}); build it with: make wasm`);
+    }
+    const go = new Go();
+    const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+    go.run(instance);
+    await loaded;
+    let chain = Promise.resolve();
+    const send = (line) => {
+      chain = chain.then(() => globalThis.loglab.run(line)).then(applyUpdate);
+      return chain;
+    };
+    for (const line of globalThis.loglab.starter.split("\n")) {
+      await send(line);
+    }
+    setStatus("engine running in this page", "ok");
+    ready(send);
+  }
+
+  // The live cluster: the server runs it and pushes every change to every
+  // open page, including the results of this page's own commands.
+  function startLive() {
+    setStatus("connecting…");
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    ws.addEventListener("message", (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "update") applyUpdate(msg);
+    });
+    ws.addEventListener("open", () => {
+      setStatus("connected to the live cluster", "ok");
+      ready((line) => ws.send(JSON.stringify({ type: "command", line })));
+    });
+    ws.addEventListener("close", (ev) => {
+      input.disabled = true;
+      document.body.dataset.ready = "false";
+      setStatus(`disconnected${ev.reason ? ": " + ev.reason : ""} — reload the page to reconnect`, "error");
+    });
+  }
+
+  try {
+    if (mode === "lab") {
+      startLab().catch((err) => setStatus(String(err.message || err), "error"));
+    } else if (mode === "live") {
+      startLive();
+    }
+  } catch (err) {
+    setStatus(String(err.message || err), "error");
+  }
+})();

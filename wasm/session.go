@@ -1,0 +1,54 @@
+// Command wasm is the browser driver: built with GOOS=js GOARCH=wasm it runs
+// the whole engine inside the page and renders web's components there.
+//
+// session.go holds the part that does not need JavaScript, so it is tested
+// natively; main_js.go bridges it to the page.
+package main
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/web"
+)
+
+// update is what one command gives the page, the same shape the live server
+// pushes: the transcript entry and the new cluster view as HTML fragments.
+type update struct {
+	Output string
+	OK     bool
+	Entry  string
+	View   string
+}
+
+// session is one learner's lab. Calls are serialised: the JS glue chains
+// them, and the mutex makes that a guarantee rather than a convention.
+type session struct {
+	mu  sync.Mutex
+	lab *lab.Lab
+}
+
+func newSession() *session { return &session{lab: lab.New()} }
+
+func (s *session) run(line string) update {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, err := s.lab.Run(line)
+	u := update{Output: out, OK: err == nil}
+	if err != nil {
+		u.Output = "error: " + err.Error()
+	}
+	ctx := context.Background()
+	view, viewErr := web.RenderString(ctx, web.ClusterView(s.lab.View()))
+	if viewErr != nil {
+		// Rendering plain values cannot fail short of a bug; say so in the
+		// transcript rather than leave a stale picture without a word.
+		u.Output += "\nerror: rendering the cluster view: " + viewErr.Error()
+		u.OK = false
+	}
+	u.View = view
+	u.Entry, _ = web.RenderString(ctx, web.TranscriptEntry(web.Entry{Command: strings.TrimSpace(line), Output: u.Output, OK: u.OK}))
+	return u
+}
