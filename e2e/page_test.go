@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// expect waits up to 15 s: the first load compiles a few MB of WASM.
+var expect = playwright.NewPlaywrightAssertions(15000)
+
+// watchedPage is a page in its own browser context that records every
+// console error, uncaught exception, failed request and HTTP error status,
+// and fails the test with them at the end: a page that "works" while
+// logging errors is broken.
+type watchedPage struct {
+	playwright.Page
+	mu       sync.Mutex
+	problems []string
+}
+
+func newPage(t *testing.T) *watchedPage {
+	t.Helper()
+	ctx, err := browser.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watchedPage{Page: page}
+	page.OnConsole(func(m playwright.ConsoleMessage) {
+		if m.Type() == "error" {
+			w.problem("console error: " + m.Text())
+		}
+	})
+	page.OnPageError(func(err error) { w.problem("uncaught: " + err.Error()) })
+	page.OnRequestFailed(func(r playwright.Request) {
+		// A websocket or fetch cut short because the test closed the page
+		// is not the page's fault.
+		if f := r.Failure(); f != nil && !strings.Contains(f.Error(), "ERR_ABORTED") {
+			w.problem("request failed: " + r.URL() + ": " + f.Error())
+		}
+	})
+	page.OnResponse(func(r playwright.Response) {
+		if r.Status() >= 400 {
+			w.problem(fmt.Sprintf("HTTP %d for %s", r.Status(), r.URL()))
+		}
+	})
+	t.Cleanup(func() {
+		screenshot(t, page)
+		ctx.Close()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, p := range w.problems {
+			t.Error(p)
+		}
+	})
+	return w
+}
+
+func (w *watchedPage) problem(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.problems = append(w.problems, s)
+}
+
+// open loads a page and waits until its console accepts commands.
+func (w *watchedPage) open(t *testing.T, path string) {
+	t.Helper()
+	if _, err := w.Goto(baseURL + path); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(w.Locator("body")).ToHaveAttribute("data-ready", "true"); err != nil {
+		status, _ := w.Locator("#status").TextContent()
+		t.Fatalf("%s never became ready (status: %q): %v", path, status, err)
+	}
+}
+
+// command types a lab command into the console and presses Enter.
+func (w *watchedPage) command(t *testing.T, line string) {
+	t.Helper()
+	if err := w.Locator("#command").Fill(line); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Locator("#command").Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func screenshot(t *testing.T, page playwright.Page) {
+	dir := "out"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Log(err)
+		return
+	}
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + ".png"
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(dir, name)), FullPage: playwright.Bool(true)}); err != nil {
+		t.Log("screenshot:", err)
+	}
+}
