@@ -12,6 +12,7 @@ import (
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // Config is what the `cluster` command sets.
@@ -19,6 +20,16 @@ type Config struct {
 	Brokers     int
 	Controllers int
 	Seed        uint64
+	// RetentionCheckInterval is log.retention.check.interval.ms (5 minutes).
+	RetentionCheckInterval time.Duration
+	// CleanerBackoff is log.cleaner.backoff.ms (15 s): how often the cleaner
+	// looks for a partition dirty enough to compact.
+	CleanerBackoff time.Duration
+}
+
+// DefaultConfig is a three-broker cluster with Kafka's broker defaults.
+func DefaultConfig() Config {
+	return Config{Brokers: 3, Controllers: 3, Seed: 1, RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second}
 }
 
 // Validate reports the first setting outside what loglab supports.
@@ -28,6 +39,9 @@ func (c Config) Validate() error {
 	}
 	if c.Controllers < 1 || c.Controllers > MaxControllers {
 		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)
+	}
+	if c.RetentionCheckInterval < time.Millisecond || c.CleanerBackoff < time.Millisecond {
+		return fmt.Errorf("log.retention.check.interval.ms and log.cleaner.backoff.ms must be at least 1")
 	}
 	return nil
 }
@@ -42,6 +56,7 @@ const (
 // Cluster is one simulated Kafka cluster.
 type Cluster struct {
 	config      Config
+	fs          storage.FS // where partition directories live
 	clock       sim.Clock
 	rng         *rand.Rand
 	topics      []*Topic // creation order; output follows it, never map order
@@ -53,16 +68,19 @@ type Cluster struct {
 type Topic struct {
 	Name              string
 	ReplicationFactor int
+	Config            log.Config
 	Partitions        []*log.Log
 }
 
-// New starts a cluster at virtual time zero.
-func New(cfg Config) (*Cluster, error) {
+// New starts a cluster at virtual time zero, keeping partition logs in fs:
+// memory in the browser and tests, real files natively.
+func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &Cluster{
 		config:      cfg,
+		fs:          fs,
 		rng:         sim.NewRand(cfg.Seed),
 		topicByName: map[string]*Topic{},
 		sticky:      client.NewStickyPartitioner(),
@@ -75,8 +93,8 @@ func (c *Cluster) Config() Config { return c.config }
 // Elapsed is the virtual time since the cluster started.
 func (c *Cluster) Elapsed() time.Duration { return c.clock.Elapsed() }
 
-// Tick advances virtual time.
-func (c *Cluster) Tick(d time.Duration) error { return c.clock.Advance(d) }
+// NowMs is the current virtual time as Kafka timestamps it.
+func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
 
 // Topics lists topics in creation order.
 func (c *Cluster) Topics() []*Topic { return c.topics }

@@ -38,8 +38,9 @@ func ValidateTopicName(name string) error {
 	return nil
 }
 
-// CreateTopic adds a topic with empty partitions.
-func (c *Cluster) CreateTopic(name string, partitions, replicationFactor int) (*Topic, error) {
+// CreateTopic adds a topic with empty partitions, each a log directory
+// named "<topic>-<partition>" as in Kafka.
+func (c *Cluster) CreateTopic(name string, partitions, replicationFactor int, cfg log.Config) (*Topic, error) {
 	if err := ValidateTopicName(name); err != nil {
 		return nil, err
 	}
@@ -52,9 +53,16 @@ func (c *Cluster) CreateTopic(name string, partitions, replicationFactor int) (*
 	if replicationFactor < 1 || replicationFactor > c.config.Brokers {
 		return nil, fmt.Errorf("%w: replication factor %d needs that many brokers, the cluster has %d", ErrInvalidReplicationFactor, replicationFactor, c.config.Brokers)
 	}
-	t := &Topic{Name: name, ReplicationFactor: replicationFactor}
-	for range partitions {
-		t.Partitions = append(t.Partitions, log.New())
+	t := &Topic{Name: name, ReplicationFactor: replicationFactor, Config: cfg}
+	for i := range partitions {
+		l, _, err := log.Open(c.fs, log.PartitionDir(name, i), cfg, 0)
+		if err != nil {
+			for _, opened := range t.Partitions {
+				opened.Delete()
+			}
+			return nil, err
+		}
+		t.Partitions = append(t.Partitions, l)
 	}
 	c.topics = append(c.topics, t)
 	c.topicByName[name] = t
@@ -71,4 +79,18 @@ func (c *Cluster) Partition(topic string, partition int) (*log.Log, error) {
 		return nil, fmt.Errorf("%w: topic %q has partitions 0-%d, not %d", ErrUnknownTopicOrPartition, topic, len(t.Partitions)-1, partition)
 	}
 	return t.Partitions[partition], nil
+}
+
+// Destroy removes every partition directory of the cluster, so a new
+// cluster on the same storage starts empty.
+func (c *Cluster) Destroy() error {
+	for _, t := range c.topics {
+		for _, l := range t.Partitions {
+			if err := l.Delete(); err != nil {
+				return err
+			}
+		}
+	}
+	c.topics, c.topicByName = nil, map[string]*Topic{}
+	return nil
 }

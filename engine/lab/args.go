@@ -129,6 +129,44 @@ func (a *args) uint64(name string, def uint64) uint64 {
 	return n
 }
 
+func (a *args) boolean(name string, def bool) bool {
+	if !a.has(name) {
+		return def
+	}
+	b, err := strconv.ParseBool(a.options[name])
+	if err != nil {
+		a.fail("%s=%s must be true or false", name, a.options[name])
+		return def
+	}
+	return b
+}
+
+// millis reads a Kafka "*.ms" option: a whole number of milliseconds.
+func (a *args) millis(name string, def time.Duration) time.Duration {
+	if !a.has(name) {
+		return def
+	}
+	n, err := strconv.ParseInt(a.options[name], 10, 64)
+	if err != nil || n < 1 {
+		a.fail("%s=%s must be a positive whole number of milliseconds", name, a.options[name])
+		return def
+	}
+	return time.Duration(n) * time.Millisecond
+}
+
+// rest returns the options no getter has read yet, in the order typed, and
+// marks them read: for commands that pass arbitrary Kafka configs on.
+func (a *args) rest() [][2]string {
+	var out [][2]string
+	for _, name := range a.order {
+		if !a.used[name] {
+			a.used[name] = true
+			out = append(out, [2]string{name, a.options[name]})
+		}
+	}
+	return out
+}
+
 // finish reports the first problem: a bad value, or an option the command
 // does not know (usually a typo, which silently ignoring would hide).
 func (a *args) finish() error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/record"
 )
 
 // maxProduceCount bounds one command so a typo cannot freeze a browser tab.
@@ -13,8 +14,8 @@ const maxProduceCount = 100_000
 
 var produceCommand = &command{
 	name:    "produce",
-	usage:   "produce TOPIC value=V [key=K] [partition=N] [count=N]",
-	summary: "send records: keyed ones go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...",
+	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [compression.type=none] [batch.size=16384]",
+	summary: "send records: keyed ones go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...; a tombstone has a null value",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -27,22 +28,35 @@ var produceCommand = &command{
 		key := a.str("key", "")
 		hasValue := a.has("value")
 		value := a.str("value", "")
+		isTombstone := a.boolean("tombstone", false)
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
 		count := a.integer("count", 1, 1, maxProduceCount)
+		opts := cluster.DefaultProduceOptions()
+		opts.BatchSize = a.integer("batch.size", opts.BatchSize, 0, 1<<24)
+		codec := a.str("compression.type", "none")
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		if !hasValue {
-			return "", fmt.Errorf("missing value=")
+		if opts.Compression, err = record.ParseCompression(codec); err != nil {
+			return "", err
+		}
+		switch {
+		case hasValue && isTombstone:
+			return "", fmt.Errorf("a tombstone has no value: give value= or tombstone=true, not both")
+		case !hasValue && !isTombstone:
+			return "", fmt.Errorf("missing value= (or tombstone=true for a null value)")
 		}
 		msgs := make([]cluster.Message, count)
 		for i := range msgs {
-			msgs[i] = cluster.Message{Value: []byte(expandIndex(value, i)), Partition: partition}
+			msgs[i] = cluster.Message{Partition: partition}
+			if hasValue {
+				msgs[i].Value = []byte(expandIndex(value, i))
+			}
 			if hasKey {
 				msgs[i].Key = []byte(expandIndex(key, i))
 			}
 		}
-		produced, err := l.cluster.Produce(topic, msgs)
+		produced, err := l.cluster.Produce(topic, msgs, opts)
 		if err != nil {
 			return "", err
 		}

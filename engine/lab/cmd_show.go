@@ -3,7 +3,23 @@ package lab
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loglab/loglab/engine/log"
 )
+
+// partitionArg reads the TOPIC/PARTITION word of a show command.
+func (l *Lab) partitionArg(a *args) (string, int, *log.Log, error) {
+	tp, err := onePositional(a, "TOPIC/PARTITION")
+	if err != nil {
+		return "", 0, nil, err
+	}
+	topic, partition, err := parseTopicPartition(tp)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	plog, err := l.cluster.Partition(topic, partition)
+	return topic, partition, plog, err
+}
 
 var showLogCommand = &command{
 	name:    "show log",
@@ -13,20 +29,12 @@ var showLogCommand = &command{
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
-		tp, err := onePositional(a, "TOPIC/PARTITION")
-		if err != nil {
-			return "", err
-		}
 		from := a.integer("from", -1, 0, 1<<62)
 		maxRecords := a.integer("max", 0, 0, maxProduceCount)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		topic, partition, err := parseTopicPartition(tp)
-		if err != nil {
-			return "", err
-		}
-		plog, err := l.cluster.Partition(topic, partition)
+		topic, partition, plog, err := l.partitionArg(a)
 		if err != nil {
 			return "", err
 		}
@@ -34,20 +42,68 @@ var showLogCommand = &command{
 		if from >= 0 {
 			start = int64(from)
 		}
-		recs, err := plog.Read(start, maxRecords)
+		if start < plog.StartOffset() || start > plog.EndOffset() {
+			return "", fmt.Errorf("%w: offset %d is outside the log [%d, %d]", log.ErrOffsetOutOfRange, start, plog.StartOffset(), plog.EndOffset())
+		}
+		recs, err := plog.Records(start, maxRecords)
 		if err != nil {
 			return "", err
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s/%d: log start offset %d, log end offset %d", topic, partition, plog.StartOffset(), plog.EndOffset())
 		for _, r := range recs {
-			key := "null"
-			keySize := -1
+			key, keySize := "null", -1
 			if r.Key != nil {
 				key, keySize = string(r.Key), len(r.Key)
 			}
+			payload, valueSize := "null", -1
+			if r.Value != nil {
+				payload, valueSize = string(r.Value), len(r.Value)
+			}
 			fmt.Fprintf(&b, "\n| offset: %d CreateTime: %d keySize: %d valueSize: %d key: %s payload: %s",
-				r.Offset, r.Timestamp, keySize, len(r.Value), key, r.Value)
+				r.Offset, r.Timestamp, keySize, valueSize, key, payload)
+		}
+		return b.String(), nil
+	},
+}
+
+var showSegmentsCommand = &command{
+	name:    "show segments",
+	usage:   "show segments TOPIC/PARTITION",
+	summary: "list a partition's segment files with their sizes and sparse index entries",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		topic, partition, plog, err := l.partitionArg(a)
+		if err != nil {
+			return "", err
+		}
+		segs := plog.Segments()
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s/%d (%s): %d segments, %d bytes, log start offset %d, log end offset %d",
+			topic, partition, log.PartitionDir(topic, partition), len(segs), plog.Size(), plog.StartOffset(), plog.EndOffset())
+		for _, s := range segs {
+			state := ""
+			if s.Active {
+				state = " (active)"
+			}
+			offsets := "empty"
+			if s.NextOffset > s.BaseOffset {
+				offsets = fmt.Sprintf("offsets %d-%d", s.BaseOffset, s.NextOffset-1)
+			}
+			fmt.Fprintf(&b, "\n  %s  %s, %d bytes%s", log.FileName(s.BaseOffset, log.LogSuffix), offsets, s.Size, state)
+			fmt.Fprintf(&b, "\n    .index: %d entries", len(s.Index))
+			for _, e := range s.Index {
+				fmt.Fprintf(&b, " %d@%d", e.Offset, e.Position)
+			}
+			fmt.Fprintf(&b, "\n    .timeindex: %d entries", len(s.TimeIndex))
+			for _, e := range s.TimeIndex {
+				fmt.Fprintf(&b, " %d@%d", e.Timestamp, e.Offset)
+			}
 		}
 		return b.String(), nil
 	},

@@ -22,6 +22,7 @@ func init() {
 		topicCreateCommand,
 		produceCommand,
 		showLogCommand,
+		showSegmentsCommand,
 		tickCommand,
 		helpCommand,
 	}

@@ -23,7 +23,7 @@ func setupLab(t testing.TB) *Lab {
 func TestBadCommandsChangeNothing(t *testing.T) {
 	cases := []struct{ line, mentions string }{
 		{"frobnicate", `unknown command "frobnicate"`},
-		{"show", "show takes one of: log"},
+		{"show", "show takes one of: log, segments"},
 		{"topic delete orders", "topic takes one of: create"},
 		{"cluster brokers=0", "brokers=0 is out of range"},
 		{"cluster brokers=three", "brokers=three is not a whole number"},
@@ -36,6 +36,13 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		{"topic create x partitions=2 extra", `"extra" must come before the name=value options`},
 		{"topic create x y", `expected one topic name, got "x y"`},
 		{"produce orders", "missing value="},
+		{"produce orders value=1 tombstone=true", "not both"},
+		{"produce orders value=1 compression.type=brotli", "brotli"},
+		{"topic create t segment.bytes=10", "INVALID_CONFIG"},
+		{"topic create t cleanup.policy=forever", "INVALID_CONFIG"},
+		{"topic create t retention.msec=5", "unknown option retention.msec"},
+		{"show segments orders", "is not TOPIC/PARTITION"},
+		{"cluster log.cleaner.backoff.ms=0", "log.cleaner.backoff.ms=0"},
 		{"produce nope value=1", "UNKNOWN_TOPIC_OR_PARTITION"},
 		{"produce orders value=1 partition=3", "UNKNOWN_TOPIC_OR_PARTITION"},
 		{"produce orders value=1 kye=a", "unknown option kye"},

@@ -14,16 +14,22 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/storage"
 	"github.com/loglab/loglab/engine/view"
 )
 
 // Lab runs lab commands against one cluster.
 type Lab struct {
 	cluster *cluster.Cluster // nil until the `cluster` command ran
+	fs      storage.FS       // where the cluster keeps its partition logs
 }
 
-// New returns a lab with no cluster yet.
-func New() *Lab { return &Lab{} }
+// New returns a lab with no cluster yet, keeping its logs in memory.
+func New() *Lab { return &Lab{fs: storage.NewMem()} }
+
+// NewWithFS returns a lab whose cluster writes its partition directories
+// ("<topic>-<partition>") into fs, e.g. real files under a data directory.
+func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs} }
 
 // CommandError is a command that failed. Usage is the failing command's
 // usage line, empty when the command itself was not recognised.

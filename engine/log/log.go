@@ -1,77 +1,457 @@
-// Package log is a partition's log: an append-only sequence of records
-// addressed by offset. Kafka reduces a message queue to exactly this; readers
-// keep their own position and nothing is removed by reading.
-//
-// This first slice keeps records in memory. Segments, indexes, retention and
-// the on-disk format arrive with the storage issue behind the same methods.
+// Package log is a partition's log, stored as Kafka stores it: a directory
+// "<topic>-<partition>" of segments, each a .log file of RecordBatch v2
+// bytes named by its first offset, with a sparse .index from offsets to
+// file positions and a .timeindex from timestamps to offsets, plus the
+// leader-epoch-checkpoint. Kafka reduces a message queue to exactly this:
+// an append-only file that readers scan from positions they keep
+// themselves; nothing is removed by reading, only by retention or the
+// cleaner, and always a whole segment or a rewritten one at a time.
 package log
 
 import (
 	"errors"
 	"fmt"
+	"path"
+	"sort"
+
+	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/storage"
 )
 
-// ErrOffsetOutOfRange is Kafka's OFFSET_OUT_OF_RANGE: a read below the log
-// start offset or beyond the log end offset.
-var ErrOffsetOutOfRange = errors.New("OFFSET_OUT_OF_RANGE")
-
-// Record is one record as stored. A nil Key is Kafka's null key, which is
-// different from an empty one: null keys are spread by the partitioner,
-// empty keys are hashed like any other.
-type Record struct {
-	Offset    int64
-	Timestamp int64 // CreateTime, milliseconds since the Unix epoch
-	Key       []byte
-	Value     []byte
-}
+// Kafka's error names for log requests.
+var (
+	ErrOffsetOutOfRange = errors.New("OFFSET_OUT_OF_RANGE")
+	ErrMessageTooLarge  = errors.New("MESSAGE_TOO_LARGE")
+	ErrInvalidRecord    = errors.New("INVALID_RECORD")
+	ErrCorruptMessage   = errors.New("CORRUPT_MESSAGE")
+)
 
 // Log is one partition's log.
 type Log struct {
+	fs          storage.FS
+	dir         string
+	cfg         Config
+	segments    []*segment // ascending base offsets; the last is active
 	startOffset int64
-	records     []Record
+	epochs      *EpochCache
+	// recoveryPoint is the offset below which everything is known to be
+	// synced to disk; recovery re-validates only what lies beyond it.
+	recoveryPoint int64
+	// cleanedUpTo is where the last cleaning stopped: everything from here
+	// on is "dirty". Kafka keeps it in cleaner-offset-checkpoint; loglab
+	// keeps it in memory, so after a restart the whole log counts as dirty.
+	cleanedUpTo int64
 }
 
-// New returns an empty log starting at offset 0.
-func New() *Log { return &Log{} }
+// Open opens the log in dir, creating it if needed, and recovers what a
+// crash may have left behind: segments from recoveryPoint on are re-read
+// batch by batch and cut at the first torn or corrupt batch; missing or
+// corrupt indexes are rebuilt. Pass 0 to validate everything.
+func Open(fs storage.FS, dir string, cfg Config, recoveryPoint int64) (*Log, RecoveryReport, error) {
+	var rep RecoveryReport
+	if err := fs.MkdirAll(dir); err != nil {
+		return nil, rep, err
+	}
+	names, err := fs.ReadDir(dir)
+	if err != nil {
+		return nil, rep, err
+	}
+	if err := finishInterruptedSwaps(fs, dir, names); err != nil {
+		return nil, rep, err
+	}
+	if names, err = fs.ReadDir(dir); err != nil {
+		return nil, rep, err
+	}
+	l := &Log{fs: fs, dir: dir, cfg: cfg}
+	if l.epochs, err = openEpochCache(fs, dir); err != nil {
+		return nil, rep, err
+	}
+	var bases []int64
+	for _, name := range names {
+		if base, suffix, ok := ParseFileName(name); ok && suffix == LogSuffix {
+			bases = append(bases, base)
+		}
+	}
+	for i, base := range bases {
+		nextBase := int64(1 << 62)
+		if i+1 < len(bases) {
+			nextBase = bases[i+1]
+		}
+		recover := nextBase > recoveryPoint // the segment holds offsets at or beyond the recovery point
+		s, err := openSegment(fs, dir, base, cfg, recover, &rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		rep.SegmentsLoaded++
+		l.segments = append(l.segments, s)
+		if rep.TruncatedBytes > 0 {
+			// Everything after a damaged batch is unreachable: Kafka deletes
+			// the later segments rather than leave a gap in the log.
+			for _, later := range bases[i+1:] {
+				doomed := &segment{base: later, dir: dir}
+				if err := doomed.removeFiles(fs); err != nil {
+					return nil, rep, err
+				}
+				rep.SegmentsDeleted = append(rep.SegmentsDeleted, later)
+			}
+			break
+		}
+	}
+	if len(l.segments) == 0 {
+		s, err := createSegment(fs, dir, 0, cfg)
+		if err != nil {
+			return nil, rep, err
+		}
+		l.segments = []*segment{s}
+	}
+	l.startOffset = l.segments[0].base
+	l.recoveryPoint = min(recoveryPoint, l.EndOffset())
+	if err := l.epochs.truncateFromEnd(l.EndOffset()); err != nil {
+		return nil, rep, err
+	}
+	return l, rep, nil
+}
 
-// StartOffset is the first offset still readable (Kafka's log start offset).
+// Dir is the partition's directory.
+func (l *Log) Dir() string { return l.dir }
+
+// Config is the log's current configuration.
+func (l *Log) Config() Config { return l.cfg }
+
+// SetConfig changes the configuration; it applies from the next append,
+// roll, retention or cleaning on.
+func (l *Log) SetConfig(cfg Config) { l.cfg = cfg }
+
+// StartOffset is Kafka's log start offset: the first offset still readable.
 func (l *Log) StartOffset() int64 { return l.startOffset }
 
-// EndOffset is the offset the next record will get (Kafka's log end offset,
-// LEO): one past the last record.
-func (l *Log) EndOffset() int64 { return l.startOffset + int64(len(l.records)) }
+// EndOffset is the log end offset (LEO): the offset the next record gets.
+func (l *Log) EndOffset() int64 { return l.active().nextOffset }
 
-// Append stores a record and returns the offset it was given. Offsets are
-// assigned by the log, never by the writer, so they are dense and increasing.
-func (l *Log) Append(timestamp int64, key, value []byte) int64 {
-	offset := l.EndOffset()
-	l.records = append(l.records, Record{
-		Offset:    offset,
-		Timestamp: timestamp,
-		Key:       cloneBytes(key),
-		Value:     cloneBytes(value),
-	})
-	return offset
+// Epochs is the partition's leader-epoch history.
+func (l *Log) Epochs() *EpochCache { return l.epochs }
+
+// RecoveryPoint is the offset below which the log is synced to disk.
+func (l *Log) RecoveryPoint() int64 { return l.recoveryPoint }
+
+func (l *Log) active() *segment { return l.segments[len(l.segments)-1] }
+
+// Size is the total bytes of all segments.
+func (l *Log) Size() int64 {
+	var n int64
+	for _, s := range l.segments {
+		n += s.size()
+	}
+	return n
 }
 
-// Read returns up to max records starting at offset from. Reading exactly at
-// the end offset is valid and returns nothing: a consumer that is caught up
-// simply waits. max <= 0 means no limit.
-func (l *Log) Read(from int64, max int) ([]Record, error) {
-	if from < l.startOffset || from > l.EndOffset() {
-		return nil, fmt.Errorf("%w: offset %d is outside [%d, %d]", ErrOffsetOutOfRange, from, l.startOffset, l.EndOffset())
-	}
-	rest := l.records[from-l.startOffset:]
-	if max > 0 && len(rest) > max {
-		rest = rest[:max]
-	}
-	return rest, nil
+// AppendInfo says where an appended batch landed.
+type AppendInfo struct {
+	FirstOffset int64
+	LastOffset  int64
+	Position    int64 // byte position in its segment
+	Segment     int64 // the segment's base offset
+	Rolled      bool  // a new segment was started for it
+	Size        int
 }
 
-// cloneBytes copies b, keeping nil (a null key or value) distinct from empty.
-func cloneBytes(b []byte) []byte {
-	if b == nil {
+// AppendAsLeader assigns offsets to a batch (from the log end offset on),
+// stamps it with the leader epoch, encodes it and appends it. The batch's
+// records must carry offset deltas 0..n-1.
+func (l *Log) AppendAsLeader(b *record.Batch, leaderEpoch int32) (AppendInfo, error) {
+	if err := l.CheckAppend(b); err != nil {
+		return AppendInfo{}, err
+	}
+	b.BaseOffset = l.EndOffset()
+	b.PartitionLeaderEpoch = leaderEpoch
+	b.LastOffsetDelta = int32(len(b.Records) - 1)
+	encoded, err := b.AppendEncoded(nil)
+	if err != nil {
+		return AppendInfo{}, err
+	}
+	return l.appendEncoded(encoded)
+}
+
+// CheckAppend reports whether the log would accept a batch, without
+// writing it, so that a request touching several partitions can be refused
+// before any of them changes.
+func (l *Log) CheckAppend(b *record.Batch) error {
+	if len(b.Records) == 0 {
+		return fmt.Errorf("%w: a batch needs at least one record", ErrInvalidRecord)
+	}
+	if l.cfg.Compact() && !b.IsControl() {
+		for _, r := range b.Records {
+			if r.Key == nil {
+				return fmt.Errorf("%w: compacted topic cannot accept message without key", ErrInvalidRecord)
+			}
+		}
+	}
+	encoded, err := b.AppendEncoded(nil)
+	if err != nil {
+		return err
+	}
+	if int64(len(encoded)) > l.cfg.MaxMessageBytes {
+		return fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, len(encoded), l.cfg.MaxMessageBytes)
+	}
+	return nil
+}
+
+// AppendEncoded appends batches that already have their offsets, as a
+// follower does with what it fetched from the leader. Each batch is checked
+// (CRC, offsets following the log end) before anything is written.
+func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
+	var infos []AppendInfo
+	next := l.EndOffset()
+	for rest := batches; len(rest) > 0; {
+		h, err := record.ReadHeader(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
+		}
+		if h.Size() > len(rest) {
+			return nil, fmt.Errorf("%w: batch at offset %d is cut short", ErrCorruptMessage, h.BaseOffset)
+		}
+		if err := record.VerifyCRC(rest[:h.Size()]); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
+		}
+		if h.BaseOffset < next {
+			return nil, fmt.Errorf("%w: batch at offset %d is below the log end offset %d", ErrInvalidRecord, h.BaseOffset, next)
+		}
+		next = h.LastOffset() + 1
+		rest = rest[h.Size():]
+	}
+	for rest := batches; len(rest) > 0; {
+		h, _ := record.ReadHeader(rest)
+		info, err := l.appendEncoded(rest[:h.Size()])
+		if err != nil {
+			return infos, err
+		}
+		infos = append(infos, info)
+		rest = rest[h.Size():]
+	}
+	return infos, nil
+}
+
+func (l *Log) appendEncoded(batch []byte) (AppendInfo, error) {
+	h, err := record.ReadHeader(batch)
+	if err != nil {
+		return AppendInfo{}, err
+	}
+	if int64(len(batch)) > l.cfg.MaxMessageBytes {
+		return AppendInfo{}, fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, len(batch), l.cfg.MaxMessageBytes)
+	}
+	info := AppendInfo{FirstOffset: h.BaseOffset, LastOffset: h.LastOffset(), Size: len(batch)}
+	if l.shouldRoll(int64(len(batch)), h) {
+		if err := l.roll(h.BaseOffset); err != nil {
+			return AppendInfo{}, err
+		}
+		info.Rolled = true
+	}
+	s := l.active()
+	info.Position, info.Segment = s.size(), s.base
+	if err := s.append(batch, h, l.cfg.IndexIntervalBytes); err != nil {
+		return AppendInfo{}, err
+	}
+	if h.PartitionLeaderEpoch >= 0 {
+		if err := l.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
+			return AppendInfo{}, err
+		}
+	}
+	return info, nil
+}
+
+// shouldRoll is Kafka's LogSegment.shouldRoll: start a new segment when
+// this batch would push the active one past segment.bytes, when its records
+// span more than segment.ms, when an index is full, or when an offset would
+// no longer fit the index's 4-byte relative offsets.
+func (l *Log) shouldRoll(batchSize int64, h record.BatchHeader) bool {
+	s := l.active()
+	if s.size() == 0 {
+		return false // an empty segment takes any batch, however large
+	}
+	return s.size() > l.cfg.SegmentBytes-batchSize ||
+		(s.firstBatchTimestamp >= 0 && h.MaxTimestamp-s.firstBatchTimestamp > l.cfg.SegmentMs) ||
+		s.index.isFull() || s.timeIndex.isFull() ||
+		h.LastOffset()-s.base > int64(^uint32(0)>>1)
+}
+
+// roll closes the active segment to appends and starts a new one at
+// newBase. Like Kafka, the finished segment is flushed right away: rolled
+// segments are durable, the active one waits for the flush policy.
+func (l *Log) roll(newBase int64) error {
+	old := l.active()
+	if err := old.onBecomeInactive(); err != nil {
+		return err
+	}
+	if err := old.sync(); err != nil {
+		return err
+	}
+	l.recoveryPoint = max(l.recoveryPoint, old.nextOffset)
+	s, err := createSegment(l.fs, l.dir, newBase, l.cfg)
+	if err != nil {
+		return err
+	}
+	l.segments = append(l.segments, s)
+	return nil
+}
+
+// Roll starts a new segment now (at the log end offset), if the active one
+// holds anything.
+func (l *Log) Roll() error {
+	if l.active().size() == 0 {
 		return nil
 	}
-	return append([]byte{}, b...)
+	return l.roll(l.EndOffset())
+}
+
+// Flush syncs every segment to disk and moves the recovery point to the
+// log end. By default Kafka never calls this on its own (flush.messages and
+// flush.ms are "never"): durability comes from replication, not fsync.
+func (l *Log) Flush() error {
+	for _, s := range l.segments {
+		if err := s.sync(); err != nil {
+			return err
+		}
+	}
+	l.recoveryPoint = l.EndOffset()
+	return nil
+}
+
+// segmentFor returns the index of the segment that would hold offset.
+func (l *Log) segmentFor(offset int64) int {
+	i := sort.Search(len(l.segments), func(i int) bool { return l.segments[i].base > offset })
+	return max(i-1, 0)
+}
+
+// FetchData is what a read returns: regions of segment files holding whole
+// batches, never a copy of their bytes.
+type FetchData struct {
+	Slices []storage.Slice
+	// FirstBatchOffset is the base offset of the first batch returned; it
+	// may be below the requested offset, as in Kafka, and the reader skips
+	// the records before the one it asked for.
+	FirstBatchOffset int64
+	Bytes            int64
+}
+
+// Read returns whole batches starting with the one holding offset from, up
+// to maxBytes, but always at least one batch so that a batch larger than
+// maxBytes cannot block a reader forever (KIP-74); only batches entirely
+// below maxOffset (the high watermark, for consumers) are returned.
+func (l *Log) Read(from int64, maxBytes int64, maxOffset int64) (FetchData, error) {
+	if from < l.startOffset || from > l.EndOffset() {
+		return FetchData{}, fmt.Errorf("%w: offset %d is outside the log [%d, %d]", ErrOffsetOutOfRange, from, l.startOffset, l.EndOffset())
+	}
+	for i := l.segmentFor(from); i < len(l.segments); i++ {
+		s := l.segments[i]
+		entry, _ := s.index.lookup(from)
+		first, ok, err := s.translateOffset(from, entry.Position)
+		if err != nil {
+			return FetchData{}, err
+		}
+		if !ok {
+			continue // everything here is below from (or compacted away): try the next segment
+		}
+		if first.Header.LastOffset() >= maxOffset {
+			return FetchData{FirstBatchOffset: first.Header.BaseOffset}, nil
+		}
+		end, pos := s.size(), first.Position
+		for pos < end {
+			h, err := s.readHeader(pos)
+			if err != nil {
+				return FetchData{}, err
+			}
+			size := int64(h.Size())
+			if h.LastOffset() >= maxOffset || (pos > first.Position && pos-first.Position+size > maxBytes) {
+				break
+			}
+			pos += size
+		}
+		return FetchData{
+			Slices:           []storage.Slice{{File: s.log, Pos: first.Position, Len: pos - first.Position}},
+			FirstBatchOffset: first.Header.BaseOffset,
+			Bytes:            pos - first.Position,
+		}, nil
+	}
+	return FetchData{FirstBatchOffset: l.EndOffset()}, nil
+}
+
+// Batches decodes the batches of a read.
+func (f FetchData) Batches() ([]record.Batch, error) {
+	var out []record.Batch
+	for _, sl := range f.Slices {
+		raw, err := sl.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		for len(raw) > 0 {
+			b, n, err := record.Decode(raw)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, b)
+			raw = raw[n:]
+		}
+	}
+	return out, nil
+}
+
+// TruncateTo removes every batch at or beyond offset, as a follower does
+// when its leader's history diverged from its own. Truncation is by whole
+// batch, so the new end may be below offset if a batch straddled it.
+func (l *Log) TruncateTo(offset int64) error {
+	if offset >= l.EndOffset() {
+		return nil
+	}
+	if offset < l.startOffset {
+		offset = l.startOffset
+	}
+	for len(l.segments) > 1 && l.active().base >= offset {
+		if err := l.active().remove(l.fs); err != nil {
+			return err
+		}
+		l.segments = l.segments[:len(l.segments)-1]
+	}
+	s := l.active()
+	if s.base >= offset {
+		// Even the first segment goes: start afresh at offset.
+		if err := s.remove(l.fs); err != nil {
+			return err
+		}
+		fresh, err := createSegment(l.fs, l.dir, offset, l.cfg)
+		if err != nil {
+			return err
+		}
+		l.segments = []*segment{fresh}
+		l.startOffset = offset
+	} else if _, err := s.truncateTo(offset); err != nil {
+		return err
+	}
+	l.recoveryPoint = min(l.recoveryPoint, l.EndOffset())
+	return l.epochs.truncateFromEnd(l.EndOffset())
+}
+
+// Close closes every file.
+func (l *Log) Close() error {
+	var errs []error
+	for _, s := range l.segments {
+		errs = append(errs, s.close())
+	}
+	return errors.Join(errs...)
+}
+
+// Delete removes the whole partition directory.
+func (l *Log) Delete() error {
+	l.Close()
+	return l.fs.RemoveAll(l.dir)
+}
+
+// removeFiles deletes a segment's files without it being open.
+func (s *segment) removeFiles(fs storage.FS) error {
+	var errs []error
+	for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix} {
+		if err := fs.Remove(path.Join(s.dir, FileName(s.base, suffix))); err != nil && !errors.Is(err, storage.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -29,10 +29,30 @@ type Partition struct {
 	Index          int
 	LogStartOffset int64
 	LogEndOffset   int64
-	// Records is the tail of the log, oldest first; Hidden counts the older
-	// records left out so a long log stays cheap to render.
-	Records []Record
-	Hidden  int64
+	// Records is the tail of the log, oldest first; Hidden counts the
+	// offsets before it that are left out so a long log stays cheap to
+	// render (compaction may have emptied some of them).
+	Records  []Record
+	Hidden   int64
+	Segments []Segment
+	Config   []string // the topic's log settings as name=value
+}
+
+// Segment is one segment file of a partition.
+type Segment struct {
+	File       string // e.g. 00000000000000000042.log
+	BaseOffset int64
+	NextOffset int64
+	Size       int64
+	Active     bool
+	Index      []IndexEntry // the sparse offset index
+	TimeIndex  int          // number of time index entries
+}
+
+// IndexEntry is one sparse index entry: offset -> byte position.
+type IndexEntry struct {
+	Offset   int64
+	Position int64
 }
 
 // Name is the lab language's "topic/partition" spelling.
@@ -42,9 +62,10 @@ func (p Partition) Name() string { return p.Topic + "/" + strconv.Itoa(p.Index) 
 type Record struct {
 	Offset    int64
 	Timestamp int64
-	Key       string
-	KeyIsNull bool
-	Value     string
+	Key         string
+	KeyIsNull   bool
+	Value       string
+	ValueIsNull bool // a tombstone
 }
 
 // RecordsShown is how many of a partition's newest records a view carries.

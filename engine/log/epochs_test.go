@@ -1,0 +1,61 @@
+package log
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/loglab/loglab/engine/storage"
+)
+
+// The checkpoint text is Kafka's: version, count, "epoch offset" lines.
+func TestEpochCheckpointFormat(t *testing.T) {
+	entries := []EpochEntry{{0, 0}, {3, 120}}
+	if got := string(FormatEpochCheckpoint(entries)); got != "0\n2\n0 0\n3 120\n" {
+		t.Fatalf("checkpoint text %q", got)
+	}
+	back, err := ParseEpochCheckpoint([]byte("0\n2\n0 0\n3 120\n"))
+	if err != nil || !slices.Equal(back, entries) {
+		t.Fatalf("parsed %v, %v", back, err)
+	}
+	for _, bad := range []string{"", "1\n0\n", "0\nx\n", "0\n2\n0 0\n", "0\n1\n0\n"} {
+		if _, err := ParseEpochCheckpoint([]byte(bad)); err == nil {
+			t.Errorf("checkpoint %q accepted", bad)
+		}
+	}
+}
+
+func TestEpochCacheFollowsTheLog(t *testing.T) {
+	fs := storage.NewMem()
+	l := openLog(t, fs, smallConfig())
+	for epoch, n := range []int{3, 4, 2} {
+		for range n {
+			l.AppendAsLeader(mkBatch(0, rec("k", "v")), int32(epoch))
+		}
+	}
+	want := []EpochEntry{{0, 0}, {1, 3}, {2, 7}}
+	if got := l.Epochs().Entries(); !slices.Equal(got, want) {
+		t.Fatalf("epochs %v, want %v", got, want)
+	}
+	// OffsetForLeaderEpoch: where did each epoch end?
+	for _, c := range []struct {
+		ask    int32
+		epoch  int32
+		endsAt int64
+	}{{0, 0, 3}, {1, 1, 7}, {2, 2, 9}, {5, 2, 9}, {-2, UndefinedEpoch, UndefinedOffset}} {
+		e, off := l.Epochs().EndOffsetFor(c.ask, l.EndOffset())
+		if e != c.epoch || off != c.endsAt {
+			t.Errorf("EndOffsetFor(%d) = (%d, %d), want (%d, %d)", c.ask, e, off, c.epoch, c.endsAt)
+		}
+	}
+	// Truncation forgets epochs that started after the new end, on disk too.
+	if err := l.TruncateTo(5); err != nil {
+		t.Fatal(err)
+	}
+	re, _, err := Open(fs, "orders-0", smallConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := re.Epochs().Entries(); !slices.Equal(got, []EpochEntry{{0, 0}, {1, 3}}) {
+		t.Fatalf("after truncating to 5 and reopening: %v", got)
+	}
+}
