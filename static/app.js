@@ -48,6 +48,13 @@
       cursor = Math.max(0, Math.min(past.length, cursor + (ev.key === "ArrowUp" ? -1 : 1)));
       input.value = past[cursor] || "";
     });
+    // Anything in the view carrying data-command (a record, say) runs that
+    // lab command when clicked: the UI speaks the same language as the console.
+    document.addEventListener("click", (ev) => {
+      const target = ev.target.closest("[data-command]");
+      if (!target || document.body.dataset.ready !== "true") return;
+      send(target.dataset.command);
+    });
     input.disabled = false;
     input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
     input.focus();

@@ -70,6 +70,20 @@ type Topic struct {
 	ReplicationFactor int
 	Config            log.Config
 	Partitions        []*log.Log
+	// housekeeping holds, per partition, the last few things retention
+	// and the cleaner did there, for the UI.
+	housekeeping [][]string
+}
+
+// maxHousekeepingNotes is how many recent notes a partition keeps.
+const maxHousekeepingNotes = 3
+
+func (t *Topic) note(partition int, text string) {
+	notes := append(t.housekeeping[partition], text)
+	if len(notes) > maxHousekeepingNotes {
+		notes = notes[len(notes)-maxHousekeepingNotes:]
+	}
+	t.housekeeping[partition] = notes
 }
 
 // New starts a cluster at virtual time zero, keeping partition logs in fs:

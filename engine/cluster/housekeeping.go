@@ -74,6 +74,7 @@ func (c *Cluster) runRetention(hk *Housekeeping) error {
 			}
 			for _, d := range dels {
 				hk.Deletions = append(hk.Deletions, PartitionDeletion{Topic: t.Name, Partition: i, AtMs: c.clock.Elapsed().Milliseconds(), Deletion: d})
+				t.note(i, fmt.Sprintf("at %v %s deleted %d segment(s); log start offset %d", c.clock.Elapsed(), d.Reason, len(d.Segments), d.NewStartOffset))
 			}
 		}
 	}
@@ -89,6 +90,7 @@ func (c *Cluster) runCleaner(hk *Housekeeping) error {
 			}
 			if cl != nil {
 				hk.Cleanings = append(hk.Cleanings, PartitionCleaning{Topic: t.Name, Partition: i, AtMs: c.clock.Elapsed().Milliseconds(), Cleaning: cl})
+				t.note(i, fmt.Sprintf("at %v the cleaner removed %d superseded record(s) and %d tombstone(s)", c.clock.Elapsed(), cl.Superseded, cl.TombstonesRemoved))
 			}
 		}
 	}

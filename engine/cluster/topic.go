@@ -53,7 +53,7 @@ func (c *Cluster) CreateTopic(name string, partitions, replicationFactor int, cf
 	if replicationFactor < 1 || replicationFactor > c.config.Brokers {
 		return nil, fmt.Errorf("%w: replication factor %d needs that many brokers, the cluster has %d", ErrInvalidReplicationFactor, replicationFactor, c.config.Brokers)
 	}
-	t := &Topic{Name: name, ReplicationFactor: replicationFactor, Config: cfg}
+	t := &Topic{Name: name, ReplicationFactor: replicationFactor, Config: cfg, housekeeping: make([][]string, partitions)}
 	for i := range partitions {
 		l, _, err := log.Open(c.fs, log.PartitionDir(name, i), cfg, 0)
 		if err != nil {
@@ -93,4 +93,16 @@ func (c *Cluster) Destroy() error {
 	}
 	c.topics, c.topicByName = nil, map[string]*Topic{}
 	return nil
+}
+
+// Close flushes and closes every partition log: what a broker does on a
+// clean shutdown, so that reopening needs no recovery.
+func (c *Cluster) Close() error {
+	var errs []error
+	for _, t := range c.topics {
+		for _, l := range t.Partitions {
+			errs = append(errs, l.Flush(), l.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -27,7 +27,8 @@ func (c *Cluster) View() view.Cluster {
 
 // partitionView carries the newest records of a log and its segments.
 func partitionView(t *Topic, index int, l *log.Log) view.Partition {
-	p := view.Partition{Topic: t.Name, Index: index, LogStartOffset: l.StartOffset(), LogEndOffset: l.EndOffset(), Config: t.Config.Describe()}
+	p := view.Partition{Topic: t.Name, Index: index, LogStartOffset: l.StartOffset(), LogEndOffset: l.EndOffset(), Config: t.Config.Describe(),
+		Housekeeping: append([]string(nil), t.housekeeping[index]...)}
 	from := max(l.StartOffset(), l.EndOffset()-view.RecordsShown)
 	recs, err := l.Records(from, view.RecordsShown)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/view"
 )
 
 var clusterCommand = &command{
@@ -40,6 +41,7 @@ var clusterCommand = &command{
 			return "", err
 		}
 		l.cluster = c
+		l.inspector = view.Inspector{}
 		return fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d", cfg.Brokers, cfg.Controllers, cfg.Seed), nil
 	},
 }

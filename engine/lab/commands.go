@@ -23,6 +23,8 @@ func init() {
 		produceCommand,
 		showLogCommand,
 		showSegmentsCommand,
+		showBatchCommand,
+		showLookupCommand,
 		tickCommand,
 		helpCommand,
 	}

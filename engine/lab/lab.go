@@ -20,8 +20,9 @@ import (
 
 // Lab runs lab commands against one cluster.
 type Lab struct {
-	cluster *cluster.Cluster // nil until the `cluster` command ran
-	fs      storage.FS       // where the cluster keeps its partition logs
+	cluster   *cluster.Cluster // nil until the `cluster` command ran
+	fs        storage.FS       // where the cluster keeps its partition logs
+	inspector view.Inspector   // what `show batch` or `show lookup` opened
 }
 
 // New returns a lab with no cluster yet, keeping its logs in memory.
@@ -86,7 +87,9 @@ func (l *Lab) View() view.Cluster {
 	if l.cluster == nil {
 		return view.Cluster{}
 	}
-	return l.cluster.View()
+	v := l.cluster.View()
+	v.Inspector = l.inspector
+	return v
 }
 
 // requireCluster is the first check of every command that needs a cluster.
@@ -124,3 +127,11 @@ func lookup(tokens []string) (*command, []string, error) {
 // StarterScript is what a fresh lab runs so there is something to play with:
 // the browser lab types it into the console, the live server runs it at start.
 const StarterScript = "cluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3"
+
+// Close shuts the cluster down cleanly (flushing its logs), if there is one.
+func (l *Lab) Close() error {
+	if l.cluster == nil {
+		return nil
+	}
+	return l.cluster.Close()
+}

@@ -1,6 +1,10 @@
 package log
 
-import "github.com/loglab/loglab/engine/record"
+import (
+	"fmt"
+
+	"github.com/loglab/loglab/engine/record"
+)
 
 // SegmentInfo describes a segment for `show segments` and the UI.
 type SegmentInfo struct {
@@ -104,7 +108,7 @@ type Lookup struct {
 func (l *Log) TraceLookup(target int64) (Lookup, error) {
 	lk := Lookup{Target: target}
 	if target < l.startOffset || target >= l.EndOffset() {
-		return lk, ErrOffsetOutOfRange
+		return lk, fmt.Errorf("%w: offset %d is outside the log [%d, %d)", ErrOffsetOutOfRange, target, l.startOffset, l.EndOffset())
 	}
 	s := l.segments[l.segmentFor(target)]
 	lk.Segment = s.base

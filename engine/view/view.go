@@ -14,6 +14,7 @@ type Cluster struct {
 	Seed        uint64 // the RNG seed: same seed + commands = same run
 	Elapsed     string // virtual time since the cluster started, e.g. "1.5s"
 	Topics      []Topic
+	Inspector   Inspector
 }
 
 // Topic is one topic with its partitions in partition order.
@@ -36,6 +37,8 @@ type Partition struct {
 	Hidden   int64
 	Segments []Segment
 	Config   []string // the topic's log settings as name=value
+	// Housekeeping says what retention and the cleaner last did here.
+	Housekeeping []string
 }
 
 // Segment is one segment file of a partition.

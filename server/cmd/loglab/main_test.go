@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,34 @@ func TestServeRefusesAFolderWithoutTheStaticFiles(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "serve", "-addr", "127.0.0.1:0", "-static", t.TempDir())
 	if code != 1 || !strings.Contains(stderr, "no app.js") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// -data-dir writes real segment files that Kafka's tools and franz-go's
+// decoder can read; the transcript is the same as without it.
+func TestScriptWritesSegmentFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	script := "cluster seed=1\ntopic create orders partitions=2 segment.bytes=200\nproduce orders key=k{i} value=v{i} count=20 batch.size=0\nshow segments orders/1\n"
+	code, withFiles, stderr := runCLI(t, script, "script", "-data-dir", dir, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, inMemory, _ := runCLI(t, script, "script", "-")
+	if withFiles != inMemory {
+		t.Fatalf("transcripts differ with and without -data-dir:\n%s\n---\n%s", withFiles, inMemory)
+	}
+	for _, p := range []int{0, 1} {
+		logs, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("orders-%d", p), "*.log"))
+		if len(logs) < 2 {
+			t.Fatalf("orders-%d has %d segment files, want several with segment.bytes=200", p, len(logs))
+		}
+		for _, want := range []string{"00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex", "leader-epoch-checkpoint"} {
+			if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("orders-%d", p), want)); err != nil {
+				t.Errorf("orders-%d: %v", p, err)
+			}
+		}
+	}
+	if code, _, stderr := runCLI(t, script, "script", "-data-dir", dir, "-"); code != 1 || !strings.Contains(stderr, "not empty") {
+		t.Fatalf("reusing a non-empty data dir: exit %d, %s", code, stderr)
 	}
 }
