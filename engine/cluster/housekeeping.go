@@ -40,6 +40,10 @@ func (c *Cluster) Tick(d time.Duration) (Housekeeping, error) {
 		return hk, fmt.Errorf("cannot move the clock backwards by %v", d)
 	}
 	end := c.clock.Elapsed() + d
+	// The flush Kafka schedules after each roll has run by the next tick.
+	if err := c.flushRolled(); err != nil {
+		return hk, err
+	}
 	for {
 		next := min(nextMultiple(c.clock.Elapsed(), c.config.RetentionCheckInterval), nextMultiple(c.clock.Elapsed(), c.config.CleanerBackoff))
 		if next > end {
@@ -91,6 +95,17 @@ func (c *Cluster) runCleaner(hk *Housekeeping) error {
 			if cl != nil {
 				hk.Cleanings = append(hk.Cleanings, PartitionCleaning{Topic: t.Name, Partition: i, AtMs: c.clock.Elapsed().Milliseconds(), Cleaning: cl})
 				t.note(i, fmt.Sprintf("at %v the cleaner removed %d superseded record(s) and %d tombstone(s)", c.clock.Elapsed(), cl.Superseded, cl.TombstonesRemoved))
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) flushRolled() error {
+	for _, t := range c.topics {
+		for i, l := range t.Partitions {
+			if err := l.FlushRolled(); err != nil {
+				return fmt.Errorf("flushing %s/%d: %w", t.Name, i, err)
 			}
 		}
 	}

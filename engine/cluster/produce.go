@@ -52,14 +52,19 @@ func (c *Cluster) Produce(topic string, msgs []Message, opts ProduceOptions) ([]
 	}
 	t := c.topicByName[topic]
 	batches := c.accumulate(t, msgs, opts)
-	for _, pb := range batches {
-		if err := t.Partitions[pb.partition].CheckAppend(pb.batch); err != nil {
+	encoded := make([][]byte, len(batches))
+	for i, pb := range batches {
+		var err error
+		if encoded[i], err = pb.batch.AppendEncoded(nil); err != nil {
+			return nil, err
+		}
+		if err := t.Partitions[pb.partition].Validate(pb.batch, len(encoded[i])); err != nil {
 			return nil, err
 		}
 	}
 	out := make([]Produced, len(msgs))
-	for _, pb := range batches {
-		info, err := t.Partitions[pb.partition].AppendAsLeader(pb.batch, 0)
+	for i, pb := range batches {
+		info, err := t.Partitions[pb.partition].AppendEncodedAsLeader(encoded[i], 0)
 		if err != nil {
 			return nil, err // an I/O failure: nothing a command could have avoided
 		}

@@ -156,7 +156,7 @@ func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64,
 	}
 	for _, s := range group {
 		err := s.forEachBatch(func(b *record.Batch, raw []byte) error {
-			kept, changed := l.retain(b, latest, nowMs, c)
+			kept, changed := l.retain(b, latest, nowMs, c, c.FirstUncleanable)
 			if kept == nil {
 				return nil
 			}
@@ -207,10 +207,11 @@ func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64,
 	return openSegment(l.fs, l.dir, base, l.cfg, false, &rep)
 }
 
-// retain filters one batch. It returns nil when nothing is left, and
+// retain filters one batch. It returns nil when nothing is left (except
+// for the round's last batch, kept empty), and
 // whether the batch changed (otherwise its original bytes are copied).
 // Control batches (transaction markers) are kept as they are.
-func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *Cleaning) (*record.Batch, bool) {
+func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *Cleaning, roundEnd int64) (*record.Batch, bool) {
 	if b.IsControl() {
 		return b, false
 	}
@@ -233,6 +234,13 @@ func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *C
 		}
 	}
 	if len(kept) == 0 {
+		if b.NextOffset() == roundEnd {
+			// Kafka keeps the last batch of a cleaning round even when it
+			// is empty, so the offset it ends at is not lost.
+			nb := *b
+			nb.Records = nil
+			return &nb, true
+		}
 		return nil, true
 	}
 	needsHorizon := tombstones && !b.HasDeleteHorizon()

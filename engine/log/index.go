@@ -19,6 +19,35 @@ type offsetIndex struct {
 	base    int64
 	entries []indexEntry
 	maxSize int64 // segment.index.bytes
+	pending pendingWrites
+}
+
+// pendingWrites buffers small index appends and writes them in chunks.
+// Kafka memory-maps its index files; loglab writes through a buffer so an
+// 8-byte entry does not cost a system call. The entries in memory are the
+// truth for lookups; the file catches up at every 4 KiB, sync, roll, close
+// and truncation, and recovery rebuilds it if a crash left it behind.
+type pendingWrites struct {
+	buf []byte
+}
+
+const pendingFlushBytes = 4096
+
+func (p *pendingWrites) add(f storage.File, b []byte) error {
+	p.buf = append(p.buf, b...)
+	if len(p.buf) >= pendingFlushBytes {
+		return p.flush(f)
+	}
+	return nil
+}
+
+func (p *pendingWrites) flush(f storage.File) error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	_, err := f.Write(p.buf)
+	p.buf = p.buf[:0]
+	return err
 }
 
 type indexEntry struct {
@@ -39,7 +68,7 @@ func (ix *offsetIndex) append(offset, position int64) error {
 	var b [offsetIndexEntrySize]byte
 	binary.BigEndian.PutUint32(b[0:4], uint32(offset-ix.base))
 	binary.BigEndian.PutUint32(b[4:8], uint32(position))
-	if _, err := ix.file.Write(b[:]); err != nil {
+	if err := ix.pending.add(ix.file, b[:]); err != nil {
 		return err
 	}
 	ix.entries = append(ix.entries, indexEntry{Offset: offset, Position: position})
@@ -70,6 +99,9 @@ func (ix *offsetIndex) truncateTo(offset int64) error {
 func (ix *offsetIndex) truncateEntries(n int) error {
 	if n == len(ix.entries) {
 		return nil
+	}
+	if err := ix.pending.flush(ix.file); err != nil {
+		return err
 	}
 	if err := ix.file.Truncate(int64(n) * offsetIndexEntrySize); err != nil {
 		return err

@@ -9,6 +9,7 @@
 package log
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path"
@@ -37,6 +38,7 @@ type Log struct {
 	// recoveryPoint is the offset below which everything is known to be
 	// synced to disk; recovery re-validates only what lies beyond it.
 	recoveryPoint int64
+	encodeBuf []byte // reused by AppendAsLeader
 	// cleanedUpTo is where the last cleaning stopped: everything from here
 	// on is "dirty". Kafka keeps it in cleaner-offset-checkpoint; loglab
 	// keeps it in memory, so after a restart the whole log counts as dirty.
@@ -159,23 +161,22 @@ type AppendInfo struct {
 // stamps it with the leader epoch, encodes it and appends it. The batch's
 // records must carry offset deltas 0..n-1.
 func (l *Log) AppendAsLeader(b *record.Batch, leaderEpoch int32) (AppendInfo, error) {
-	if err := l.CheckAppend(b); err != nil {
-		return AppendInfo{}, err
-	}
-	b.BaseOffset = l.EndOffset()
-	b.PartitionLeaderEpoch = leaderEpoch
 	b.LastOffsetDelta = int32(len(b.Records) - 1)
-	encoded, err := b.AppendEncoded(nil)
+	encoded, err := b.AppendEncoded(l.encodeBuf[:0])
 	if err != nil {
 		return AppendInfo{}, err
 	}
-	return l.appendEncoded(encoded)
+	l.encodeBuf = encoded[:0] // reuse the buffer: appends copy it into the file
+	if err := l.Validate(b, len(encoded)); err != nil {
+		return AppendInfo{}, err
+	}
+	return l.AppendEncodedAsLeader(encoded, leaderEpoch)
 }
 
-// CheckAppend reports whether the log would accept a batch, without
-// writing it, so that a request touching several partitions can be refused
-// before any of them changes.
-func (l *Log) CheckAppend(b *record.Batch) error {
+// Validate reports whether the log would accept a batch that encodes to
+// encodedSize bytes, without writing anything, so that a request touching
+// several partitions can be refused before any of them changes.
+func (l *Log) Validate(b *record.Batch, encodedSize int) error {
 	if len(b.Records) == 0 {
 		return fmt.Errorf("%w: a batch needs at least one record", ErrInvalidRecord)
 	}
@@ -186,14 +187,23 @@ func (l *Log) CheckAppend(b *record.Batch) error {
 			}
 		}
 	}
-	encoded, err := b.AppendEncoded(nil)
-	if err != nil {
-		return err
-	}
-	if int64(len(encoded)) > l.cfg.MaxMessageBytes {
-		return fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, len(encoded), l.cfg.MaxMessageBytes)
+	if int64(encodedSize) > l.cfg.MaxMessageBytes {
+		return fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, encodedSize, l.cfg.MaxMessageBytes)
 	}
 	return nil
+}
+
+// AppendEncodedAsLeader appends one encoded batch after writing the log
+// end offset and the leader epoch into its header. Both fields lie outside
+// the CRC precisely so that a broker can assign them without re-encoding or
+// re-checksumming what the producer sent.
+func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendInfo, error) {
+	if len(encoded) < record.HeaderSize {
+		return AppendInfo{}, fmt.Errorf("%w: %d bytes is not a batch", ErrCorruptMessage, len(encoded))
+	}
+	binary.BigEndian.PutUint64(encoded[0:8], uint64(l.EndOffset()))
+	binary.BigEndian.PutUint32(encoded[12:16], uint32(leaderEpoch))
+	return l.appendEncoded(encoded)
 }
 
 // AppendEncoded appends batches that already have their offsets, as a
@@ -275,17 +285,15 @@ func (l *Log) shouldRoll(batchSize int64, h record.BatchHeader) bool {
 }
 
 // roll closes the active segment to appends and starts a new one at
-// newBase. Like Kafka, the finished segment is flushed right away: rolled
-// segments are durable, the active one waits for the flush policy.
+// newBase. Kafka then flushes the finished segment from a background task
+// (scheduleOnce "flush-log"), not on the append path; loglab marks it and
+// FlushRolled does the flush, which the cluster runs on its next tick.
 func (l *Log) roll(newBase int64) error {
 	old := l.active()
 	if err := old.onBecomeInactive(); err != nil {
 		return err
 	}
-	if err := old.sync(); err != nil {
-		return err
-	}
-	l.recoveryPoint = max(l.recoveryPoint, old.nextOffset)
+	old.needsFlush = true
 	s, err := createSegment(l.fs, l.dir, newBase, l.cfg)
 	if err != nil {
 		return err
@@ -303,6 +311,22 @@ func (l *Log) Roll() error {
 	return l.roll(l.EndOffset())
 }
 
+// FlushRolled syncs the segments finished by a roll since the last call
+// and moves the recovery point past them: Kafka's flush after a roll.
+func (l *Log) FlushRolled() error {
+	for _, s := range l.segments[:len(l.segments)-1] {
+		if !s.needsFlush {
+			continue
+		}
+		if err := s.sync(); err != nil {
+			return err
+		}
+		s.needsFlush = false
+		l.recoveryPoint = max(l.recoveryPoint, s.nextOffset)
+	}
+	return nil
+}
+
 // Flush syncs every segment to disk and moves the recovery point to the
 // log end. By default Kafka never calls this on its own (flush.messages and
 // flush.ms are "never"): durability comes from replication, not fsync.
@@ -311,6 +335,7 @@ func (l *Log) Flush() error {
 		if err := s.sync(); err != nil {
 			return err
 		}
+		s.needsFlush = false
 	}
 	l.recoveryPoint = l.EndOffset()
 	return nil

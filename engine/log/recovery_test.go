@@ -158,13 +158,20 @@ func TestMissingOrCorruptIndexesAreRebuilt(t *testing.T) {
 	}
 }
 
-// With Kafka's defaults nothing is fsynced until a segment rolls: a power
-// cut loses the unsynced tail of the active segment, and only that.
+// With Kafka's defaults nothing is fsynced until a segment rolls (and the
+// flush task that follows the roll has run): a power cut loses the unsynced
+// tail, and only that.
 func TestPowerCutLosesOnlyUnsyncedData(t *testing.T) {
 	fs := storage.NewCrashableMem()
 	l := openLog(t, fs, smallConfig())
 	fill(t, l, 30)
+	if err := l.FlushRolled(); err != nil {
+		t.Fatal(err)
+	}
 	rolledEnd := l.Segments()[len(l.Segments())-1].BaseOffset
+	if l.RecoveryPoint() != rolledEnd {
+		t.Fatalf("recovery point %d after flushing rolled segments, want %d", l.RecoveryPoint(), rolledEnd)
+	}
 	after := fs.Crash()
 	re, _, err := Open(after, "orders-0", smallConfig(), 0)
 	if err != nil {
@@ -208,5 +215,20 @@ func assertSameAs(t *testing.T, what string, got, want *Log) {
 	}
 	if fmt.Sprint(readAllRecords(t, got)) != fmt.Sprint(readAllRecords(t, want)) {
 		t.Fatalf("%s: records differ", what)
+	}
+}
+
+// Before the post-roll flush has run, a power cut can take rolled segments
+// too: Kafka flushes them asynchronously.
+func TestPowerCutBeforeTheFlushTaskLosesMore(t *testing.T) {
+	fs := storage.NewCrashableMem()
+	l := openLog(t, fs, smallConfig())
+	fill(t, l, 30)
+	re, _, err := Open(fs.Crash(), "orders-0", smallConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.EndOffset() != 0 {
+		t.Fatalf("nothing was ever synced, yet %d records survived", re.EndOffset())
 	}
 }

@@ -29,6 +29,8 @@ type segment struct {
 	// measures from here, using record time rather than the wall clock, so a
 	// replayed script rolls at the same place.
 	firstBatchTimestamp int64
+	// needsFlush marks a segment rolled but not yet synced.
+	needsFlush bool
 }
 
 func (s *segment) fileName(suffix string) string { return path.Join(s.dir, FileName(s.base, suffix)) }
@@ -182,12 +184,21 @@ func (s *segment) rescan() error {
 	return nil
 }
 
+// flushIndexes writes buffered index entries to their files.
+func (s *segment) flushIndexes() error {
+	return errors.Join(s.index.pending.flush(s.index.file), s.timeIndex.pending.flush(s.timeIndex.file))
+}
+
 func (s *segment) sync() error {
+	if err := s.flushIndexes(); err != nil {
+		return err
+	}
 	return errors.Join(s.log.Sync(), s.index.file.Sync(), s.timeIndex.file.Sync())
 }
 
 func (s *segment) close() error {
-	return errors.Join(s.log.Close(), s.index.file.Close(), s.timeIndex.file.Close())
+	flushErr := s.flushIndexes()
+	return errors.Join(flushErr, s.log.Close(), s.index.file.Close(), s.timeIndex.file.Close())
 }
 
 // remove closes and deletes the segment's files. Kafka first renames them

@@ -18,6 +18,7 @@ type timeIndex struct {
 	base    int64
 	entries []timeEntry
 	maxSize int64
+	pending pendingWrites
 }
 
 type timeEntry struct {
@@ -47,7 +48,7 @@ func (ti *timeIndex) maybeAppend(timestamp, offset int64) error {
 	var b [timeIndexEntrySize]byte
 	binary.BigEndian.PutUint64(b[0:8], uint64(timestamp))
 	binary.BigEndian.PutUint32(b[8:12], uint32(offset-ti.base))
-	if _, err := ti.file.Write(b[:]); err != nil {
+	if err := ti.pending.add(ti.file, b[:]); err != nil {
 		return err
 	}
 	ti.entries = append(ti.entries, timeEntry{Timestamp: timestamp, Offset: offset})
@@ -68,6 +69,9 @@ func (ti *timeIndex) truncateTo(offset int64) error {
 	i := sort.Search(len(ti.entries), func(i int) bool { return ti.entries[i].Offset >= offset })
 	if i == len(ti.entries) {
 		return nil
+	}
+	if err := ti.pending.flush(ti.file); err != nil {
+		return err
 	}
 	if err := ti.file.Truncate(int64(i) * timeIndexEntrySize); err != nil {
 		return err

@@ -14,17 +14,11 @@ import "fmt"
 func Decode(buf []byte) (Batch, int, error) { return decode(buf, MaxDecompressedSize) }
 
 func decode(buf []byte, limit int) (Batch, int, error) {
-	h, err := ReadHeader(buf)
+	h, err := checkBatch(buf)
 	if err != nil {
 		return Batch{}, 0, err
 	}
 	size := h.Size()
-	if int64(len(buf)) < int64(size) {
-		return Batch{}, 0, fmt.Errorf("%w: %d bytes, the batch at offset %d is %d", ErrTruncated, len(buf), h.BaseOffset, size)
-	}
-	if got := CRC32C(buf[attributesOffset:size]); got != h.CRC {
-		return Batch{}, 0, fmt.Errorf("%w: batch at offset %d stores %#08x, bytes give %#08x", ErrCRCMismatch, h.BaseOffset, h.CRC, got)
-	}
 	b := Batch{
 		BaseOffset:           h.BaseOffset,
 		PartitionLeaderEpoch: h.PartitionLeaderEpoch,

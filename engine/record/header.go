@@ -140,15 +140,22 @@ func (h BatchHeader) HasDeleteHorizon() bool { return attributes(h.Attributes).h
 // its records, as Kafka's DefaultRecordBatch.ensureValid does. Bytes after
 // the batch are ignored.
 func VerifyCRC(buf []byte) error {
+	_, err := checkBatch(buf)
+	return err
+}
+
+// checkBatch reads the header of the batch at the front of buf and checks
+// that buf holds all of it and that its CRC matches.
+func checkBatch(buf []byte) (BatchHeader, error) {
 	h, err := ReadHeader(buf)
 	if err != nil {
-		return err
+		return h, err
 	}
 	if int64(len(buf)) < int64(h.Size()) {
-		return fmt.Errorf("%w: %d bytes, the batch at offset %d is %d", ErrTruncated, len(buf), h.BaseOffset, h.Size())
+		return h, fmt.Errorf("%w: %d bytes, the batch at offset %d is %d", ErrTruncated, len(buf), h.BaseOffset, h.Size())
 	}
 	if got := CRC32C(buf[attributesOffset:h.Size()]); got != h.CRC {
-		return fmt.Errorf("%w: batch at offset %d stores %#08x, bytes give %#08x", ErrCRCMismatch, h.BaseOffset, h.CRC, got)
+		return h, fmt.Errorf("%w: batch at offset %d stores %#08x, bytes give %#08x", ErrCRCMismatch, h.BaseOffset, h.CRC, got)
 	}
-	return nil
+	return h, nil
 }

@@ -5,11 +5,11 @@ import "maps"
 // CrashableMem is a memory file system that can simulate a power cut, after
 // pebble's vfs.NewCrashableMem: Crash returns the disk as it would be found
 // after a reboot, where every file holds only the bytes it had at its last
-// Sync. This is what makes "Kafka relies on replication, not fsync" testable.
+// Sync, and a file never synced is gone. This is what makes "Kafka relies on
+// replication, not fsync" testable.
 //
-// Simplification: creating, renaming and removing files are durable at once,
-// as on a journaling file system after the directory is synced; only file
-// contents can be lost.
+// Simplification: a synced file's name is durable (as if its directory had
+// been synced too), and renames and removals are durable at once.
 type CrashableMem struct {
 	*Mem
 }
@@ -25,7 +25,10 @@ func (c *CrashableMem) Crash() *CrashableMem {
 	defer c.mu.Unlock()
 	after := &Mem{dirs: maps.Clone(c.dirs), files: make(map[string]*memFile, len(c.files))}
 	for name, f := range c.files {
-		survived := append([]byte(nil), f.synced...)
+		if f.synced == nil {
+			continue // never synced: the file itself is lost
+		}
+		survived := append([]byte{}, f.synced...)
 		after.files[name] = &memFile{fs: after, name: name, data: survived, synced: append([]byte(nil), survived...)}
 	}
 	return &CrashableMem{Mem: after}

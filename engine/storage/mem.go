@@ -181,7 +181,7 @@ func (h *memHandle) Truncate(size int64) error {
 func (h *memHandle) Sync() error {
 	h.f.fs.mu.Lock()
 	defer h.f.fs.mu.Unlock()
-	h.f.synced = append([]byte(nil), h.f.data...)
+	h.f.synced = append([]byte{}, h.f.data...) // non-nil even when empty: synced
 	return nil
 }
 

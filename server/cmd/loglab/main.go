@@ -13,7 +13,9 @@ const usage = `usage: loglab <command> [flags]
 
 commands:
   serve [-addr :8080] [-static DIR]   serve the browser lab (/lab) and the live cluster (/live)
-  script FILE                         run a lab script and print its transcript ('-' reads stdin)
+  script [-data-dir DIR] FILE         run a lab script and print its transcript ('-' reads stdin);
+                                      with -data-dir, write its topics as Kafka segment files under DIR
+  dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex) as kafka-dump-log does
   version                             print the version
   help                                print this message
 `
@@ -34,6 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args[1:], stderr)
 	case "script":
 		return script(args[1:], stdin, stdout, stderr)
+	case "dump-log":
+		return dumpLog(args[1:], stdout, stderr)
 	case "version":
 		return version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
