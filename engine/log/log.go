@@ -38,7 +38,7 @@ type Log struct {
 	// recoveryPoint is the offset below which everything is known to be
 	// synced to disk; recovery re-validates only what lies beyond it.
 	recoveryPoint int64
-	encodeBuf []byte // reused by AppendAsLeader
+	encodeBuf     []byte // reused by AppendAsLeader
 	// cleanedUpTo is where the last cleaning stopped: everything from here
 	// on is "dirty". Kafka keeps it in cleaner-offset-checkpoint; loglab
 	// keeps it in memory, so after a restart the whole log counts as dirty.

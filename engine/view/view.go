@@ -63,8 +63,8 @@ func (p Partition) Name() string { return p.Topic + "/" + strconv.Itoa(p.Index) 
 
 // Record is one record, with key and value as display text.
 type Record struct {
-	Offset    int64
-	Timestamp int64
+	Offset      int64
+	Timestamp   int64
 	Key         string
 	KeyIsNull   bool
 	Value       string
