@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loglab/loglab/engine/dumplog"
 	"github.com/loglab/loglab/engine/log"
 )
 
@@ -23,14 +24,14 @@ func (l *Lab) partitionArg(a *args) (string, int, *log.Log, error) {
 
 var showLogCommand = &command{
 	name:    "show log",
-	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=N]",
-	summary: "print a partition's records as kafka-dump-log --print-data-log does",
+	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=BATCHES]",
+	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
 		from := a.integer("from", -1, 0, 1<<62)
-		maxRecords := a.integer("max", 0, 0, maxProduceCount)
+		maxBatches := a.integer("max", 0, 0, maxProduceCount)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
@@ -45,25 +46,33 @@ var showLogCommand = &command{
 		if start < plog.StartOffset() || start > plog.EndOffset() {
 			return "", fmt.Errorf("%w: offset %d is outside the log [%d, %d]", log.ErrOffsetOutOfRange, start, plog.StartOffset(), plog.EndOffset())
 		}
-		recs, err := plog.Records(start, maxRecords)
-		if err != nil {
-			return "", err
-		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s/%d: log start offset %d, log end offset %d", topic, partition, plog.StartOffset(), plog.EndOffset())
-		for _, r := range recs {
-			key, keySize := "null", -1
-			if r.Key != nil {
-				key, keySize = string(r.Key), len(r.Key)
+		printed := 0
+		for _, seg := range plog.Segments() {
+			if seg.NextOffset <= start || (maxBatches > 0 && printed >= maxBatches) {
+				continue
 			}
-			payload, valueSize := "null", -1
-			if r.Value != nil {
-				payload, valueSize = string(r.Value), len(r.Value)
+			batches, err := plog.BatchesIn(seg.BaseOffset)
+			if err != nil {
+				return "", err
 			}
-			fmt.Fprintf(&b, "\n| offset: %d CreateTime: %d keySize: %d valueSize: %d key: %s payload: %s",
-				r.Offset, r.Timestamp, keySize, valueSize, key, payload)
+			fmt.Fprintf(&b, "\nDumping %s/%s\n", log.PartitionDir(topic, partition), log.FileName(seg.BaseOffset, log.LogSuffix))
+			for _, bi := range batches {
+				if bi.Header.LastOffset() < start || (maxBatches > 0 && printed >= maxBatches) {
+					continue
+				}
+				raw, err := plog.RawBatch(seg.BaseOffset, bi.Position)
+				if err != nil {
+					return "", err
+				}
+				if err := dumplog.Batch(&b, bi.Position, raw, true); err != nil {
+					return "", err
+				}
+				printed++
+			}
 		}
-		return b.String(), nil
+		return strings.TrimRight(strings.ReplaceAll(b.String(), "\n\n", "\n"), "\n"), nil
 	},
 }
 
