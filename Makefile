@@ -14,7 +14,7 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build setup chromium driver generate check-generated vet wasm run \
-        test test-unit test-wasm e2e bench
+        test test-unit test-wasm e2e bench fuzz
 
 all: build
 
@@ -77,6 +77,15 @@ test-wasm:
 e2e: wasm driver
 	LOGLAB_E2E_REQUIRED=1 PLAYWRIGHT_DRIVER_PATH=$(DRIVER_DIR) $(GO) test -count=1 -v ./e2e/
 
-## bench: benchmarks, reported against limits measured in the same run
+## bench: benchmarks, reported as ratios against limits measured in the same
+## run (append/raw: the log's append path vs a raw sequential write of the
+## same bytes; slices/raw: reads through the log vs plain ReadAt)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /e2e)
+
+## fuzz: a short run of every fuzz target (FUZZTIME=30s for longer)
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./engine/record/
+	$(GO) test -run '^$$' -fuzz FuzzLog -fuzztime $(FUZZTIME) ./engine/dumplog/
+	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime $(FUZZTIME) ./engine/lab/

@@ -7,7 +7,9 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/klauspost/compress v1.20.4
 	github.com/labstack/echo/v4 v4.16.0
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/playwright-community/playwright-go v0.5200.1
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
 
 require (
@@ -24,8 +26,6 @@ require (
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/natefinch/atomic v1.0.1 // indirect
-	github.com/pierrec/lz4/v4 v4.1.33 // indirect
-	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
