@@ -14,32 +14,18 @@ var showBatchCommand = &command{
 	usage:   "show batch TOPIC/PARTITION offset=N",
 	summary: "open the batch holding offset N: its header fields, records and bytes (also in the inspector panel)",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		offset := a.integer("offset", -1, 0, 1<<62)
-		if err := a.finish(); err != nil {
-			return "", err
-		}
-		if offset < 0 {
-			return "", fmt.Errorf("missing offset=")
-		}
-		topic, partition, plog, err := l.partitionArg(a)
-		if err != nil {
-			return "", err
-		}
-		lk, err := plog.TraceLookup(int64(offset))
+		name, plog, lk, err := l.lookupArgs(a)
 		if err != nil {
 			return "", err
 		}
 		if !lk.Found {
-			return "", fmt.Errorf("%w: no batch holds offset %d", log.ErrOffsetOutOfRange, offset)
+			return "", fmt.Errorf("%w: no batch holds offset %d", log.ErrOffsetOutOfRange, lk.Target)
 		}
 		raw, err := plog.RawBatch(lk.Segment, lk.Position)
 		if err != nil {
 			return "", err
 		}
-		d := batchDetail(fmt.Sprintf("%s/%d", topic, partition), log.FileName(lk.Segment, log.LogSuffix), lk.Position, raw)
+		d := batchDetail(name, log.FileName(lk.Segment, log.LogSuffix), lk.Position, raw)
 		l.inspector = view.Inspector{Batch: &d}
 		return describeBatch(d), nil
 	},
@@ -50,28 +36,34 @@ var showLookupCommand = &command{
 	usage:   "show lookup TOPIC/PARTITION offset=N",
 	summary: "trace how a read finds offset N: pick the segment, binary-search its sparse index, then scan batch headers",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		offset := a.integer("offset", -1, 0, 1<<62)
-		if err := a.finish(); err != nil {
-			return "", err
-		}
-		if offset < 0 {
-			return "", fmt.Errorf("missing offset=")
-		}
-		topic, partition, plog, err := l.partitionArg(a)
+		name, plog, lk, err := l.lookupArgs(a)
 		if err != nil {
 			return "", err
 		}
-		lk, err := plog.TraceLookup(int64(offset))
-		if err != nil {
-			return "", err
-		}
-		tr := lookupTrace(fmt.Sprintf("%s/%d", topic, partition), plog, lk)
+		tr := lookupTrace(name, plog, lk)
 		l.inspector = view.Inspector{Lookup: &tr}
 		return describeLookup(tr), nil
 	},
+}
+
+// lookupArgs reads "TOPIC/PARTITION offset=N" and traces the lookup of N.
+func (l *Lab) lookupArgs(a *args) (string, *log.Log, log.Lookup, error) {
+	if err := l.requireCluster(); err != nil {
+		return "", nil, log.Lookup{}, err
+	}
+	offset := a.integer("offset", -1, 0, 1<<62)
+	if err := a.finish(); err != nil {
+		return "", nil, log.Lookup{}, err
+	}
+	if offset < 0 {
+		return "", nil, log.Lookup{}, fmt.Errorf("missing offset=")
+	}
+	topic, partition, plog, err := l.partitionArg(a)
+	if err != nil {
+		return "", nil, log.Lookup{}, err
+	}
+	lk, err := plog.TraceLookup(int64(offset))
+	return fmt.Sprintf("%s/%d", topic, partition), plog, lk, err
 }
 
 // headerLayout is the RecordBatch v2 header: each field's name and size in
