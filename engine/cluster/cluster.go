@@ -1,7 +1,7 @@
-// Package cluster assembles the engine: topics, partitions and their logs,
-// the virtual clock and the seeded RNG. Every change to cluster state goes
-// through a method here, and every method either changes state completely or
-// returns an error having changed nothing.
+// Package cluster assembles the engine: a controller, brokers and clients
+// on one simulated network, driven by one scheduler. Every change happens
+// as an event popped from that scheduler, so the same seed and the same
+// commands replay the same run, message for message.
 package cluster
 
 import (
@@ -9,41 +9,25 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/client"
-	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/sim"
 	"github.com/loglab/loglab/engine/storage"
 )
 
 // Config is what the `cluster` command sets.
 type Config struct {
-	Brokers     int
-	Controllers int
-	Seed        uint64
-	// RetentionCheckInterval is log.retention.check.interval.ms (5 minutes).
-	RetentionCheckInterval time.Duration
-	// CleanerBackoff is log.cleaner.backoff.ms (15 s): how often the cleaner
-	// looks for a partition dirty enough to compact.
-	CleanerBackoff time.Duration
+	Brokers        int
+	Controllers    int
+	Seed           uint64
+	Broker         broker.Config
+	SessionTimeout time.Duration // broker.session.timeout.ms (9 s)
 }
 
-// DefaultConfig is a three-broker cluster with Kafka's broker defaults.
+// DefaultConfig is a three-broker cluster with Kafka's defaults.
 func DefaultConfig() Config {
-	return Config{Brokers: 3, Controllers: 3, Seed: 1, RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second}
-}
-
-// Validate reports the first setting outside what loglab supports.
-func (c Config) Validate() error {
-	if c.Brokers < 1 || c.Brokers > MaxBrokers {
-		return fmt.Errorf("brokers must be between 1 and %d, got %d", MaxBrokers, c.Brokers)
-	}
-	if c.Controllers < 1 || c.Controllers > MaxControllers {
-		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)
-	}
-	if c.RetentionCheckInterval < time.Millisecond || c.CleanerBackoff < time.Millisecond {
-		return fmt.Errorf("log.retention.check.interval.ms and log.cleaner.backoff.ms must be at least 1")
-	}
-	return nil
+	return Config{Brokers: 3, Controllers: 3, Seed: 1, Broker: broker.DefaultConfig(), SessionTimeout: 9 * time.Second}
 }
 
 // Limits that keep a cluster drawable and a browser tab responsive.
@@ -53,52 +37,101 @@ const (
 	MaxPartitions  = 64
 )
 
+// Validate reports the first setting outside what loglab supports.
+func (c Config) Validate() error {
+	switch {
+	case c.Brokers < 1 || c.Brokers > MaxBrokers:
+		return fmt.Errorf("brokers must be between 1 and %d, got %d", MaxBrokers, c.Brokers)
+	case c.Controllers < 1 || c.Controllers > MaxControllers:
+		return fmt.Errorf("controllers must be between 1 and %d, got %d", MaxControllers, c.Controllers)
+	case c.Broker.RetentionCheckInterval < time.Millisecond || c.Broker.CleanerBackoff < time.Millisecond:
+		return fmt.Errorf("log.retention.check.interval.ms and log.cleaner.backoff.ms must be at least 1")
+	case c.Broker.ReplicaLagTimeMax < 2*time.Millisecond || c.Broker.HeartbeatInterval < time.Millisecond:
+		return fmt.Errorf("replica.lag.time.max.ms must be at least 2 and broker.heartbeat.interval.ms at least 1")
+	case c.SessionTimeout <= c.Broker.HeartbeatInterval:
+		return fmt.Errorf("broker.session.timeout.ms (%v) must exceed broker.heartbeat.interval.ms (%v)", c.SessionTimeout, c.Broker.HeartbeatInterval)
+	}
+	return nil
+}
+
 // Cluster is one simulated Kafka cluster.
 type Cluster struct {
-	config      Config
-	fs          storage.FS // where partition directories live
-	clock       sim.Clock
-	rng         *rand.Rand
-	topics      []*Topic // creation order; output follows it, never map order
-	topicByName map[string]*Topic
-	sticky      *client.StickyPartitioner
+	config     Config
+	clock      *sim.Clock
+	sched      *sim.Scheduler
+	net        *sim.Network
+	rng        *rand.Rand
+	fs         storage.FS              // shared real storage, or nil: one crashable memory disk per broker
+	disks      []*storage.CrashableMem // per broker, when fs is nil
+	controller *kraft.Controller
+	brokers    []*broker.Broker // index = id - 1
+	producers  []*client.Producer
+	consumers  []*client.Consumer
+	events     []string
+	acked      []AckedRecord
+	checker    *Checker
 }
 
-// Topic is a named set of partitions.
-type Topic struct {
-	Name              string
-	ReplicationFactor int
-	Config            log.Config
-	Partitions        []*log.Log
-	// housekeeping holds, per partition, the last few things retention
-	// and the cleaner did there, for the UI.
-	housekeeping [][]string
-}
-
-// maxHousekeepingNotes is how many recent notes a partition keeps.
-const maxHousekeepingNotes = 3
-
-func (t *Topic) note(partition int, text string) {
-	notes := append(t.housekeeping[partition], text)
-	if len(notes) > maxHousekeepingNotes {
-		notes = notes[len(notes)-maxHousekeepingNotes:]
-	}
-	t.housekeeping[partition] = notes
-}
-
-// New starts a cluster at virtual time zero, keeping partition logs in fs:
-// memory in the browser and tests, real files natively.
+// New starts a cluster at virtual time zero and runs it until every broker
+// has registered and been unfenced. fs == nil keeps each broker's logs on
+// its own in-memory disk, which can lose unsynced data in a power cut.
 func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Cluster{
-		config:      cfg,
-		fs:          fs,
-		rng:         sim.NewRand(cfg.Seed),
-		topicByName: map[string]*Topic{},
-		sticky:      client.NewStickyPartitioner(),
-	}, nil
+	clock := &sim.Clock{}
+	sched := sim.NewScheduler(clock)
+	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
+	c.checker = newChecker(c)
+	c.controller = kraft.NewController(kraft.ControllerConfig{SessionTimeout: cfg.SessionTimeout}, c.net, sched, c.rng, kraft.NewMemLog(), c.event)
+	for i := range cfg.Brokers {
+		if fs == nil {
+			c.disks = append(c.disks, storage.NewCrashableMem())
+		}
+		c.brokers = append(c.brokers, broker.New(int32(i+1), cfg.Broker, c.net, sched, c.diskOf(int32(i+1)), c.event))
+	}
+	ok, err := c.RunUntil(func() bool { return c.allUnfenced() }, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("the brokers did not register with the controller")
+	}
+	c.events = nil
+	return c, nil
+}
+
+func (c *Cluster) diskOf(id int32) storage.FS {
+	if c.fs != nil {
+		return c.fs
+	}
+	return c.disks[id-1]
+}
+
+func (c *Cluster) allUnfenced() bool {
+	for _, b := range c.brokers {
+		if !b.Alive() {
+			continue
+		}
+		bi := c.controller.Image().Broker(b.ID)
+		if bi == nil || bi.Fenced {
+			return false
+		}
+	}
+	return true
+}
+
+// event records something a learner should hear about, stamped with the
+// virtual time.
+func (c *Cluster) event(text string) {
+	c.events = append(c.events, fmt.Sprintf("[%v] %s", c.clock.Elapsed(), text))
+}
+
+// DrainEvents returns and forgets the events since the last call.
+func (c *Cluster) DrainEvents() []string {
+	out := c.events
+	c.events = nil
+	return out
 }
 
 // Config is the configuration the cluster was created with.
@@ -110,11 +143,19 @@ func (c *Cluster) Elapsed() time.Duration { return c.clock.Elapsed() }
 // NowMs is the current virtual time as Kafka timestamps it.
 func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
 
-// Topics lists topics in creation order.
-func (c *Cluster) Topics() []*Topic { return c.topics }
+// Network is the simulated network, for faults and the UI.
+func (c *Cluster) Network() *sim.Network { return c.net }
 
-// Topic finds a topic by name.
-func (c *Cluster) Topic(name string) (*Topic, bool) {
-	t, ok := c.topicByName[name]
-	return t, ok
+// Controller is the active controller.
+func (c *Cluster) Controller() *kraft.Controller { return c.controller }
+
+// Brokers lists the brokers by id.
+func (c *Cluster) Brokers() []*broker.Broker { return c.brokers }
+
+// Broker returns broker id, or nil.
+func (c *Cluster) Broker(id int) *broker.Broker {
+	if id < 1 || id > len(c.brokers) {
+		return nil
+	}
+	return c.brokers[id-1]
 }

@@ -1,146 +1,166 @@
 package cluster
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/loglab/loglab/engine/client"
-	"github.com/loglab/loglab/engine/log"
-	"github.com/loglab/loglab/engine/storage"
+	"github.com/loglab/loglab/engine/protocol"
 )
 
-func newCluster(t *testing.T) *Cluster {
+func newTestCluster(t *testing.T, seed uint64) *Cluster {
 	t.Helper()
-	c, err := New(DefaultConfig(), storage.NewMem())
+	cfg := DefaultConfig()
+	cfg.Seed = seed
+	c, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateTopic("orders", 3, 3, log.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
+	c.Checker().EveryStep = true
 	return c
 }
 
-func TestProduceIsAllOrNothing(t *testing.T) {
-	c := newCluster(t)
-	_, err := c.Produce("orders", []Message{
-		{Value: []byte("fine"), Partition: 0},
-		{Value: []byte("bad"), Partition: 5},
-	}, DefaultProduceOptions())
-	if !errors.Is(err, ErrUnknownTopicOrPartition) {
-		t.Fatalf("error %v, want UNKNOWN_TOPIC_OR_PARTITION", err)
+func produceN(t *testing.T, c *Cluster, p *client.Producer, topic string, n int, prefix string) []*client.Delivery {
+	t.Helper()
+	msgs := make([]Message, n)
+	for i := range msgs {
+		msgs[i] = Message{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf("%s-%d", prefix, i)), Partition: 0}
 	}
-	for i, t0 := range c.topicByName["orders"].Partitions {
-		if t0.EndOffset() != 0 {
-			t.Fatalf("partition %d got a record from a rejected request", i)
-		}
-	}
-}
-
-func TestKeyedRecordsFollowMurmur2(t *testing.T) {
-	c := newCluster(t)
-	got, err := c.Produce("orders", []Message{{Key: []byte("foobar"), Value: []byte("v"), Partition: -1}}, DefaultProduceOptions())
+	ds, err := c.Produce(p, topic, msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := client.KeyPartition([]byte("foobar"), 3); got[0].Partition != want {
-		t.Fatalf("key foobar went to %d, want %d", got[0].Partition, want)
+	return ds
+}
+
+func noViolations(t *testing.T, c *Cluster) {
+	t.Helper()
+	c.Checker().Check()
+	for _, v := range c.Checker().Violations() {
+		t.Error(v)
 	}
 }
 
-func TestRecordsCarryTheVirtualTime(t *testing.T) {
-	c := newCluster(t)
-	if _, err := c.Tick(1500 * time.Millisecond); err != nil {
+func TestReplicationAndLeaderFailover(t *testing.T) {
+	c := newTestCluster(t, 1)
+	if err := c.CreateTopic("orders", 1, 3, [][2]string{{"min.insync.replicas", "2"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Produce("orders", []Message{{Value: []byte("v"), Partition: 0}}, DefaultProduceOptions()); err != nil {
-		t.Fatal(err)
-	}
-	recs, _ := c.topicByName["orders"].Partitions[0].Records(0, 1)
-	if got, want := recs[0].Timestamp, c.clock.NowMs(); got != want || got%1000 != 500 {
-		t.Fatalf("timestamp %d, want the virtual now %d", got, want)
-	}
-}
-
-func TestTopicNamesFollowKafkasRule(t *testing.T) {
-	for _, bad := range []string{"", ".", "..", "a/b", "a b", "ü", string(make([]byte, 250))} {
-		if err := ValidateTopicName(bad); !errors.Is(err, ErrInvalidTopic) {
-			t.Errorf("topic name %q accepted", bad)
+	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
+	for _, d := range produceN(t, c, p, "orders", 10, "a") {
+		if d.Err != protocol.None {
+			t.Fatalf("delivery %+v", d)
 		}
 	}
-	for _, good := range []string{"orders", "a.b_c-d", "__consumer_offsets"} {
-		if err := ValidateTopicName(good); err != nil {
-			t.Errorf("topic name %q rejected: %v", good, err)
-		}
-	}
-}
-
-// A produce that one partition would refuse writes to no partition.
-func TestProduceRefusedByOnePartitionWritesNothing(t *testing.T) {
-	c := newCluster(t)
-	cfg := log.DefaultConfig()
-	cfg.MaxMessageBytes = 200
-	if _, err := c.CreateTopic("small", 2, 1, cfg); err != nil {
+	// Followers learn the high watermark from their next fetch response.
+	if err := c.Tick(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	msgs := []Message{{Value: []byte("fits"), Partition: 0}, {Value: make([]byte, 300), Partition: 1}}
-	if _, err := c.Produce("small", msgs, DefaultProduceOptions()); !errors.Is(err, log.ErrMessageTooLarge) {
-		t.Fatalf("error %v, want MESSAGE_TOO_LARGE", err)
+	info, _ := c.PartitionInfo("orders", 0)
+	if len(info.ISR) != 3 {
+		t.Fatalf("ISR %v, want all three", info.ISR)
 	}
-	if n := c.topicByName["small"].Partitions[0].EndOffset(); n != 0 {
-		t.Fatalf("partition 0 took %d records from a refused request", n)
-	}
-}
-
-// Records of one produce call for one partition share batches of up to
-// batch.size bytes, as a producer's accumulator fills them.
-func TestProduceBatchesUpToBatchSize(t *testing.T) {
-	c := newCluster(t)
-	msgs := make([]Message, 10)
-	for i := range msgs {
-		msgs[i] = Message{Value: make([]byte, 92), Partition: 0} // 100 bytes with overhead
-	}
-	opts := DefaultProduceOptions()
-	opts.BatchSize = 300
-	if _, err := c.Produce("orders", msgs, opts); err != nil {
-		t.Fatal(err)
-	}
-	l := c.topicByName["orders"].Partitions[0]
-	batches, _ := l.BatchesIn(0)
-	var counts []int32
-	for _, b := range batches {
-		counts = append(counts, b.Header.RecordCount)
-	}
-	if fmt.Sprint(counts) != "[3 3 3 1]" {
-		t.Fatalf("records per batch %v, want [3 3 3 1]", counts)
-	}
-}
-
-func TestTickRunsRetentionOnItsSchedule(t *testing.T) {
-	c := newCluster(t)
-	cfg := log.DefaultConfig()
-	cfg.SegmentBytes = 200
-	cfg.RetentionMs = 60_000
-	if _, err := c.CreateTopic("short", 1, 1, cfg); err != nil {
-		t.Fatal(err)
-	}
-	for range 10 {
-		if _, err := c.Produce("short", []Message{{Value: make([]byte, 50), Partition: 0}}, DefaultProduceOptions()); err != nil {
+	for _, id := range info.Replicas {
+		r, _, err := c.Replica("orders", 0, int(id))
+		if err != nil {
 			t.Fatal(err)
 		}
+		if r.Log.EndOffset() != 10 || r.HW != 10 {
+			t.Fatalf("broker %d: LEO %d HW %d, want 10/10", id, r.Log.EndOffset(), r.HW)
+		}
 	}
-	// Records are 1 minute old after 1m, but the check only runs every 5m.
-	hk, _ := c.Tick(4 * time.Minute)
-	if len(hk.Deletions) != 0 {
-		t.Fatalf("retention ran before log.retention.check.interval.ms: %+v", hk.Deletions)
+	old := int(info.Leader)
+	if err := c.CrashBroker(old, false); err != nil {
+		t.Fatal(err)
 	}
-	hk, _ = c.Tick(time.Minute)
-	if len(hk.Deletions) != 1 || hk.Deletions[0].AtMs != 300_000 {
-		t.Fatalf("at 5m: %+v", hk.Deletions)
+	if err := c.Tick(12 * time.Second); err != nil { // past broker.session.timeout.ms
+		t.Fatal(err)
 	}
-	if l := c.topicByName["short"].Partitions[0]; l.StartOffset() != 10 {
-		t.Fatalf("log start offset %d after every record expired", l.StartOffset())
+	info, _ = c.PartitionInfo("orders", 0)
+	if int(info.Leader) == old || info.Leader < 0 || info.LeaderEpoch != 1 {
+		t.Fatalf("after crashing %d: leader %d epoch %d", old, info.Leader, info.LeaderEpoch)
+	}
+	for _, d := range produceN(t, c, p, "orders", 5, "b") {
+		if d.Err != protocol.None {
+			t.Fatalf("delivery after failover %+v", d)
+		}
+	}
+	if err := c.RestartBroker(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tick(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	info, _ = c.PartitionInfo("orders", 0)
+	if len(info.ISR) != 3 {
+		t.Fatalf("restarted broker did not rejoin the ISR: %v (events %v)", info.ISR, c.DrainEvents())
+	}
+	r, _, _ := c.Replica("orders", 0, old)
+	if r.Log.EndOffset() != 15 {
+		t.Fatalf("restarted broker has LEO %d, want 15", r.Log.EndOffset())
+	}
+	noViolations(t, c)
+}
+
+func TestAcksAllRefusedBelowMinISR(t *testing.T) {
+	c := newTestCluster(t, 2)
+	c.CreateTopic("orders", 1, 3, [][2]string{{"min.insync.replicas", "2"}})
+	info, _ := c.PartitionInfo("orders", 0)
+	for _, id := range info.Replicas {
+		if id != info.Leader {
+			c.CrashBroker(int(id), false)
+		}
+	}
+	c.Tick(12 * time.Second)
+	cfg := client.DefaultProducerConfig()
+	cfg.DeliveryTimeout = 2 * time.Second
+	cfg.RequestTimeout = time.Second
+	p, _ := c.CreateProducer("p1", cfg)
+	ds := produceN(t, c, p, "orders", 1, "x")
+	if ds[0].Err != protocol.DeliveryTimeout {
+		t.Fatalf("acks=all with one in-sync replica: %+v, want it retried (NOT_ENOUGH_REPLICAS) until the delivery timeout", ds[0])
+	}
+	l, _ := c.Partition("orders", 0)
+	if l.EndOffset() != 0 {
+		t.Fatalf("NOT_ENOUGH_REPLICAS must refuse the append; log end %d", l.EndOffset())
+	}
+	noViolations(t, c)
+}
+
+// acks=1: the leader acknowledges before followers copy; if it dies then,
+// the new leader never had the record and the old one truncates it away.
+func TestAcks1LosesAcknowledgedDataOnLeaderCrash(t *testing.T) {
+	c := newTestCluster(t, 3)
+	c.CreateTopic("orders", 1, 3, nil)
+	info, _ := c.PartitionInfo("orders", 0)
+	leader := int(info.Leader)
+	cfg := client.DefaultProducerConfig()
+	cfg.Acks = 1
+	p, _ := c.CreateProducer("p1", cfg)
+	produceN(t, c, p, "orders", 3, "safe")
+	c.Stabilize()
+	// Cut the followers off from the leader, write, then kill the leader.
+	c.Network().Drop(dropFetchResponsesFrom(leader))
+	ds := produceN(t, c, p, "orders", 2, "doomed")
+	if ds[0].Err != protocol.None {
+		t.Fatalf("acks=1 write failed: %+v", ds[0])
+	}
+	c.CrashBroker(leader, false)
+	c.Network().Heal()
+	c.Tick(12 * time.Second)
+	c.RestartBroker(leader)
+	c.Tick(5 * time.Second)
+	c.Checker().Check()
+	found := false
+	for _, v := range c.Checker().Violations() {
+		if v.Invariant == "acks=1-loss" {
+			found = true
+		} else {
+			t.Error(v)
+		}
+	}
+	if !found {
+		t.Fatalf("the acks=1 records written before the crash survived; events:\n%v", c.DrainEvents())
 	}
 }

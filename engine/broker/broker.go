@@ -1,0 +1,216 @@
+// Package broker is a Kafka broker on the simulated network: it hosts
+// partition replicas (each an engine/log), serves Produce and Fetch as
+// leader, fetches from leaders as follower, keeps the ISR and high
+// watermark, heartbeats to the controller and learns leadership only by
+// replaying committed metadata records. One file per concern, kfake style:
+// produce.go, fetch.go, follower.go, isr.go, metadata.go, housekeeping.go.
+package broker
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/storage"
+)
+
+// Config is the broker settings loglab models, Kafka's names and defaults.
+type Config struct {
+	ReplicaLagTimeMax      time.Duration // replica.lag.time.max.ms (30 s)
+	ReplicaFetchWaitMax    time.Duration // replica.fetch.wait.max.ms (500 ms)
+	ReplicaFetchBackoff    time.Duration // replica.fetch.backoff.ms (1 s)
+	ReplicaFetchMaxBytes   int64         // replica.fetch.max.bytes (1 MiB)
+	HeartbeatInterval      time.Duration // broker.heartbeat.interval.ms (2 s)
+	RetentionCheckInterval time.Duration // log.retention.check.interval.ms (5 min)
+	CleanerBackoff         time.Duration // log.cleaner.backoff.ms (15 s)
+}
+
+// DefaultConfig is Kafka's broker defaults.
+func DefaultConfig() Config {
+	return Config{
+		ReplicaLagTimeMax: 30 * time.Second, ReplicaFetchWaitMax: 500 * time.Millisecond,
+		ReplicaFetchBackoff: time.Second, ReplicaFetchMaxBytes: 1 << 20, HeartbeatInterval: 2 * time.Second,
+		RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second,
+	}
+}
+
+// Broker is one broker process. After Stop it is dead: a restart builds a
+// new Broker over the same storage, as a real restart does.
+type Broker struct {
+	ID     int32
+	Node   sim.NodeID
+	cfg    Config
+	net    *sim.Network
+	sched  *sim.Scheduler
+	fs     storage.FS
+	events func(string)
+
+	alive       bool
+	epoch       int64 // broker epoch from registration; 0 until registered
+	image       *kraft.Image
+	replicas    []*Replica // ordered by topic, partition
+	pendingMeta []protocol.MetadataRecord
+
+	produces []*delayedProduce
+	fetches  []*delayedFetch
+	nextCorr int64
+}
+
+// New starts a broker: it opens nothing until metadata tells it which
+// partitions it hosts, registers with the controller and begins heartbeating.
+func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storage.FS, events func(string)) *Broker {
+	b := &Broker{ID: id, Node: kraft.BrokerNode(id), cfg: cfg, net: net, sched: sched, fs: fs, events: events,
+		alive: true, image: kraft.NewImage()}
+	net.Attach(b.Node, b.handle)
+	net.Send(b.Node, kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: id})
+	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
+	b.every(cfg.ReplicaLagTimeMax/2, "isr-expiration", b.shrinkISRs)
+	b.every(cfg.RetentionCheckInterval, "log-retention", b.runRetention)
+	b.every(cfg.CleanerBackoff, "log-cleaner", b.runCleaner)
+	return b
+}
+
+// every runs fn periodically while the broker lives.
+func (b *Broker) every(d time.Duration, name string, fn func()) {
+	b.sched.After(d, fmt.Sprintf("%s %s", name, b.Node), func() {
+		if !b.alive {
+			return
+		}
+		fn()
+		b.every(d, name, fn)
+	})
+}
+
+// after runs fn once, later, if the broker still lives.
+func (b *Broker) after(d time.Duration, name string, fn func()) *sim.Event {
+	return b.sched.After(d, fmt.Sprintf("%s %s", name, b.Node), func() {
+		if b.alive {
+			fn()
+		}
+	})
+}
+
+// Stop kills the broker: it stops handling messages and timers at once.
+// Its logs stay on its storage for a restart.
+func (b *Broker) Stop() {
+	b.alive = false
+	b.net.SetDown(b.Node, true)
+	for _, r := range b.replicas {
+		r.Log.Close()
+	}
+}
+
+// Alive reports whether the broker runs.
+func (b *Broker) Alive() bool { return b.alive }
+
+// Image is the broker's view of the metadata.
+func (b *Broker) Image() *kraft.Image { return b.image }
+
+// Replicas lists the hosted partitions in order.
+func (b *Broker) Replicas() []*Replica { return b.replicas }
+
+// Replica finds a hosted partition.
+func (b *Broker) Replica(tp protocol.TopicPartition) *Replica {
+	for _, r := range b.replicas {
+		if r.TP == tp {
+			return r
+		}
+	}
+	return nil
+}
+
+func (b *Broker) send(to sim.NodeID, m sim.Message) { b.net.Send(b.Node, to, m) }
+
+func (b *Broker) handle(env *sim.Envelope) {
+	if !b.alive {
+		return
+	}
+	switch m := env.Msg.(type) {
+	case protocol.BrokerRegistrationResponse:
+		b.epoch = m.BrokerEpoch
+		b.sendHeartbeat()
+	case protocol.BrokerHeartbeatResponse:
+		if m.Error == protocol.StaleBrokerEpoch {
+			return
+		}
+		b.applyMetadata(m.Records)
+		if m.Fenced {
+			// Caught up now, perhaps: ask again soon rather than a whole
+			// heartbeat interval later, so a (re)starting broker joins fast.
+			b.after(min(b.cfg.HeartbeatInterval, 50*time.Millisecond), "heartbeat", b.sendHeartbeat)
+		}
+	case protocol.MetadataUpdate:
+		b.applyMetadata(m.Records)
+	case protocol.ProduceRequest:
+		b.handleProduce(env.From, m)
+	case protocol.FetchRequest:
+		b.handleFetch(env.From, m)
+	case protocol.FetchResponse:
+		b.handleFetchResponse(m)
+	case protocol.MetadataRequest:
+		b.handleMetadata(env.From, m)
+	case protocol.ListOffsetsRequest:
+		b.handleListOffsets(env.From, m)
+	case protocol.AlterPartitionResponse:
+		b.handleAlterPartitionResponse(m)
+	}
+}
+
+func (b *Broker) sendHeartbeat() {
+	if b.epoch == 0 {
+		return
+	}
+	b.send(kraft.ControllerNode, protocol.BrokerHeartbeatRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, MetadataOffset: b.image.Offset})
+}
+
+// handleMetadata answers a client with this broker's (possibly stale) view.
+func (b *Broker) handleMetadata(from sim.NodeID, m protocol.MetadataRequest) {
+	resp := protocol.MetadataResponse{CorrelationID: m.CorrelationID}
+	for _, bi := range b.image.Brokers {
+		if !bi.Fenced {
+			resp.Brokers = append(resp.Brokers, bi.ID)
+		}
+	}
+	for _, t := range b.image.Topics {
+		for i, p := range t.Partitions {
+			if p == nil {
+				continue
+			}
+			resp.Partitions = append(resp.Partitions, protocol.PartitionMetadata{
+				TP: protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+				Replicas: slices.Clone(p.Replicas), ISR: slices.Clone(p.ISR)})
+		}
+	}
+	b.send(from, resp)
+}
+
+// handleListOffsets answers earliest (-2) and latest (-1) offset queries;
+// latest is the high watermark, the last offset a consumer may read.
+func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsRequest) {
+	resp := protocol.ListOffsetsResponse{CorrelationID: m.CorrelationID, TP: m.TP}
+	r := b.Replica(m.TP)
+	switch {
+	case r == nil || !r.IsLeader():
+		resp.Error = protocol.NotLeaderOrFollower
+	case m.Timestamp == -2:
+		resp.Offset = r.Log.StartOffset()
+	case m.Timestamp == -1:
+		resp.Offset = r.HW
+	default:
+		off, err := r.Log.OffsetForTimestamp(m.Timestamp)
+		if err != nil {
+			resp.Error = protocol.CorruptMessage
+		}
+		resp.Offset = min(off, r.HW)
+	}
+	b.send(from, resp)
+}
+
+// PartitionDir is where a broker keeps a partition: broker-<id>/<topic>-<p>.
+func PartitionDir(broker int32, tp protocol.TopicPartition) string {
+	return fmt.Sprintf("broker-%d/%s", broker, log.PartitionDir(tp.Topic, int(tp.Partition)))
+}

@@ -1,0 +1,38 @@
+package broker
+
+import "fmt"
+
+// runRetention is the log.retention.check.interval.ms task: delete expired
+// segments of every hosted partition, never past the high watermark on a
+// leader (a follower uses its own, leader-given, high watermark).
+func (b *Broker) runRetention() {
+	now := b.sched.Clock.NowMs()
+	for _, r := range b.replicas {
+		dels, err := r.Log.DeleteOldSegments(now, r.HW)
+		if err != nil {
+			b.events(fmt.Sprintf("%s: retention on %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
+			continue
+		}
+		for _, d := range dels {
+			b.events(fmt.Sprintf("%s: %s deleted %d segment(s) of %s/%d; log start offset is now %d", b.Node, d.Reason, len(d.Segments), r.TP.Topic, r.TP.Partition, d.NewStartOffset))
+		}
+	}
+}
+
+// runCleaner is the log cleaner's pass over compacted partitions. It also
+// does the flush Kafka schedules after each segment roll.
+func (b *Broker) runCleaner() {
+	now := b.sched.Clock.NowMs()
+	for _, r := range b.replicas {
+		r.Log.FlushRolled()
+		c, err := r.Log.Clean(now)
+		if err != nil {
+			b.events(fmt.Sprintf("%s: cleaning %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
+			continue
+		}
+		if c != nil {
+			b.events(fmt.Sprintf("%s: the cleaner compacted %s/%d (dirty ratio %.2f): removed %d superseded record(s) and %d tombstone(s), %d -> %d bytes",
+				b.Node, r.TP.Topic, r.TP.Partition, c.DirtyRatio, c.Superseded, c.TombstonesRemoved, c.BytesBefore, c.BytesAfter))
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// applyMetadata replays committed records in offset order. Records that
+// skip ahead (an update lost to a partition) wait until the gap is filled
+// by a heartbeat response: a broker never applies metadata out of order,
+// so while it lags it acts on stale leadership, as a real one does.
+//
+// Like Kafka's metadata deltas, a batch of records is applied to the image
+// first and the partitions it touched are reconciled once afterwards, so a
+// broker catching up never acts on a leadership already superseded.
+func (b *Broker) applyMetadata(records []protocol.MetadataRecord) {
+	var touched []protocol.TopicPartition
+	var configs []string
+	for _, rec := range records {
+		if rec.Offset != b.image.Offset+1 {
+			continue
+		}
+		b.image.Apply(rec)
+		switch rec.Type {
+		case "Partition", "PartitionChange":
+			tp := protocol.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}
+			if !slices.Contains(touched, tp) {
+				touched = append(touched, tp)
+			}
+		case "Config":
+			if !slices.Contains(configs, rec.Topic) {
+				configs = append(configs, rec.Topic)
+			}
+		}
+	}
+	for _, t := range configs {
+		b.onConfig(t)
+	}
+	for _, tp := range touched {
+		b.onPartitionChange(tp)
+	}
+}
+
+// MetadataOffset is how far this broker has replayed the metadata log.
+func (b *Broker) MetadataOffset() int64 { return b.image.Offset }
+
+// onPartitionChange makes this broker leader or follower of a partition it
+// hosts, per the image.
+func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
+	p := b.image.Partition(tp.Topic, tp.Partition)
+	if p == nil || !slices.Contains(p.Replicas, b.ID) {
+		return
+	}
+	r := b.Replica(tp)
+	if r == nil {
+		var err error
+		if r, err = b.openReplica(tp, p); err != nil {
+			b.events(fmt.Sprintf("%s: cannot open %s/%d: %v", b.Node, tp.Topic, tp.Partition, err))
+			return
+		}
+	}
+	wasLeader, oldEpoch := r.leader, r.LeaderEpoch
+	r.Replicas, r.ISR, r.PartitionEpoch = slices.Clone(p.Replicas), slices.Clone(p.ISR), p.PartitionEpoch
+	if p.LeaderEpoch < r.LeaderEpoch {
+		return // stale
+	}
+	newEpoch := p.LeaderEpoch != oldEpoch || p.Leader != r.Leader
+	r.Leader, r.LeaderEpoch = p.Leader, p.LeaderEpoch
+	switch {
+	case p.Leader == b.ID && (!wasLeader || newEpoch):
+		b.becomeLeader(r)
+	case p.Leader != b.ID && (wasLeader || newEpoch):
+		b.becomeFollower(r, wasLeader)
+	case r.leader:
+		// Same leadership, new ISR: the HW may move, waiting produces may finish.
+		r.alterInFlight = false
+		if r.maybeIncrementHW(b.ID) {
+			b.onHWChange(r)
+		}
+		b.completeProduces(r)
+	}
+}
+
+func (b *Broker) openReplica(tp protocol.TopicPartition, p *kraft.PartitionInfo) (*Replica, error) {
+	t := b.image.Topic(tp.Topic)
+	cfg := log.DefaultConfig()
+	minISR := 1
+	for _, kv := range t.Configs {
+		if kv[0] == "min.insync.replicas" {
+			minISR, _ = strconv.Atoi(kv[1])
+			continue
+		}
+		if log.IsSetting(kv[0]) {
+			if err := cfg.Set(kv[0], kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	l, rep, err := log.Open(b.fs, PartitionDir(b.ID, tp), cfg, 0)
+	if err != nil {
+		return nil, err
+	}
+	if rep.TruncatedBytes > 0 {
+		b.events(fmt.Sprintf("%s: recovery of %s/%d cut %d bytes: %s", b.Node, tp.Topic, tp.Partition, rep.TruncatedBytes, rep.Problem))
+	}
+	r := &Replica{TP: tp, Log: l, Leader: -2, LeaderEpoch: -1, MinISR: minISR}
+	b.replicas = append(b.replicas, r)
+	slices.SortFunc(b.replicas, func(x, y *Replica) int {
+		if x.TP.Topic != y.TP.Topic {
+			if x.TP.Topic < y.TP.Topic {
+				return -1
+			}
+			return 1
+		}
+		return int(x.TP.Partition - y.TP.Partition)
+	})
+	return r, nil
+}
+
+func (b *Broker) onConfig(topic string) {
+	t := b.image.Topic(topic)
+	for _, r := range b.replicas {
+		if r.TP.Topic != topic {
+			continue
+		}
+		cfg := r.Log.Config()
+		for _, kv := range t.Configs {
+			if kv[0] == "min.insync.replicas" {
+				r.MinISR, _ = strconv.Atoi(kv[1])
+			} else if log.IsSetting(kv[0]) {
+				cfg.Set(kv[0], kv[1])
+			}
+		}
+		r.Log.SetConfig(cfg)
+	}
+}
+
+// becomeLeader starts leading at the new epoch. The epoch begins at this
+// broker's log end offset (the leader-epoch cache records it), and every
+// follower starts unknown: the leader learns their positions from fetches.
+func (b *Broker) becomeLeader(r *Replica) {
+	r.leader = true
+	r.fetchGen++ // stop following
+	r.fetchInFlight = false
+	r.alterInFlight = false
+	r.leaderEpochStart = r.Log.EndOffset()
+	r.Log.Epochs().Assign(r.LeaderEpoch, r.Log.EndOffset())
+	r.followers = nil
+	now := b.sched.Clock.Elapsed()
+	for _, id := range r.Replicas {
+		if id != b.ID {
+			r.followers = append(r.followers, &followerState{ID: id, LEO: -1, LastCaughtUp: now, LastFetchTime: now})
+		}
+	}
+	r.HW = min(r.HW, r.Log.EndOffset())
+	b.events(fmt.Sprintf("%s: leader of %s/%d at epoch %d (log end %d, high watermark %d)", b.Node, r.TP.Topic, r.TP.Partition, r.LeaderEpoch, r.Log.EndOffset(), r.HW))
+	if r.maybeIncrementHW(b.ID) {
+		b.onHWChange(r)
+	}
+}
+
+// becomeFollower follows the new leader (or no one, while there is none).
+// Requests waiting on this broker as leader fail with NOT_LEADER_OR_FOLLOWER.
+func (b *Broker) becomeFollower(r *Replica, wasLeader bool) {
+	r.leader = false
+	r.followers = nil
+	if wasLeader {
+		b.failProduces(r, protocol.NotLeaderOrFollower)
+		b.failFetches(r, protocol.NotLeaderOrFollower)
+	}
+	r.fetchGen++
+	r.fetchInFlight = false
+	if r.Leader >= 0 {
+		b.fetchFromLeader(r)
+	}
+}

@@ -1,0 +1,137 @@
+package broker
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// delayedProduce is an acks=all request waiting for the high watermark
+// (Kafka's produce purgatory).
+type delayedProduce struct {
+	from     sim.NodeID
+	req      protocol.ProduceRequest
+	replica  *Replica
+	required int64 // the HW that acknowledges it: the batch's last offset + 1
+	base     int64
+	timeout  *sim.Event
+}
+
+// handleProduce is the leader's Produce: with acks=all it refuses the write
+// up front when the ISR is smaller than min.insync.replicas
+// (NOT_ENOUGH_REPLICAS); otherwise it appends with its leader epoch, then
+// answers at once for acks=1, never for acks=0, and for acks=all when the
+// high watermark passes the batch, or with NOT_ENOUGH_REPLICAS_AFTER_APPEND
+// if the ISR shrank below the minimum meanwhile.
+func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
+	reply := func(code protocol.ErrorCode, base int64) {
+		if m.Acks != 0 {
+			b.send(from, protocol.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base})
+		}
+	}
+	r := b.Replica(m.TP)
+	switch {
+	case r == nil && b.image.Topic(m.TP.Topic) == nil:
+		reply(protocol.UnknownTopicOrPartition, -1)
+		return
+	case r == nil || !r.leader:
+		reply(protocol.NotLeaderOrFollower, -1)
+		return
+	case m.Acks != 0 && m.Acks != 1 && m.Acks != -1:
+		reply(protocol.InvalidRequiredAcks, -1)
+		return
+	case m.Acks == -1 && len(r.ISR) < r.MinISR:
+		reply(protocol.NotEnoughReplicas, -1)
+		return
+	}
+	raw := slices.Clone(m.Records)
+	if _, err := record.ReadHeader(raw); err != nil || record.VerifyCRC(raw) != nil {
+		reply(protocol.CorruptMessage, -1)
+		return
+	}
+	info, err := r.Log.AppendEncodedAsLeader(raw, r.LeaderEpoch)
+	if err != nil {
+		switch {
+		case errors.Is(err, log.ErrMessageTooLarge):
+			reply(protocol.MessageTooLarge, -1)
+		case errors.Is(err, log.ErrInvalidRecord):
+			reply(protocol.InvalidRecord, -1)
+		default:
+			reply(protocol.CorruptMessage, -1)
+		}
+		return
+	}
+	// New data: parked follower fetches can be answered now.
+	b.completeFetches(r)
+	if r.maybeIncrementHW(b.ID) { // a lone leader's HW moves at once
+		b.onHWChange(r)
+	}
+	switch m.Acks {
+	case 0:
+	case 1:
+		reply(protocol.None, info.FirstOffset)
+	default:
+		d := &delayedProduce{from: from, req: m, replica: r, required: info.LastOffset + 1, base: info.FirstOffset}
+		if !b.tryCompleteProduce(d) {
+			d.timeout = b.after(time.Duration(m.TimeoutMs)*time.Millisecond, "produce-timeout", func() {
+				b.removeProduce(d)
+				b.send(d.from, protocol.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: protocol.RequestTimedOut, BaseOffset: -1})
+			})
+			b.produces = append(b.produces, d)
+		}
+	}
+}
+
+// tryCompleteProduce answers a waiting acks=all produce if it can be.
+func (b *Broker) tryCompleteProduce(d *delayedProduce) bool {
+	r := d.replica
+	if !r.leader {
+		b.send(d.from, protocol.ProduceResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: protocol.NotLeaderOrFollower, BaseOffset: -1})
+		return true
+	}
+	if r.HW < d.required {
+		return false
+	}
+	code := protocol.None
+	if len(r.ISR) < r.MinISR {
+		code = protocol.NotEnoughReplicasAfterAppend
+	}
+	b.send(d.from, protocol.ProduceResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: code, BaseOffset: d.base})
+	return true
+}
+
+func (b *Broker) completeProduces(r *Replica) {
+	for _, d := range slices.Clone(b.produces) {
+		if d.replica == r && b.tryCompleteProduce(d) {
+			b.removeProduce(d)
+		}
+	}
+}
+
+func (b *Broker) failProduces(r *Replica, code protocol.ErrorCode) {
+	for _, d := range slices.Clone(b.produces) {
+		if d.replica == r {
+			b.removeProduce(d)
+			b.send(d.from, protocol.ProduceResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: code, BaseOffset: -1})
+		}
+	}
+}
+
+func (b *Broker) removeProduce(d *delayedProduce) {
+	if d.timeout != nil {
+		d.timeout.Cancelled = true
+	}
+	b.produces = slices.DeleteFunc(b.produces, func(x *delayedProduce) bool { return x == d })
+}
+
+// onHWChange runs when the leader's high watermark moved: acks=all
+// produces may complete, parked consumer fetches may have data.
+func (b *Broker) onHWChange(r *Replica) {
+	b.completeProduces(r)
+	b.completeFetches(r)
+}

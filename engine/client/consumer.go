@@ -1,0 +1,273 @@
+package client
+
+import (
+	"fmt"
+
+	"time"
+
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// ConsumerConfig is the consumer settings loglab models, Kafka's names.
+type ConsumerConfig struct {
+	MaxPollRecords  int           // max.poll.records (500)
+	FetchMinBytes   int32         // fetch.min.bytes (1)
+	FetchMaxWait    time.Duration // fetch.max.wait.ms (500 ms)
+	FetchMaxBytes   int32         // max.partition.fetch.bytes (1 MiB)
+	AutoOffsetReset string        // auto.offset.reset: latest (default), earliest, none
+}
+
+// DefaultConsumerConfig is the Java consumer's defaults.
+func DefaultConsumerConfig() ConsumerConfig {
+	return ConsumerConfig{MaxPollRecords: 500, FetchMinBytes: 1, FetchMaxWait: 500 * time.Millisecond, FetchMaxBytes: 1 << 20, AutoOffsetReset: "latest"}
+}
+
+// ConsumedRecord is a record returned by Poll.
+type ConsumedRecord struct {
+	TP        protocol.TopicPartition
+	Offset    int64
+	Timestamp int64
+	Key       []byte
+	Value     []byte
+}
+
+// assignment is one partition this consumer reads, with its position.
+type assignment struct {
+	tp        protocol.TopicPartition
+	position  int64 // -1: unknown, reset by auto.offset.reset
+	fetching  bool
+	resetting bool
+	corr      int64
+	buffered  []ConsumedRecord
+	err       protocol.ErrorCode
+}
+
+// Consumer is a Kafka consumer with manually assigned partitions (groups
+// come with the group coordinator): it fetches from each leader from its
+// position, reads only below the high watermark, and resets its position
+// by auto.offset.reset when it has none or it fell out of range.
+type Consumer struct {
+	ID     sim.NodeID
+	cfg    ConsumerConfig
+	net    *sim.Network
+	sched  *sim.Scheduler
+	meta   *metadataCache
+	events func(string)
+	assign []*assignment
+	corr   int64
+}
+
+// NewConsumer attaches a consumer to the network.
+func NewConsumer(id sim.NodeID, cfg ConsumerConfig, bootstrap []int32, net *sim.Network, sched *sim.Scheduler, events func(string)) *Consumer {
+	c := &Consumer{ID: id, cfg: cfg, net: net, sched: sched, events: events}
+	c.meta = &metadataCache{node: id, net: net, sched: sched, bootstrap: bootstrap, onUpdate: c.fetchAll}
+	net.Attach(id, c.handle)
+	return c
+}
+
+// Config is the consumer's configuration.
+func (c *Consumer) Config() ConsumerConfig { return c.cfg }
+
+// Assign sets the partitions to read (replacing any earlier assignment).
+func (c *Consumer) Assign(tps []protocol.TopicPartition) {
+	c.assign = nil
+	for _, tp := range tps {
+		c.assign = append(c.assign, &assignment{tp: tp, position: -1})
+	}
+	c.meta.refresh()
+}
+
+// Assignment lists the assigned partitions with their positions.
+func (c *Consumer) Assignment() []protocol.TopicPartition {
+	out := make([]protocol.TopicPartition, len(c.assign))
+	for i, a := range c.assign {
+		out[i] = a.tp
+	}
+	return out
+}
+
+// Position is where the next poll reads a partition from (-1: unknown).
+func (c *Consumer) Position(tp protocol.TopicPartition) int64 {
+	if a := c.find(tp); a != nil {
+		return a.position
+	}
+	return -1
+}
+
+// Seek moves a partition's position.
+func (c *Consumer) Seek(tp protocol.TopicPartition, offset int64) error {
+	a := c.find(tp)
+	if a == nil {
+		return fmt.Errorf("%s/%d is not assigned to %s", tp.Topic, tp.Partition, c.ID)
+	}
+	a.position, a.buffered, a.err = offset, nil, protocol.None
+	a.fetching = false
+	a.corr = -1 // ignore the answer to any fetch in flight
+	c.fetchAll()
+	return nil
+}
+
+func (c *Consumer) find(tp protocol.TopicPartition) *assignment {
+	for _, a := range c.assign {
+		if a.tp == tp {
+			return a
+		}
+	}
+	return nil
+}
+
+// Poll returns up to max buffered records (max.poll.records when max <= 0),
+// in assignment order, advancing positions, and starts fetches for
+// partitions with nothing buffered. An error from a partition (such as
+// OFFSET_OUT_OF_RANGE with auto.offset.reset=none) is returned once.
+func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
+	if max <= 0 {
+		max = c.cfg.MaxPollRecords
+	}
+	var out []ConsumedRecord
+	for _, a := range c.assign {
+		if a.err != protocol.None {
+			err := fmt.Errorf("%s/%d: %s", a.tp.Topic, a.tp.Partition, a.err.Name())
+			a.err = protocol.None
+			return out, err
+		}
+		n := min(len(a.buffered), max-len(out))
+		out = append(out, a.buffered[:n]...)
+		if n > 0 {
+			a.position = a.buffered[n-1].Offset + 1
+		}
+		a.buffered = a.buffered[n:]
+	}
+	c.fetchAll()
+	return out, nil
+}
+
+func (c *Consumer) fetchAll() {
+	for _, a := range c.assign {
+		c.fetch(a)
+	}
+}
+
+func (c *Consumer) fetch(a *assignment) {
+	if a.fetching || a.resetting || len(a.buffered) > 0 || a.err != protocol.None {
+		return
+	}
+	leader, epoch := c.meta.leader(a.tp)
+	if leader < 0 {
+		c.meta.refresh()
+		return
+	}
+	c.corr++
+	a.corr = c.corr
+	if a.position < 0 {
+		c.reset(a, leader)
+		return
+	}
+	a.fetching = true
+	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.FetchRequest{CorrelationID: a.corr, ReplicaID: -1, TP: a.tp,
+		FetchOffset: a.position, CurrentLeaderEpoch: epoch, LastFetchedEpoch: -1, MaxBytes: c.cfg.FetchMaxBytes,
+		MinBytes: c.cfg.FetchMinBytes, MaxWaitMs: int32(c.cfg.FetchMaxWait.Milliseconds())})
+	corr := a.corr
+	c.sched.After(c.cfg.FetchMaxWait+30*time.Second, "fetch-timeout "+string(c.ID), func() {
+		if a.fetching && a.corr == corr {
+			a.fetching = false
+			c.meta.refresh()
+		}
+	})
+}
+
+// reset finds a starting position by auto.offset.reset.
+func (c *Consumer) reset(a *assignment, leader int32) {
+	var ts int64
+	switch c.cfg.AutoOffsetReset {
+	case "earliest":
+		ts = -2
+	case "latest":
+		ts = -1
+	default:
+		a.err = protocol.OffsetOutOfRange // NoOffsetForPartitionException
+		return
+	}
+	a.resetting = true
+	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.ListOffsetsRequest{CorrelationID: a.corr, TP: a.tp, Timestamp: ts})
+	corr := a.corr
+	c.sched.After(30*time.Second, "list-offsets-timeout "+string(c.ID), func() {
+		if a.resetting && a.corr == corr {
+			a.resetting = false
+			c.meta.refresh()
+		}
+	})
+}
+
+func (c *Consumer) handle(env *sim.Envelope) {
+	switch m := env.Msg.(type) {
+	case protocol.MetadataResponse:
+		c.meta.handle(m)
+	case protocol.ListOffsetsResponse:
+		a := c.find(m.TP)
+		if a == nil || !a.resetting || a.corr != m.CorrelationID {
+			return
+		}
+		a.resetting = false
+		if m.Error != protocol.None {
+			c.meta.refresh()
+			c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+			return
+		}
+		c.events(fmt.Sprintf("%s: %s/%d position reset to %d (auto.offset.reset=%s)", c.ID, a.tp.Topic, a.tp.Partition, m.Offset, c.cfg.AutoOffsetReset))
+		a.position = m.Offset
+		c.fetch(a)
+	case protocol.FetchResponse:
+		c.onFetch(m)
+	}
+}
+
+func (c *Consumer) onFetch(m protocol.FetchResponse) {
+	a := c.find(m.TP)
+	if a == nil || !a.fetching || a.corr != m.CorrelationID {
+		return
+	}
+	a.fetching = false
+	switch m.Error {
+	case protocol.None:
+	case protocol.OffsetOutOfRange:
+		c.events(fmt.Sprintf("%s: %s/%d offset %d is out of range [%d, %d]", c.ID, a.tp.Topic, a.tp.Partition, a.position, m.LogStartOffset, m.HighWatermark))
+		a.position = -1
+		c.fetch(a)
+		return
+	default:
+		c.meta.refresh()
+		c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+		return
+	}
+	for raw := m.Records; len(raw) > 0; {
+		b, n, err := record.Decode(raw)
+		if err != nil {
+			break
+		}
+		raw = raw[n:]
+		if b.IsControl() {
+			continue
+		}
+		for _, r := range b.Records {
+			if off := b.Offset(r); off >= a.position {
+				a.buffered = append(a.buffered, ConsumedRecord{TP: a.tp, Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value})
+			}
+		}
+	}
+	if len(a.buffered) == 0 {
+		c.fetch(a)
+	}
+}
+
+// Buffered counts records fetched but not yet polled.
+func (c *Consumer) Buffered() int {
+	n := 0
+	for _, a := range c.assign {
+		n += len(a.buffered)
+	}
+	return n
+}

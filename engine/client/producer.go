@@ -1,0 +1,336 @@
+package client
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// ProducerConfig is the producer settings loglab models, Kafka's names.
+type ProducerConfig struct {
+	Acks            int16              // acks: 0, 1, -1 (all; Kafka's default)
+	Linger          time.Duration      // linger.ms (5 ms since Kafka 4.0)
+	BatchSize       int                // batch.size (16384)
+	Retries         int                // retries (2147483647)
+	RetryBackoff    time.Duration      // retry.backoff.ms (100 ms)
+	RequestTimeout  time.Duration      // request.timeout.ms (30 s)
+	DeliveryTimeout time.Duration      // delivery.timeout.ms (120 s)
+	MaxInFlight     int                // max.in.flight.requests.per.connection (5)
+	Compression     record.Compression // compression.type (none)
+}
+
+// DefaultProducerConfig is the Java producer's defaults, idempotence aside.
+func DefaultProducerConfig() ProducerConfig {
+	return ProducerConfig{Acks: -1, Linger: 5 * time.Millisecond, BatchSize: 16384, Retries: math.MaxInt32,
+		RetryBackoff: 100 * time.Millisecond, RequestTimeout: 30 * time.Second, DeliveryTimeout: 120 * time.Second, MaxInFlight: 5}
+}
+
+// Delivery is the report for one record: where it landed, or the error.
+type Delivery struct {
+	Topic     string
+	Partition int32
+	Offset    int64 // -1 for acks=0 and failures
+	Key       []byte
+	Value     []byte
+	Err       protocol.ErrorCode
+	Done      bool
+	Acks      int16
+	Attempts  int
+	record    pendingRecord
+}
+
+type pendingRecord struct {
+	topic     string
+	partition int32 // -1: the partitioner chooses
+	key       []byte
+	value     []byte
+}
+
+// producerBatch is an accumulating or in-flight batch for one partition.
+type producerBatch struct {
+	tp       protocol.TopicPartition
+	records  []*Delivery
+	bytes    int
+	created  time.Duration
+	attempts int
+	corr     int64
+	inFlight bool
+	sentTo   int32
+	timeout  *sim.Event
+	retryAt  time.Duration
+}
+
+// Producer is a Kafka producer on the network: partitioner, accumulator
+// (batch.size, linger.ms), sender (acks, max.in.flight, retries with
+// backoff, request and delivery timeouts). Without idempotence a retried
+// batch can land after a later one, or twice: that is the lesson.
+type Producer struct {
+	ID     sim.NodeID
+	cfg    ProducerConfig
+	net    *sim.Network
+	sched  *sim.Scheduler
+	rng    *rand.Rand
+	meta   *metadataCache
+	sticky *StickyPartitioner
+	events func(string)
+
+	waiting  []*Delivery      // records waiting for metadata
+	queues   []*producerBatch // accumulating or waiting to be (re)sent, in order
+	inFlight []*producerBatch // sent, awaiting a response
+	corr     int64
+	drainSet bool
+}
+
+// NewProducer attaches a producer to the network.
+func NewProducer(id sim.NodeID, cfg ProducerConfig, bootstrap []int32, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, events func(string)) *Producer {
+	p := &Producer{ID: id, cfg: cfg, net: net, sched: sched, rng: rng, sticky: NewStickyPartitioner(), events: events}
+	p.sticky.BatchSize = cfg.BatchSize
+	p.meta = &metadataCache{node: id, net: net, sched: sched, bootstrap: bootstrap, onUpdate: p.onMetadata}
+	net.Attach(id, p.handle)
+	return p
+}
+
+// Config is the producer's configuration.
+func (p *Producer) Config() ProducerConfig { return p.cfg }
+
+// Send queues a record; its Delivery is filled in when it completes.
+// partition < 0 lets the partitioner choose.
+func (p *Producer) Send(topic string, partition int32, key, value []byte) *Delivery {
+	d := &Delivery{Topic: topic, Partition: partition, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
+		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}}
+	p.waiting = append(p.waiting, d)
+	if !p.meta.known || p.meta.partitions(topic) == 0 {
+		p.meta.refresh()
+		return d
+	}
+	p.onMetadata()
+	return d
+}
+
+// Busy reports whether records are still waiting, batched or in flight.
+func (p *Producer) Busy() bool { return len(p.waiting)+len(p.queues)+len(p.inFlight) > 0 }
+
+func (p *Producer) onMetadata() {
+	var still []*Delivery
+	for _, d := range p.waiting {
+		n := p.meta.partitions(d.Topic)
+		if n == 0 {
+			still = append(still, d)
+			continue
+		}
+		switch {
+		case d.record.partition >= 0:
+			if int(d.record.partition) >= n {
+				p.complete(d, -1, protocol.UnknownTopicOrPartition)
+				continue
+			}
+			d.Partition = d.record.partition
+		case d.Key != nil:
+			d.Partition = int32(KeyPartition(d.Key, n))
+		default:
+			d.Partition = int32(p.sticky.Partition(d.Topic, n, len(d.Value), p.rng))
+		}
+		p.accumulate(d)
+	}
+	p.waiting = still
+	p.scheduleDrain(0)
+}
+
+// accumulate adds a record to its partition's open batch, opening a new
+// one when the open one would pass batch.size.
+func (p *Producer) accumulate(d *Delivery) {
+	tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+	size := len(d.Key) + len(d.Value) + 8
+	for i := len(p.queues) - 1; i >= 0; i-- {
+		b := p.queues[i]
+		if b.tp == tp && b.attempts == 0 && !b.inFlight {
+			if b.bytes+size <= p.cfg.BatchSize || len(b.records) == 0 {
+				b.records = append(b.records, d)
+				b.bytes += size
+				return
+			}
+			break
+		}
+	}
+	p.queues = append(p.queues, &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1})
+	p.scheduleDrain(p.cfg.Linger)
+}
+
+func (p *Producer) scheduleDrain(d time.Duration) {
+	p.sched.After(d, "drain "+string(p.ID), p.drain)
+}
+
+// ready says whether a batch may be sent now: full, lingered long enough,
+// or a retry whose backoff passed.
+func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
+	if b.attempts > 0 {
+		return now >= b.retryAt
+	}
+	return b.bytes >= p.cfg.BatchSize || now-b.created >= p.cfg.Linger
+}
+
+// drain sends every ready batch whose leader is known and whose connection
+// has room (max.in.flight.requests.per.connection).
+func (p *Producer) drain() {
+	now := p.sched.Clock.Elapsed()
+	needMeta := false
+	for _, b := range slices.Clone(p.queues) {
+		if now-b.created > p.cfg.DeliveryTimeout {
+			p.expire(b)
+			continue
+		}
+		if !p.ready(b, now) {
+			continue
+		}
+		leader, _ := p.meta.leader(b.tp)
+		if leader < 0 {
+			needMeta = true
+			continue
+		}
+		if p.inFlightTo(leader) >= p.cfg.MaxInFlight {
+			continue
+		}
+		p.sendBatch(b, leader)
+	}
+	if needMeta {
+		p.meta.refresh()
+		p.scheduleDrain(p.cfg.RetryBackoff)
+	}
+}
+
+func (p *Producer) inFlightTo(broker int32) int {
+	n := 0
+	for _, b := range p.inFlight {
+		if b.sentTo == broker {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *Producer) sendBatch(b *producerBatch, leader int32) {
+	p.queues = slices.DeleteFunc(p.queues, func(x *producerBatch) bool { return x == b })
+	p.corr++
+	b.corr, b.sentTo, b.inFlight = p.corr, leader, true
+	b.attempts++
+	for _, d := range b.records {
+		d.Attempts = b.attempts
+	}
+	raw, err := p.encode(b)
+	if err != nil {
+		p.fail(b, protocol.CorruptMessage)
+		return
+	}
+	p.net.Send(p.ID, kraft.BrokerNode(leader), protocol.ProduceRequest{CorrelationID: b.corr, Acks: p.cfg.Acks,
+		TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TP: b.tp, Records: raw})
+	if p.cfg.Acks == 0 {
+		// Fire and forget: success is assumed the moment it is sent.
+		b.inFlight = false
+		for _, d := range b.records {
+			p.complete(d, -1, protocol.None)
+		}
+		return
+	}
+	p.inFlight = append(p.inFlight, b)
+	corr := b.corr
+	b.timeout = p.sched.After(p.cfg.RequestTimeout, "request-timeout "+string(p.ID), func() {
+		if b.inFlight && b.corr == corr {
+			// No answer in request.timeout.ms: the batch may or may not have
+			// been written. Retrying is what duplicates it.
+			p.onResult(b, protocol.RequestTimedOut, -1)
+		}
+	})
+}
+
+func (p *Producer) encode(b *producerBatch) ([]byte, error) {
+	now := p.sched.Clock.NowMs()
+	rb := record.Batch{
+		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, false, false),
+		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: now, MaxTimestamp: now,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+	}
+	for i, d := range b.records {
+		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), Key: d.Key, Value: d.Value})
+	}
+	return rb.AppendEncoded(nil)
+}
+
+func (p *Producer) handle(env *sim.Envelope) {
+	switch m := env.Msg.(type) {
+	case protocol.MetadataResponse:
+		p.meta.handle(m)
+	case protocol.ProduceResponse:
+		for _, b := range p.inFlight {
+			if b.corr == m.CorrelationID {
+				p.onResult(b, m.Error, m.BaseOffset)
+				return
+			}
+		}
+	}
+}
+
+// onResult completes or retries a batch.
+func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int64) {
+	b.inFlight = false
+	if b.timeout != nil {
+		b.timeout.Cancelled = true
+	}
+	p.inFlight = slices.DeleteFunc(p.inFlight, func(x *producerBatch) bool { return x == b })
+	now := p.sched.Clock.Elapsed()
+	switch {
+	case code == protocol.None:
+		for i, d := range b.records {
+			p.complete(d, base+int64(i), protocol.None)
+		}
+	case code.Retriable() && b.attempts <= p.cfg.Retries && now-b.created < p.cfg.DeliveryTimeout:
+		p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying in %v (attempt %d)", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff, b.attempts+1))
+		b.retryAt = now + p.cfg.RetryBackoff
+		// Kafka puts a retried batch back at the head of its partition's
+		// queue; with more than one request in flight, a later batch may
+		// already have been written, and order is lost.
+		p.queues = append([]*producerBatch{b}, p.queues...)
+		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
+			p.meta.refresh()
+		}
+		p.scheduleDrain(p.cfg.RetryBackoff)
+	default:
+		p.fail(b, code)
+	}
+	p.scheduleDrain(0)
+}
+
+func (p *Producer) expire(b *producerBatch) {
+	p.queues = slices.DeleteFunc(p.queues, func(x *producerBatch) bool { return x == b })
+	p.events(fmt.Sprintf("%s: expiring %d record(s) for %s/%d: %v has passed since batch creation (delivery.timeout.ms)", p.ID, len(b.records), b.tp.Topic, b.tp.Partition, p.cfg.DeliveryTimeout))
+	p.fail(b, protocol.DeliveryTimeout)
+}
+
+func (p *Producer) fail(b *producerBatch, code protocol.ErrorCode) {
+	for _, d := range b.records {
+		p.complete(d, -1, code)
+	}
+}
+
+func (p *Producer) complete(d *Delivery, offset int64, code protocol.ErrorCode) {
+	d.Offset, d.Err, d.Done = offset, code, true
+}
+
+// DescribeConfig lists the settings as name=value.
+func (c ProducerConfig) Describe() string {
+	acks := fmt.Sprint(c.Acks)
+	if c.Acks == -1 {
+		acks = "all"
+	}
+	return strings.Join([]string{"acks=" + acks, fmt.Sprintf("linger.ms=%d", c.Linger.Milliseconds()), fmt.Sprintf("batch.size=%d", c.BatchSize),
+		fmt.Sprintf("max.in.flight.requests.per.connection=%d", c.MaxInFlight), fmt.Sprintf("retries=%d", c.Retries),
+		fmt.Sprintf("request.timeout.ms=%d", c.RequestTimeout.Milliseconds()), fmt.Sprintf("delivery.timeout.ms=%d", c.DeliveryTimeout.Milliseconds()),
+		"compression.type=" + c.Compression.String()}, " ")
+}

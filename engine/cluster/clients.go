@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// ErrClientExists and ErrNoClient name client mistakes in lab commands.
+var (
+	ErrClientExists = errors.New("a client with that name exists")
+	ErrNoClient     = errors.New("no such client")
+)
+
+func (c *Cluster) bootstrap() []int32 {
+	ids := make([]int32, len(c.brokers))
+	for i, b := range c.brokers {
+		ids[i] = b.ID
+	}
+	return ids
+}
+
+func (c *Cluster) nameTaken(name string) bool {
+	if name == "ctl" || (len(name) > 1 && name[0] == 'b' && name[1] >= '0' && name[1] <= '9') {
+		return true
+	}
+	return c.Producer(name) != nil || c.Consumer(name) != nil
+}
+
+// CreateProducer adds a producer named name.
+func (c *Cluster) CreateProducer(name string, cfg client.ProducerConfig) (*client.Producer, error) {
+	if c.nameTaken(name) {
+		return nil, fmt.Errorf("%w: %q", ErrClientExists, name)
+	}
+	p := client.NewProducer(sim.NodeID(name), cfg, c.bootstrap(), c.net, c.sched, c.rng, c.event)
+	c.producers = append(c.producers, p)
+	return p, nil
+}
+
+// Producer finds a producer.
+func (c *Cluster) Producer(name string) *client.Producer {
+	for _, p := range c.producers {
+		if string(p.ID) == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Producers lists producers in creation order.
+func (c *Cluster) Producers() []*client.Producer { return c.producers }
+
+// CreateConsumer adds a consumer with the given partitions assigned.
+func (c *Cluster) CreateConsumer(name string, cfg client.ConsumerConfig, tps []protocol.TopicPartition) (*client.Consumer, error) {
+	if c.nameTaken(name) {
+		return nil, fmt.Errorf("%w: %q", ErrClientExists, name)
+	}
+	for _, tp := range tps {
+		if _, err := c.PartitionInfo(tp.Topic, int(tp.Partition)); err != nil {
+			return nil, err
+		}
+	}
+	co := client.NewConsumer(sim.NodeID(name), cfg, c.bootstrap(), c.net, c.sched, c.event)
+	co.Assign(tps)
+	c.consumers = append(c.consumers, co)
+	return co, nil
+}
+
+// Consumer finds a consumer.
+func (c *Cluster) Consumer(name string) *client.Consumer {
+	for _, co := range c.consumers {
+		if string(co.ID) == name {
+			return co
+		}
+	}
+	return nil
+}
+
+// Consumers lists consumers in creation order.
+func (c *Cluster) Consumers() []*client.Consumer { return c.consumers }
+
+// Message is one record to produce; Partition < 0 lets the partitioner choose.
+type Message struct {
+	Key, Value []byte
+	Partition  int32
+}
+
+// AckedRecord is a record whose producer got a successful acknowledgement:
+// what the invariant checker holds the cluster to.
+type AckedRecord struct {
+	TP     protocol.TopicPartition
+	Offset int64
+	Value  []byte
+	Acks   int16
+	At     time.Duration
+}
+
+// Produce sends messages through producer p and runs the cluster until
+// every one has its delivery report (bounded by the producer's delivery
+// timeout). Successful acks=1 and acks=all deliveries are remembered for
+// the invariant checker.
+func (c *Cluster) Produce(p *client.Producer, topic string, msgs []Message) ([]*client.Delivery, error) {
+	if c.controller.Image().Topic(topic) == nil {
+		return nil, fmt.Errorf("%w: no topic %q", ErrUnknownTopicOrPartition, topic)
+	}
+	ds := make([]*client.Delivery, len(msgs))
+	for i, m := range msgs {
+		ds[i] = p.Send(topic, m.Partition, m.Key, m.Value)
+	}
+	limit := p.Config().DeliveryTimeout + p.Config().RequestTimeout + time.Second
+	if _, err := c.RunUntil(func() bool { return allDone(ds) }, limit); err != nil {
+		return ds, err
+	}
+	for _, d := range ds {
+		if d.Done && d.Err == protocol.None && d.Acks != 0 {
+			c.acked = append(c.acked, AckedRecord{TP: protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
+		}
+	}
+	return ds, nil
+}
+
+func allDone(ds []*client.Delivery) bool {
+	for _, d := range ds {
+		if !d.Done {
+			return false
+		}
+	}
+	return true
+}
+
+// Poll polls consumer co, running the cluster until it returns records or
+// timeout passes in virtual time (Kafka's poll(Duration)).
+func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]client.ConsumedRecord, error) {
+	var out []client.ConsumedRecord
+	var pollErr error
+	poll := func() bool {
+		recs, err := co.Poll(max - len(out))
+		out = append(out, recs...)
+		if err != nil {
+			pollErr = err
+			return true
+		}
+		return len(out) > 0
+	}
+	if poll() {
+		return out, pollErr
+	}
+	_, err := c.RunUntil(poll, timeout)
+	if err != nil {
+		return out, err
+	}
+	return out, pollErr
+}
+
+// Acked lists the acknowledged records so far.
+func (c *Cluster) Acked() []AckedRecord { return c.acked }

@@ -1,0 +1,67 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// CrashBroker kills broker id. With powerLoss, its disk also loses every
+// write not yet fsynced, as a machine losing power does; a plain crash (a
+// killed process) keeps them in the page cache. By default Kafka never
+// fsyncs on its own: it relies on other replicas, not on the disk.
+func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
+	b := c.Broker(id)
+	if b == nil {
+		return fmt.Errorf("no broker %d (brokers are 1-%d)", id, len(c.brokers))
+	}
+	if !b.Alive() {
+		return fmt.Errorf("broker %d is already down", id)
+	}
+	if powerLoss && c.fs != nil {
+		return fmt.Errorf("power=true needs the in-memory disks; this cluster writes real files")
+	}
+	b.Stop()
+	if powerLoss {
+		c.disks[id-1] = c.disks[id-1].Crash()
+		c.checker.powerLoss[int32(id)]++
+	}
+	c.event(fmt.Sprintf("broker %d crashed%s", id, map[bool]string{true: " (power loss: unsynced writes are gone)", false: ""}[powerLoss]))
+	return nil
+}
+
+// RestartBroker starts broker id again on its disk: it recovers its logs,
+// registers with a new broker epoch and catches up as a follower.
+func (c *Cluster) RestartBroker(id int) error {
+	b := c.Broker(id)
+	if b == nil {
+		return fmt.Errorf("no broker %d (brokers are 1-%d)", id, len(c.brokers))
+	}
+	if b.Alive() {
+		return fmt.Errorf("broker %d is running", id)
+	}
+	c.net.SetDown(b.Node, false)
+	c.brokers[id-1] = broker.New(int32(id), c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
+	c.event(fmt.Sprintf("broker %d restarted", id))
+	return nil
+}
+
+// NodeFor resolves a lab name to a network node: a broker number, "ctl"
+// (the controller) or a client name.
+func (c *Cluster) NodeFor(name string) (sim.NodeID, error) {
+	var id int
+	if _, err := fmt.Sscanf(name, "%d", &id); err == nil && fmt.Sprint(id) == name {
+		if c.Broker(id) == nil {
+			return "", fmt.Errorf("no broker %d (brokers are 1-%d)", id, len(c.brokers))
+		}
+		return c.Broker(id).Node, nil
+	}
+	if name == "ctl" || name == "controller" {
+		return "ctl", nil
+	}
+	if c.Producer(name) != nil || c.Consumer(name) != nil {
+		return sim.NodeID(name), nil
+	}
+	return "", fmt.Errorf("no node %q: use a broker number, ctl, or a client name", name)
+}

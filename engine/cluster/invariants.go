@@ -1,0 +1,264 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// Violation is a broken invariant: which, where, when.
+type Violation struct {
+	At        time.Duration
+	Invariant string
+	Detail    string
+}
+
+func (v Violation) String() string { return fmt.Sprintf("[%v] %s: %s", v.At, v.Invariant, v.Detail) }
+
+// Checker watches the invariants replication must keep (DESIGN §2):
+//
+//   - one leader per partition and leader epoch;
+//   - a leader's high watermark never decreases within its epoch;
+//   - the high watermark is at most the log end of every live ISR member;
+//   - live ISR members hold the leader's batches, byte for byte, below it;
+//   - every log's offsets are dense and increasing;
+//   - no record acknowledged with acks=all is lost while at most
+//     RF - min.insync.replicas of its replicas lost their disks (plain
+//     crashes keep the disk) and no unclean election happened; records
+//     acknowledged with acks=1 are checked too, and their loss reported
+//     as "acks=1-loss", which is not a bug but the lesson.
+type Checker struct {
+	c          *Cluster
+	EveryStep  bool
+	leaders    map[string]int32 // "topic/p@epoch" -> leader
+	hws        map[string]int64 // "topic/p@epoch" -> last HW seen
+	agreed     map[string]int64 // "topic/p@epoch b<id>" -> verified below
+	verified   map[string]int   // "topic/p@epoch" -> acked records verified
+	seen       map[string]bool  // violations already reported
+	violations []Violation
+	powerLoss  map[int32]int // broker -> power-loss crashes
+	unclean    map[protocol.TopicPartition]bool
+	metaRead   int64 // metadata records scanned for unclean elections
+}
+
+func newChecker(c *Cluster) *Checker {
+	return &Checker{c: c, leaders: map[string]int32{}, hws: map[string]int64{}, agreed: map[string]int64{},
+		verified: map[string]int{}, seen: map[string]bool{}, powerLoss: map[int32]int{}, unclean: map[protocol.TopicPartition]bool{}}
+}
+
+// Checker returns the cluster's invariant checker.
+func (c *Cluster) Checker() *Checker { return c.checker }
+
+func (k *Checker) afterStep() {
+	if k.EveryStep {
+		k.Check()
+	}
+}
+
+// Violations lists every violation found so far, in order.
+func (k *Checker) Violations() []Violation { return k.violations }
+
+func (k *Checker) report(invariant, detail string) {
+	key := invariant + detail
+	if k.seen[key] {
+		return
+	}
+	k.seen[key] = true
+	k.violations = append(k.violations, Violation{At: k.c.clock.Elapsed(), Invariant: invariant, Detail: detail})
+}
+
+// Check runs every invariant now and returns the violations it found.
+func (k *Checker) Check() []Violation {
+	before := len(k.violations)
+	k.noteUncleanElections()
+	for _, t := range k.c.controller.Image().Topics {
+		for i := range t.Partitions {
+			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
+			k.checkPartition(tp, t.Config("min.insync.replicas", "1"))
+		}
+	}
+	return k.violations[before:]
+}
+
+func (k *Checker) noteUncleanElections() {
+	for _, r := range k.c.controller.Log().Read(k.metaRead) {
+		k.metaRead = r.Offset + 1
+		if r.Unclean {
+			k.unclean[protocol.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true
+		}
+	}
+}
+
+func name(tp protocol.TopicPartition) string { return tp.Topic + "/" + strconv.Itoa(int(tp.Partition)) }
+
+func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
+	var leader *broker.Replica
+	var leaderID int32
+	for _, b := range k.c.brokers {
+		if !b.Alive() {
+			continue
+		}
+		r := b.Replica(tp)
+		if r == nil {
+			continue
+		}
+		k.checkDense(tp, b.ID, r)
+		if !r.IsLeader() {
+			continue
+		}
+		key := fmt.Sprintf("%s@%d", name(tp), r.LeaderEpoch)
+		if other, ok := k.leaders[key]; ok && other != b.ID {
+			k.report("one-leader-per-epoch", fmt.Sprintf("%s has two leaders in epoch %d: brokers %d and %d", name(tp), r.LeaderEpoch, other, b.ID))
+		}
+		k.leaders[key] = b.ID
+		if hw, ok := k.hws[key]; ok && r.HW < hw {
+			k.report("hw-monotonic", fmt.Sprintf("%s leader %d lowered its high watermark from %d to %d in epoch %d", name(tp), b.ID, hw, r.HW, r.LeaderEpoch))
+		}
+		k.hws[key] = max(k.hws[key], r.HW)
+		leader, leaderID = r, b.ID
+	}
+	if leader == nil {
+		return
+	}
+	for _, id := range leader.ISR {
+		if id == leaderID {
+			continue
+		}
+		b := k.c.Broker(int(id))
+		if b == nil || !b.Alive() {
+			continue
+		}
+		f := b.Replica(tp)
+		if f == nil {
+			continue
+		}
+		if leader.HW > f.Log.EndOffset() {
+			k.report("hw-within-isr", fmt.Sprintf("%s high watermark %d is past ISR member %d's log end %d", name(tp), leader.HW, id, f.Log.EndOffset()))
+			continue
+		}
+		k.checkAgreement(tp, leader, f, id)
+	}
+	var mi int
+	fmt.Sscan(minISR, &mi)
+	k.checkAcked(tp, leader, leaderID, mi)
+}
+
+// checkDense verifies a replica's batches follow each other offset by
+// offset (a compacted log may have gaps inside batches, not between them).
+func (k *Checker) checkDense(tp protocol.TopicPartition, id int32, r *broker.Replica) {
+	if r.Log.Config().Compact() {
+		return
+	}
+	next := int64(-1)
+	for _, s := range r.Log.Segments() {
+		bs, err := r.Log.BatchesIn(s.BaseOffset)
+		if err != nil {
+			k.report("dense-offsets", fmt.Sprintf("%s on broker %d: %v", name(tp), id, err))
+			return
+		}
+		for _, b := range bs {
+			if next >= 0 && b.Header.BaseOffset != next {
+				k.report("dense-offsets", fmt.Sprintf("%s on broker %d: batch at offset %d follows one ending at %d", name(tp), id, b.Header.BaseOffset, next-1))
+			}
+			next = b.Header.LastOffset() + 1
+		}
+	}
+}
+
+// checkAgreement compares the follower's batches with the leader's below
+// the high watermark.
+func (k *Checker) checkAgreement(tp protocol.TopicPartition, leader, f *broker.Replica, id int32) {
+	key := fmt.Sprintf("%s@%d b%d", name(tp), leader.LeaderEpoch, id)
+	from := max(k.agreed[key], leader.Log.StartOffset(), f.Log.StartOffset())
+	if from >= leader.HW {
+		return
+	}
+	lb, err1 := batchesBelow(leader, from, leader.HW)
+	fb, err2 := batchesBelow(f, from, leader.HW)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	if !slices.EqualFunc(lb, fb, bytes.Equal) {
+		k.report("replicas-agree", fmt.Sprintf("%s: broker %d's batches below the high watermark %d differ from leader's", name(tp), id, leader.HW))
+		return
+	}
+	k.agreed[key] = leader.HW
+}
+
+// batchesBelow returns the raw batches holding offsets [from, hw).
+func batchesBelow(r *broker.Replica, from, hw int64) ([][]byte, error) {
+	var out [][]byte
+	for from < hw {
+		fd, err := r.Log.Read(from, 1<<20, hw)
+		if err != nil {
+			return nil, err
+		}
+		bs, err := fd.Batches()
+		if err != nil || len(bs) == 0 {
+			return out, err
+		}
+		for _, sl := range fd.Slices {
+			raw, err := sl.Bytes()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, raw)
+		}
+		from = bs[len(bs)-1].NextOffset()
+	}
+	return out, nil
+}
+
+// checkAcked verifies acknowledged records are still on the leader.
+func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica, leaderID int32, minISR int) {
+	key := fmt.Sprintf("%s@%d", name(tp), leader.LeaderEpoch)
+	done := k.verified[key]
+	acked := k.c.acked
+	for ; done < len(acked); done++ {
+		a := acked[done]
+		if a.TP != tp || a.Offset < leader.Log.StartOffset() {
+			continue
+		}
+		lost := a.Offset >= leader.Log.EndOffset()
+		if !lost {
+			recs, err := leader.Log.Records(a.Offset, 1)
+			lost = err != nil || len(recs) == 0 || recs[0].Offset != a.Offset || !bytes.Equal(recs[0].Value, a.Value)
+		}
+		if !lost {
+			continue
+		}
+		detail := fmt.Sprintf("%s offset %d (%q, acknowledged at %v) is gone from leader %d", name(tp), a.Offset, a.Value, a.At, leaderID)
+		switch {
+		case a.Acks != -1:
+			k.report("acks=1-loss", detail)
+		case k.unclean[tp]:
+			k.report("unclean-election-loss", detail)
+		case k.diskLosses(tp) > len(k.replicasOf(tp))-minISR:
+			// More replicas lost their disks than acks=all promises to survive.
+		default:
+			k.report("acked-record-lost", detail)
+		}
+	}
+	k.verified[key] = done
+}
+
+func (k *Checker) replicasOf(tp protocol.TopicPartition) []int32 {
+	p := k.c.controller.Image().Partition(tp.Topic, tp.Partition)
+	if p == nil {
+		return nil
+	}
+	return p.Replicas
+}
+
+func (k *Checker) diskLosses(tp protocol.TopicPartition) int {
+	n := 0
+	for _, id := range k.replicasOf(tp) {
+		n += k.powerLoss[id]
+	}
+	return n
+}

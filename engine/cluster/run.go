@@ -1,0 +1,81 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// maxEventsPerCommand bounds one command's simulation, so that a cluster
+// that never settles reports it instead of hanging a browser tab.
+const maxEventsPerCommand = 2_000_000
+
+// Step runs the next event and says what it was.
+func (c *Cluster) Step() (string, bool) {
+	e, ok := c.sched.Step()
+	if !ok {
+		return "", false
+	}
+	c.checker.afterStep()
+	return e.Name, true
+}
+
+// Tick advances virtual time by d, running everything due meanwhile:
+// heartbeats, fetches, timeouts, retention, the cleaner.
+func (c *Cluster) Tick(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("cannot move the clock backwards by %v", d)
+	}
+	end := c.clock.Elapsed() + d
+	for n := 0; ; n++ {
+		at, ok := c.sched.Next()
+		if !ok || at > end {
+			break
+		}
+		if n >= maxEventsPerCommand {
+			return fmt.Errorf("more than %d events in %v", maxEventsPerCommand, d)
+		}
+		c.Step()
+	}
+	return c.clock.Advance(end - c.clock.Elapsed())
+}
+
+// RunUntil runs events until done reports true (checked after each) or
+// limit of virtual time passes. It reports whether done became true.
+func (c *Cluster) RunUntil(done func() bool, limit time.Duration) (bool, error) {
+	end := c.clock.Elapsed() + limit
+	for n := 0; !done(); n++ {
+		at, ok := c.sched.Next()
+		if !ok || at > end {
+			return false, nil
+		}
+		if n >= maxEventsPerCommand {
+			return false, fmt.Errorf("more than %d events without settling", maxEventsPerCommand)
+		}
+		c.Step()
+	}
+	return true, nil
+}
+
+// Stabilize runs until no message is in flight and no producer has records
+// waiting, bounded by ten minutes of virtual time: requests are answered,
+// followers have caught up as far as they can, and fetches are parked.
+func (c *Cluster) Stabilize() (bool, error) {
+	return c.RunUntil(c.quiet, 10*time.Minute)
+}
+
+func (c *Cluster) quiet() bool {
+	if len(c.net.InFlight()) > 0 {
+		return false
+	}
+	for _, p := range c.producers {
+		if p.Busy() {
+			return false
+		}
+	}
+	return true
+}
+
+// InFlight lists the messages on the wire.
+func (c *Cluster) InFlight() []*sim.Envelope { return c.net.InFlight() }

@@ -1,0 +1,300 @@
+package kraft
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// ControllerNode is the active controller's address on the network.
+const ControllerNode sim.NodeID = "ctl"
+
+// ControllerConfig holds the broker-liveness settings, Kafka's names.
+type ControllerConfig struct {
+	SessionTimeout time.Duration // broker.session.timeout.ms (9 s)
+}
+
+// Controller is the active controller's logic: it tracks broker liveness
+// from heartbeats, fences brokers whose session expired and moves their
+// leaderships to other in-sync replicas, applies ISR changes leaders ask for
+// (AlterPartition), and creates topics. It never changes state directly:
+// every decision is a record appended to the metadata log and then replayed
+// into its image, exactly as brokers replay it.
+type Controller struct {
+	cfg    ControllerConfig
+	net    *sim.Network
+	sched  *sim.Scheduler
+	rng    *rand.Rand
+	log    MetadataLog
+	image  *Image
+	events func(string)
+
+	lastHeartbeat map[int32]time.Duration
+	brokerOffset  map[int32]int64 // how far each broker has applied, from heartbeats
+	nextEpoch     int64
+}
+
+// NewController starts the controller logic on the network.
+func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, events func(string)) *Controller {
+	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: NewImage(), events: events,
+		lastHeartbeat: map[int32]time.Duration{}, brokerOffset: map[int32]int64{}, nextEpoch: 1}
+	for _, r := range log.Read(0) {
+		c.image.Apply(r)
+	}
+	net.Attach(ControllerNode, c.handle)
+	c.scheduleSessionCheck()
+	return c
+}
+
+// Image is the controller's metadata image (do not modify).
+func (c *Controller) Image() *Image { return c.image }
+
+// Log is the metadata log.
+func (c *Controller) Log() MetadataLog { return c.log }
+
+func (c *Controller) handle(env *sim.Envelope) {
+	switch m := env.Msg.(type) {
+	case protocol.BrokerRegistrationRequest:
+		c.register(env.From, m)
+	case protocol.BrokerHeartbeatRequest:
+		c.heartbeat(env.From, m)
+	case protocol.AlterPartitionRequest:
+		c.alterPartition(env.From, m)
+	}
+}
+
+// commit appends records, applies them and pushes them to the brokers.
+func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.MetadataRecord {
+	if len(records) == 0 {
+		return nil
+	}
+	committed, err := c.log.Append(records)
+	if err != nil {
+		c.events("controller: metadata append failed: " + err.Error())
+		return nil
+	}
+	for _, r := range committed {
+		c.image.Apply(r)
+		c.events("controller: " + r.Describe())
+	}
+	for _, b := range c.image.Brokers {
+		c.net.Send(ControllerNode, BrokerNode(b.ID), protocol.MetadataUpdate{Records: committed})
+	}
+	return committed
+}
+
+// BrokerNode is a broker's address.
+func BrokerNode(id int32) sim.NodeID { return sim.NodeID(fmt.Sprintf("b%d", id)) }
+
+func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequest) {
+	epoch := c.nextEpoch
+	c.nextEpoch++
+	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
+	c.brokerOffset[m.BrokerID] = -1
+	c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: m.BrokerID, BrokerEpoch: epoch})
+	c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch})
+}
+
+func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatRequest) {
+	b := c.image.Broker(m.BrokerID)
+	if b == nil || b.Epoch != m.BrokerEpoch {
+		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Error: protocol.StaleBrokerEpoch, Fenced: true})
+		return
+	}
+	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
+	c.brokerOffset[m.BrokerID] = m.MetadataOffset
+	// A broker is unfenced once it has caught up with the metadata log,
+	// as in KRaft: it must know the current leaders before it serves.
+	if b.Fenced && m.MetadataOffset >= c.log.End()-1 {
+		recs := []protocol.MetadataRecord{{Type: "UnfenceBroker", BrokerID: b.ID, BrokerEpoch: b.Epoch}}
+		c.commit(recs...)
+		c.commit(c.electLeaderless()...)
+	}
+	c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Fenced: b.Fenced, Records: c.log.Read(m.MetadataOffset + 1)})
+}
+
+// scheduleSessionCheck fences brokers whose heartbeats stopped for
+// broker.session.timeout.ms.
+func (c *Controller) scheduleSessionCheck() {
+	c.sched.After(time.Second, "controller session check", func() {
+		now := c.sched.Clock.Elapsed()
+		for _, b := range c.image.Brokers {
+			if !b.Fenced && now-c.lastHeartbeat[b.ID] > c.cfg.SessionTimeout {
+				c.events(fmt.Sprintf("controller: broker %d missed heartbeats for %v: fencing it", b.ID, c.cfg.SessionTimeout))
+				c.fence(b.ID)
+			}
+		}
+		c.scheduleSessionCheck()
+	})
+}
+
+// fence takes a broker out of service: it leaves every ISR (unless it is
+// the last member) and loses its leaderships to the next in-sync replica.
+func (c *Controller) fence(id int32) {
+	b := c.image.Broker(id)
+	c.commit(protocol.MetadataRecord{Type: "FenceBroker", BrokerID: id, BrokerEpoch: b.Epoch})
+	var changes []protocol.MetadataRecord
+	for _, t := range c.image.Topics {
+		for i, p := range t.Partitions {
+			if !slices.Contains(p.ISR, id) && p.Leader != id {
+				continue
+			}
+			isr := p.ISR
+			if len(isr) > 1 {
+				isr = slices.DeleteFunc(slices.Clone(isr), func(x int32) bool { return x == id })
+			}
+			leader := p.Leader
+			unclean := false
+			if leader == id || leader == -1 {
+				leader, isr, unclean = c.chooseLeader(t, p, isr)
+			}
+			changes = append(changes, c.change(t.Name, int32(i), p, leader, isr, unclean))
+		}
+	}
+	c.commit(changes...)
+}
+
+// electLeaderless elects leaders for partitions that have none, now that
+// another broker is back.
+func (c *Controller) electLeaderless() []protocol.MetadataRecord {
+	var changes []protocol.MetadataRecord
+	for _, t := range c.image.Topics {
+		for i, p := range t.Partitions {
+			if p.Leader != -1 {
+				continue
+			}
+			if leader, isr, unclean := c.chooseLeader(t, p, p.ISR); leader != -1 {
+				changes = append(changes, c.change(t.Name, int32(i), p, leader, isr, unclean))
+			}
+		}
+	}
+	return changes
+}
+
+// chooseLeader is Kafka's election: the first replica, in replica order,
+// that is in the ISR and not fenced. With unclean.leader.election.enable,
+// and no such replica, any live replica will do, and it becomes the whole
+// ISR: whatever it lacks is lost.
+func (c *Controller) chooseLeader(t *TopicInfo, p *PartitionInfo, isr []int32) (int32, []int32, bool) {
+	for _, r := range p.Replicas {
+		if slices.Contains(isr, r) && c.live(r) {
+			return r, isr, false
+		}
+	}
+	if t.Config("unclean.leader.election.enable", "false") == "true" {
+		for _, r := range p.Replicas {
+			if c.live(r) {
+				return r, []int32{r}, true
+			}
+		}
+	}
+	return -1, isr, false
+}
+
+func (c *Controller) live(id int32) bool {
+	b := c.image.Broker(id)
+	return b != nil && !b.Fenced
+}
+
+// change builds a PartitionChange: a new leader bumps the leader epoch,
+// every change bumps the partition epoch.
+func (c *Controller) change(topic string, partition int32, p *PartitionInfo, leader int32, isr []int32, unclean bool) protocol.MetadataRecord {
+	epoch := p.LeaderEpoch
+	if leader != p.Leader {
+		epoch++
+	}
+	return protocol.MetadataRecord{Type: "PartitionChange", Topic: topic, Partition: partition,
+		Leader: leader, ISR: slices.Clone(isr), LeaderEpoch: epoch, PartitionEpoch: p.PartitionEpoch + 1, Unclean: unclean}
+}
+
+// alterPartition applies an ISR change a leader asks for, if the leader
+// is still the leader at that epoch (else INVALID_UPDATE_VERSION or
+// FENCED_LEADER_EPOCH, as in Kafka).
+func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRequest) {
+	reply := protocol.AlterPartitionResponse{TP: m.TP}
+	p := c.image.Partition(m.TP.Topic, m.TP.Partition)
+	b := c.image.Broker(m.BrokerID)
+	switch {
+	case p == nil:
+		reply.Error = protocol.UnknownTopicOrPartition
+	case b == nil || b.Epoch != m.BrokerEpoch:
+		reply.Error = protocol.StaleBrokerEpoch
+	case p.Leader != m.BrokerID || p.LeaderEpoch != m.LeaderEpoch:
+		reply.Error = protocol.FencedLeaderEpoch
+	case p.PartitionEpoch != m.PartitionEpoch:
+		reply.Error = protocol.InvalidUpdateVersion
+	default:
+		// A replica joining the ISR must be live (KIP-841).
+		for _, r := range m.NewISR {
+			if !slices.Contains(p.ISR, r) && !c.live(r) {
+				reply.Error = protocol.InvalidRequest
+			}
+		}
+		if reply.Error == protocol.None {
+			rec := c.change(m.TP.Topic, m.TP.Partition, p, p.Leader, m.NewISR, false)
+			c.commit(rec)
+		}
+	}
+	if p != nil {
+		reply.LeaderEpoch, reply.PartitionEpoch, reply.ISR = p.LeaderEpoch, p.PartitionEpoch, slices.Clone(p.ISR)
+	}
+	c.net.Send(ControllerNode, from, reply)
+}
+
+// Errors creating topics, Kafka's names.
+var (
+	ErrTopicExists       = errors.New("TOPIC_ALREADY_EXISTS")
+	ErrReplicationFactor = errors.New("INVALID_REPLICATION_FACTOR")
+)
+
+// CreateTopic places replicas and commits the topic (CreateTopics). Placement
+// is Kafka's rack-unaware assignment: partition i's first replica is broker
+// (i + start) mod n, the others follow at a shift that grows every n
+// partitions, with start and shift drawn from the seeded RNG.
+func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]string) error {
+	if c.image.Topic(name) != nil {
+		return fmt.Errorf("%w: topic %q already exists", ErrTopicExists, name)
+	}
+	brokers := c.image.Brokers
+	if rf > len(brokers) {
+		return fmt.Errorf("%w: replication factor %d needs that many brokers, %d are registered", ErrReplicationFactor, rf, len(brokers))
+	}
+	recs := []protocol.MetadataRecord{{Type: "Topic", Topic: name, Partitions: int32(partitions)}}
+	for _, kv := range configs {
+		recs = append(recs, protocol.MetadataRecord{Type: "Config", Topic: name, Name: kv[0], Value: kv[1]})
+	}
+	n := len(brokers)
+	start, shift := c.rng.IntN(n), c.rng.IntN(n)
+	for i := range partitions {
+		if i > 0 && i%n == 0 {
+			shift++
+		}
+		first := (i + start) % n
+		replicas := []int32{brokers[first].ID}
+		for j := 0; j < rf-1; j++ {
+			idx := (first + 1 + (shift+j)%(n-1)) % n
+			replicas = append(replicas, brokers[idx].ID)
+		}
+		var isr []int32
+		for _, r := range replicas {
+			if c.live(r) {
+				isr = append(isr, r)
+			}
+		}
+		leader := int32(-1)
+		if len(isr) > 0 {
+			leader = isr[0]
+		} else {
+			isr = slices.Clone(replicas)
+		}
+		recs = append(recs, protocol.MetadataRecord{Type: "Partition", Topic: name, Partition: int32(i),
+			Replicas: replicas, ISR: isr, Leader: leader, LeaderEpoch: 0, PartitionEpoch: 0})
+	}
+	c.commit(recs...)
+	return nil
+}

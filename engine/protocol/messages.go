@@ -1,0 +1,161 @@
+package protocol
+
+// TopicPartition names a partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// ProduceRequest carries one batch for one partition (Kafka's request can
+// carry many; loglab's producer sends one request per partition batch).
+type ProduceRequest struct {
+	CorrelationID int64
+	Acks          int16 // 0, 1 or -1 (all)
+	TimeoutMs     int32
+	TP            TopicPartition
+	Records       []byte // one RecordBatch v2
+}
+
+// ProduceResponse answers a ProduceRequest (never sent for acks=0).
+type ProduceResponse struct {
+	CorrelationID  int64
+	TP             TopicPartition
+	Error          ErrorCode
+	BaseOffset     int64
+	LogStartOffset int64
+}
+
+// FetchRequest fetches from one partition, for a follower (ReplicaID >= 0)
+// or a consumer (ReplicaID = -1).
+type FetchRequest struct {
+	CorrelationID      int64
+	ReplicaID          int32
+	TP                 TopicPartition
+	FetchOffset        int64
+	CurrentLeaderEpoch int32 // -1: not checked
+	LastFetchedEpoch   int32 // -1: unknown; lets the leader detect divergence (KIP-320/595)
+	MaxBytes           int32
+	MinBytes           int32
+	MaxWaitMs          int32
+}
+
+// EpochEndOffset is the diverging epoch a leader reports when a follower's
+// log has gone where the leader's has not: truncate to EndOffset.
+type EpochEndOffset struct {
+	Epoch     int32
+	EndOffset int64
+}
+
+// FetchResponse answers a FetchRequest.
+type FetchResponse struct {
+	CorrelationID  int64
+	TP             TopicPartition
+	Error          ErrorCode
+	HighWatermark  int64
+	LogStartOffset int64
+	LeaderEpoch    int32
+	DivergingEpoch *EpochEndOffset
+	Records        []byte // whole batches
+}
+
+// MetadataRequest asks a broker who leads what.
+type MetadataRequest struct{ CorrelationID int64 }
+
+// PartitionMetadata is one partition's leader and replicas.
+type PartitionMetadata struct {
+	TP          TopicPartition
+	Leader      int32 // -1: none
+	LeaderEpoch int32
+	Replicas    []int32
+	ISR         []int32
+}
+
+// MetadataResponse is the broker's view of the cluster.
+type MetadataResponse struct {
+	CorrelationID int64
+	Brokers       []int32
+	Partitions    []PartitionMetadata // ordered by topic then partition
+}
+
+// ListOffsetsRequest asks for the earliest (-2) or latest (-1) offset.
+type ListOffsetsRequest struct {
+	CorrelationID int64
+	TP            TopicPartition
+	Timestamp     int64
+}
+
+// ListOffsetsResponse answers it.
+type ListOffsetsResponse struct {
+	CorrelationID int64
+	TP            TopicPartition
+	Error         ErrorCode
+	Offset        int64
+}
+
+// BrokerHeartbeatRequest keeps a broker's session with the controller
+// alive and says how far it has applied the metadata log.
+type BrokerHeartbeatRequest struct {
+	BrokerID       int32
+	BrokerEpoch    int64
+	MetadataOffset int64
+}
+
+// BrokerHeartbeatResponse carries the metadata records the broker lacks.
+type BrokerHeartbeatResponse struct {
+	Error   ErrorCode
+	Fenced  bool
+	Records []MetadataRecord
+}
+
+// BrokerRegistrationRequest is sent by a broker when it starts.
+type BrokerRegistrationRequest struct {
+	BrokerID      int32
+	LogEndOffsets map[TopicPartition]int64 // unused by the controller; for traces
+}
+
+// BrokerRegistrationResponse gives the broker its epoch.
+type BrokerRegistrationResponse struct {
+	Error       ErrorCode
+	BrokerEpoch int64
+}
+
+// AlterPartitionRequest is a leader asking the controller to change a
+// partition's ISR.
+type AlterPartitionRequest struct {
+	BrokerID       int32
+	BrokerEpoch    int64
+	TP             TopicPartition
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	NewISR         []int32
+}
+
+// AlterPartitionResponse answers it with the committed state.
+type AlterPartitionResponse struct {
+	Error          ErrorCode
+	TP             TopicPartition
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	ISR            []int32
+}
+
+// MetadataUpdate pushes newly committed metadata records to a broker.
+type MetadataUpdate struct {
+	Records []MetadataRecord
+}
+
+func (ProduceRequest) Kind() string             { return "Produce" }
+func (ProduceResponse) Kind() string            { return "ProduceResponse" }
+func (FetchRequest) Kind() string               { return "Fetch" }
+func (FetchResponse) Kind() string              { return "FetchResponse" }
+func (MetadataRequest) Kind() string            { return "Metadata" }
+func (MetadataResponse) Kind() string           { return "MetadataResponse" }
+func (ListOffsetsRequest) Kind() string         { return "ListOffsets" }
+func (ListOffsetsResponse) Kind() string        { return "ListOffsetsResponse" }
+func (BrokerHeartbeatRequest) Kind() string     { return "BrokerHeartbeat" }
+func (BrokerHeartbeatResponse) Kind() string    { return "BrokerHeartbeatResponse" }
+func (BrokerRegistrationRequest) Kind() string  { return "BrokerRegistration" }
+func (BrokerRegistrationResponse) Kind() string { return "BrokerRegistrationResponse" }
+func (AlterPartitionRequest) Kind() string      { return "AlterPartition" }
+func (AlterPartitionResponse) Kind() string     { return "AlterPartitionResponse" }
+func (MetadataUpdate) Kind() string             { return "MetadataUpdate" }

@@ -1,0 +1,61 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MetadataRecord is one record of the __cluster_metadata log. Offset is its
+// position in that log. Only the fields of its Type are set.
+type MetadataRecord struct {
+	Offset int64
+	Type   string // RegisterBroker, FenceBroker, UnfenceBroker, Topic, Config, Partition, PartitionChange
+
+	BrokerID    int32
+	BrokerEpoch int64
+
+	Topic      string
+	Partitions int32 // Topic: the partition count
+
+	Partition      int32
+	Replicas       []int32
+	ISR            []int32
+	Leader         int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	// Unclean marks a PartitionChange that elected an out-of-sync replica.
+	Unclean bool
+
+	// Config: a topic config (Topic, Name, Value).
+	Name, Value string
+}
+
+// Describe prints a record as the lab's `show metadata` lists it.
+func (r MetadataRecord) Describe() string {
+	switch r.Type {
+	case "RegisterBroker", "FenceBroker", "UnfenceBroker":
+		return fmt.Sprintf("%d %s brokerId=%d brokerEpoch=%d", r.Offset, r.Type, r.BrokerID, r.BrokerEpoch)
+	case "Topic":
+		return fmt.Sprintf("%d Topic name=%s partitions=%d", r.Offset, r.Topic, r.Partitions)
+	case "Config":
+		return fmt.Sprintf("%d Config topic=%s %s=%s", r.Offset, r.Topic, r.Name, r.Value)
+	default:
+		s := fmt.Sprintf("%d %s %s/%d leader=%d leaderEpoch=%d partitionEpoch=%d isr=%s", r.Offset, r.Type, r.Topic, r.Partition, r.Leader, r.LeaderEpoch, r.PartitionEpoch, JoinIDs(r.ISR))
+		if r.Type == "Partition" {
+			s += " replicas=" + JoinIDs(r.Replicas)
+		}
+		if r.Unclean {
+			s += " (unclean)"
+		}
+		return s
+	}
+}
+
+// JoinIDs prints broker ids as Kafka's tools do: 1,2,3.
+func JoinIDs(ids []int32) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, ",")
+}

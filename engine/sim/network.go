@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// NodeID names a node on the simulated network: "b1" for broker 1, "ctl"
+// for the controller, client ids for producers and consumers.
+type NodeID string
+
+// Message is anything sent between nodes. Kind is Kafka's API name
+// ("Produce", "Fetch", "FetchResponse", ...): faults and the UI match on it.
+type Message interface {
+	Kind() string
+}
+
+// Envelope is a message in flight.
+type Envelope struct {
+	ID        uint64
+	From, To  NodeID
+	Msg       Message
+	SentAt    time.Duration
+	DeliverAt time.Duration
+	// Fate is what happened to it: "" while in flight, then "delivered",
+	// "dropped" (a drop rule or a partition) or "lost" (an endpoint was down).
+	Fate string
+}
+
+// Handler receives messages for one node.
+type Handler func(env *Envelope)
+
+// DropRule drops messages matching From/To/Kind ("" matches any); Remaining
+// counts how many more it drops (<0: until removed).
+type DropRule struct {
+	From, To  NodeID
+	Kind      string
+	Remaining int
+}
+
+// Network carries messages between nodes with per-link latency; it can cut
+// links (partitions), drop chosen messages and delay links. Every send and
+// delivery is recorded in Trace for the UI.
+type Network struct {
+	sched    *Scheduler
+	handlers map[NodeID]Handler
+	down     map[NodeID]bool
+	// groups, when set, is a partition: nodes in different groups cannot
+	// talk; nodes in no group reach everyone.
+	groups   map[NodeID]int
+	latency  time.Duration
+	delays   map[[2]NodeID]time.Duration
+	drops    []*DropRule
+	nextID   uint64
+	inflight []*Envelope
+	Trace    *Trace
+}
+
+// DefaultLatency is one network hop.
+const DefaultLatency = time.Millisecond
+
+// NewNetwork returns a network with no nodes.
+func NewNetwork(sched *Scheduler) *Network {
+	return &Network{
+		sched: sched, handlers: map[NodeID]Handler{}, down: map[NodeID]bool{},
+		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, Trace: NewTrace(200),
+	}
+}
+
+// Attach registers the handler for a node (replacing any earlier one).
+func (n *Network) Attach(id NodeID, h Handler) { n.handlers[id] = h; delete(n.down, id) }
+
+// SetDown marks a node crashed (true) or back (false). A down node neither
+// sends nor receives; messages to it are lost.
+func (n *Network) SetDown(id NodeID, down bool) {
+	if down {
+		n.down[id] = true
+	} else {
+		delete(n.down, id)
+	}
+}
+
+// IsDown reports whether a node is down.
+func (n *Network) IsDown(id NodeID) bool { return n.down[id] }
+
+// Partition splits the network into groups; Heal removes the split, the
+// drop rules and the delays.
+func (n *Network) Partition(groups [][]NodeID) {
+	n.groups = map[NodeID]int{}
+	for i, g := range groups {
+		for _, id := range g {
+			n.groups[id] = i + 1
+		}
+	}
+}
+
+// Heal reconnects everything.
+func (n *Network) Heal() {
+	n.groups = nil
+	n.drops = nil
+	n.delays = map[[2]NodeID]time.Duration{}
+}
+
+// Drop adds a drop rule.
+func (n *Network) Drop(rule DropRule) { n.drops = append(n.drops, &rule) }
+
+// Delay sets the one-way latency of the link from -> to.
+func (n *Network) Delay(from, to NodeID, d time.Duration) { n.delays[[2]NodeID{from, to}] = d }
+
+// Connected reports whether a partition separates from and to.
+func (n *Network) Connected(from, to NodeID) bool {
+	if n.groups == nil {
+		return true
+	}
+	gf, okf := n.groups[from]
+	gt, okt := n.groups[to]
+	return !okf || !okt || gf == gt
+}
+
+// Send puts a message on the wire. It is delivered after the link's
+// latency unless a partition, a drop rule or a down endpoint intervenes;
+// like TCP under a partition, a cut message simply never arrives.
+func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
+	n.nextID++
+	latency := n.latency
+	if d, ok := n.delays[[2]NodeID{from, to}]; ok {
+		latency = d
+	}
+	now := n.sched.Clock.Elapsed()
+	env := &Envelope{ID: n.nextID, From: from, To: to, Msg: msg, SentAt: now, DeliverAt: now + latency}
+	if n.down[from] {
+		env.Fate = "lost"
+		n.Trace.add(env)
+		return env
+	}
+	if !n.Connected(from, to) || n.matchDrop(env) {
+		env.Fate = "dropped"
+		n.Trace.add(env)
+		return env
+	}
+	n.inflight = append(n.inflight, env)
+	n.Trace.add(env)
+	n.sched.After(latency, fmt.Sprintf("deliver %s %s->%s", msg.Kind(), from, to), func() { n.deliver(env) })
+	return env
+}
+
+func (n *Network) matchDrop(env *Envelope) bool {
+	for i, r := range n.drops {
+		if (r.From == "" || r.From == env.From) && (r.To == "" || r.To == env.To) && (r.Kind == "" || r.Kind == env.Msg.Kind()) {
+			if r.Remaining > 0 {
+				r.Remaining--
+				if r.Remaining == 0 {
+					n.drops = slices.Delete(n.drops, i, i+1)
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (n *Network) deliver(env *Envelope) {
+	n.inflight = slices.DeleteFunc(n.inflight, func(e *Envelope) bool { return e == env })
+	h, ok := n.handlers[env.To]
+	switch {
+	case n.down[env.To] || !ok:
+		env.Fate = "lost"
+	case !n.Connected(env.From, env.To):
+		env.Fate = "dropped" // cut while in flight
+	default:
+		env.Fate = "delivered"
+		h(env)
+	}
+}
+
+// InFlight lists messages on the wire, oldest first.
+func (n *Network) InFlight() []*Envelope { return slices.Clone(n.inflight) }
+
+// Describe summarises the network's faults for `show network`.
+func (n *Network) Describe() string {
+	var parts []string
+	if n.groups != nil {
+		byGroup := map[int][]string{}
+		maxGroup := 0
+		for id, g := range n.groups {
+			byGroup[g] = append(byGroup[g], string(id))
+			maxGroup = max(maxGroup, g)
+		}
+		var gs []string
+		for g := 1; g <= maxGroup; g++ {
+			ids := byGroup[g]
+			slices.Sort(ids)
+			gs = append(gs, "("+strings.Join(ids, ",")+")")
+		}
+		parts = append(parts, "partitioned "+strings.Join(gs, " "))
+	}
+	for _, r := range n.drops {
+		parts = append(parts, fmt.Sprintf("dropping %s from=%s to=%s", nonEmpty(r.Kind, "any"), nonEmpty(string(r.From), "any"), nonEmpty(string(r.To), "any")))
+	}
+	keys := make([][2]NodeID, 0, len(n.delays))
+	for k := range n.delays {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]NodeID) int { return strings.Compare(string(a[0])+string(a[1]), string(b[0])+string(b[1])) })
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("delay %s->%s %v", k[0], k[1], n.delays[k]))
+	}
+	if len(parts) == 0 {
+		return "network healthy"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
