@@ -93,7 +93,7 @@ func TestAPICommandRunsOnTheLiveCluster(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	code, body := post(`{"line":"produce orders key=a value=1 partition=1"}`)
-	if code != http.StatusOK || !strings.Contains(body, `"output":"produced to orders/1 at offset 0","ok":true`) {
+	if code != http.StatusOK || !strings.Contains(body, `"output":"produced to orders/1 at offset 0 (acks=all)","ok":true`) {
 		t.Fatalf("produce: %d %s", code, body)
 	}
 	code, body = post(`{"line":"produce nowhere value=1"}`)
@@ -147,7 +147,7 @@ func TestWebsocketBroadcastsEveryCommandToEveryPage(t *testing.T) {
 	}
 	for name, c := range map[string]*websocket.Conn{"sender": sender, "watcher": watcher} {
 		u := readUpdate(t, c)
-		if u.Type != "update" || !strings.Contains(u.View, "hello-ws") || !strings.Contains(u.Entry, "produced to orders/0 at offset 0") {
+		if u.Type != "update" || !strings.Contains(u.View, "hello-ws") || !strings.Contains(u.Entry, "produced to orders/0 at offset 0 (acks=all)") {
 			t.Errorf("%s got %+v", name, u)
 		}
 	}

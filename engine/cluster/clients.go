@@ -117,7 +117,9 @@ func (c *Cluster) Produce(p *client.Producer, topic string, msgs []Message) ([]*
 	}
 	for _, d := range ds {
 		if d.Done && d.Err == protocol.None && d.Acks != 0 {
-			c.acked = append(c.acked, AckedRecord{TP: protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
+			tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
+			c.ackedSet[ackKey{tp, d.Offset}] = true
 		}
 	}
 	return ds, nil
@@ -158,3 +160,8 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 
 // Acked lists the acknowledged records so far.
 func (c *Cluster) Acked() []AckedRecord { return c.acked }
+
+type ackKey struct {
+	tp     protocol.TopicPartition
+	offset int64
+}

@@ -69,6 +69,7 @@ type Cluster struct {
 	consumers  []*client.Consumer
 	events     []string
 	acked      []AckedRecord
+	ackedSet   map[ackKey]bool
 	checker    *Checker
 }
 
@@ -81,7 +82,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	}
 	clock := &sim.Clock{}
 	sched := sim.NewScheduler(clock)
-	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
+	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs, ackedSet: map[ackKey]bool{}}
 	c.checker = newChecker(c)
 	c.controller = kraft.NewController(kraft.ControllerConfig{SessionTimeout: cfg.SessionTimeout}, c.net, sched, c.rng, kraft.NewMemLog(), c.event)
 	for i := range cfg.Brokers {

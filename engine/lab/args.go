@@ -154,6 +154,15 @@ func (a *args) millis(name string, def time.Duration) time.Duration {
 	return time.Duration(n) * time.Millisecond
 }
 
+// millisOrZero is millis that also accepts 0 (linger.ms=0 is Kafka's old
+// default).
+func (a *args) millisOrZero(name string, def time.Duration) time.Duration {
+	if a.has(name) && a.options[name] == "0" {
+		return 0
+	}
+	return a.millis(name, def)
+}
+
 // rest returns the options no getter has read yet, in the order typed, and
 // marks them read: for commands that pass arbitrary Kafka configs on.
 func (a *args) rest() [][2]string {

@@ -2,26 +2,28 @@ package lab
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/view"
 )
 
 var clusterCommand = &command{
-	name:    "cluster",
-	usage:   "cluster [brokers=3] [controllers=3] [seed=1] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000]",
-	summary: "start a new, empty cluster (replacing any current one and its data)",
+	name: "cluster",
+	usage: "cluster [brokers=3] [controllers=3] [seed=1] [replica.lag.time.max.ms=30000] [replica.fetch.wait.max.ms=500] " +
+		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000]",
+	summary: "start a new cluster (replacing any current one and its data); brokers register with the controller before it returns",
 	run: func(l *Lab, a *args) (string, error) {
 		def := cluster.DefaultConfig()
-		cfg := cluster.Config{
-			Brokers:                a.integer("brokers", def.Brokers, 1, cluster.MaxBrokers),
-			Controllers:            a.integer("controllers", def.Controllers, 1, cluster.MaxControllers),
-			Seed:                   a.uint64("seed", def.Seed),
-			RetentionCheckInterval: a.millis("log.retention.check.interval.ms", def.RetentionCheckInterval),
-			CleanerBackoff:         a.millis("log.cleaner.backoff.ms", def.CleanerBackoff),
-		}
+		cfg := def
+		cfg.Brokers = a.integer("brokers", def.Brokers, 1, cluster.MaxBrokers)
+		cfg.Controllers = a.integer("controllers", def.Controllers, 1, cluster.MaxControllers)
+		cfg.Seed = a.uint64("seed", def.Seed)
+		cfg.Broker.ReplicaLagTimeMax = a.millis("replica.lag.time.max.ms", def.Broker.ReplicaLagTimeMax)
+		cfg.Broker.ReplicaFetchWaitMax = a.millis("replica.fetch.wait.max.ms", def.Broker.ReplicaFetchWaitMax)
+		cfg.Broker.HeartbeatInterval = a.millis("broker.heartbeat.interval.ms", def.Broker.HeartbeatInterval)
+		cfg.SessionTimeout = a.millis("broker.session.timeout.ms", def.SessionTimeout)
+		cfg.Broker.RetentionCheckInterval = a.millis("log.retention.check.interval.ms", def.Broker.RetentionCheckInterval)
+		cfg.Broker.CleanerBackoff = a.millis("log.cleaner.backoff.ms", def.Broker.CleanerBackoff)
 		if err := noPositional(a); err != nil {
 			return "", err
 		}
@@ -42,14 +44,15 @@ var clusterCommand = &command{
 		}
 		l.cluster = c
 		l.inspector = view.Inspector{}
-		return fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d", cfg.Brokers, cfg.Controllers, cfg.Seed), nil
+		return fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d; every broker registered by %v",
+			cfg.Brokers, cfg.Controllers, cfg.Seed, c.Elapsed()), nil
 	},
 }
 
 var tickCommand = &command{
 	name:    "tick",
 	usage:   "tick DURATION",
-	summary: "advance virtual time, e.g. tick 100ms or tick 5m (a bare number is milliseconds); retention and the cleaner run on their schedules",
+	summary: "advance virtual time, e.g. tick 100ms or tick 5m (a bare number is milliseconds), running everything due meanwhile",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -68,29 +71,68 @@ var tickCommand = &command{
 		if d < 0 {
 			return "", fmt.Errorf("cannot move the clock backwards by %v", d)
 		}
-		hk, err := l.cluster.Tick(d)
-		var b strings.Builder
-		fmt.Fprintf(&b, "time is %v (+%v)", l.cluster.Elapsed(), d)
-		describeHousekeeping(&b, hk)
-		if err != nil {
-			return "", fmt.Errorf("%s\n%w", b.String(), err)
+		if err := l.cluster.Tick(d); err != nil {
+			return "", err
 		}
-		return b.String(), nil
+		return fmt.Sprintf("time is %v (+%v)", l.cluster.Elapsed(), d), nil
 	},
 }
 
-// describeHousekeeping prints what retention and the cleaner did.
-func describeHousekeeping(b *strings.Builder, hk cluster.Housekeeping) {
-	for _, d := range hk.Deletions {
-		var files []string
-		for _, s := range d.Segments {
-			files = append(files, fmt.Sprintf("%020d.log (offsets %d-%d, %d bytes)", s.BaseOffset, s.BaseOffset, s.NextOffset-1, s.Size))
+var stepCommand = &command{
+	name:    "step",
+	usage:   "step [N]",
+	summary: "run the next N events (message deliveries and timers), one at a time, and list them",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
 		}
-		fmt.Fprintf(b, "\n  at %v %s deleted %s/%d %s; log start offset is now %d",
-			time.Duration(d.AtMs)*time.Millisecond, d.Reason, d.Topic, d.Partition, strings.Join(files, ", "), d.NewStartOffset)
-	}
-	for _, c := range hk.Cleanings {
-		fmt.Fprintf(b, "\n  at %v the cleaner compacted %s/%d (dirty ratio %.2f): removed %d superseded records and %d tombstones, %d -> %d bytes",
-			time.Duration(c.AtMs)*time.Millisecond, c.Topic, c.Partition, c.DirtyRatio, c.Superseded, c.TombstonesRemoved, c.BytesBefore, c.BytesAfter)
-	}
+		n := 1
+		if len(a.positional) == 1 {
+			fmt.Sscan(a.positional[0], &n)
+		}
+		if len(a.positional) > 1 || n < 1 || n > 10000 {
+			return "", fmt.Errorf("step takes one count between 1 and 10000")
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		out := ""
+		for i := range n {
+			name, ok := l.cluster.Step()
+			if !ok {
+				return out + "nothing left to run", nil
+			}
+			if i > 0 {
+				out += "\n"
+			}
+			out += fmt.Sprintf("[%v] %s", l.cluster.Elapsed(), name)
+		}
+		return out, nil
+	},
+}
+
+var stabilizeCommand = &command{
+	name:    "stabilize",
+	usage:   "stabilize",
+	summary: "run until no message is in flight and no producer has records waiting (at most ten virtual minutes)",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		before := l.cluster.Elapsed()
+		ok, err := l.cluster.Stabilize()
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return fmt.Sprintf("still busy after %v (time is %v)", l.cluster.Elapsed()-before, l.cluster.Elapsed()), nil
+		}
+		return fmt.Sprintf("stable at %v (+%v)", l.cluster.Elapsed(), l.cluster.Elapsed()-before), nil
+	},
 }

@@ -11,7 +11,7 @@ import (
 
 var showBatchCommand = &command{
 	name:    "show batch",
-	usage:   "show batch TOPIC/PARTITION offset=N",
+	usage:   "show batch TOPIC/PARTITION offset=N [broker=ID]",
 	summary: "open the batch holding offset N: its header fields, records and bytes (also in the inspector panel)",
 	run: func(l *Lab, a *args) (string, error) {
 		name, plog, lk, err := l.lookupArgs(a)
@@ -33,7 +33,7 @@ var showBatchCommand = &command{
 
 var showLookupCommand = &command{
 	name:    "show lookup",
-	usage:   "show lookup TOPIC/PARTITION offset=N",
+	usage:   "show lookup TOPIC/PARTITION offset=N [broker=ID]",
 	summary: "trace how a read finds offset N: pick the segment, binary-search its sparse index, then scan batch headers",
 	run: func(l *Lab, a *args) (string, error) {
 		name, plog, lk, err := l.lookupArgs(a)
@@ -52,13 +52,14 @@ func (l *Lab) lookupArgs(a *args) (string, *log.Log, log.Lookup, error) {
 		return "", nil, log.Lookup{}, err
 	}
 	offset := a.integer("offset", -1, 0, 1<<62)
+	broker := a.integer("broker", 0, 1, 1000)
 	if err := a.finish(); err != nil {
 		return "", nil, log.Lookup{}, err
 	}
 	if offset < 0 {
 		return "", nil, log.Lookup{}, fmt.Errorf("missing offset=")
 	}
-	topic, partition, plog, err := l.partitionArg(a)
+	topic, partition, plog, err := l.partitionArg(a, broker)
 	if err != nil {
 		return "", nil, log.Lookup{}, err
 	}

@@ -2,20 +2,83 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
 )
 
 // maxProduceCount bounds one command so a typo cannot freeze a browser tab.
 const maxProduceCount = 100_000
 
+// consoleProducer is the producer `produce` uses when none is named: the
+// Java producer's defaults, like kafka-console-producer.
+const consoleProducer = "console-producer"
+
+var producerCreateCommand = &command{
+	name: "producer create",
+	usage: "producer create NAME [acks=all] [linger.ms=5] [batch.size=16384] [max.in.flight.requests.per.connection=5] [retries=2147483647] " +
+		"[retry.backoff.ms=100] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
+	summary: "create a producer; max.in.flight is short for max.in.flight.requests.per.connection",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		name, err := onePositional(a, "producer name")
+		if err != nil {
+			return "", err
+		}
+		cfg := client.DefaultProducerConfig()
+		acks := a.str("acks", "all")
+		cfg.Linger = a.millisOrZero("linger.ms", cfg.Linger)
+		cfg.BatchSize = a.integer("batch.size", cfg.BatchSize, 0, 1<<24)
+		cfg.MaxInFlight = a.integer("max.in.flight.requests.per.connection", cfg.MaxInFlight, 1, 100)
+		if a.has("max.in.flight") {
+			cfg.MaxInFlight = a.integer("max.in.flight", cfg.MaxInFlight, 1, 100)
+		}
+		cfg.Retries = a.integer("retries", cfg.Retries, 0, math.MaxInt32)
+		cfg.RetryBackoff = a.millisOrZero("retry.backoff.ms", cfg.RetryBackoff)
+		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
+		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
+		codec := a.str("compression.type", "none")
+		idempotence := a.boolean("enable.idempotence", false)
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		switch acks {
+		case "all", "-1":
+			cfg.Acks = -1
+		case "1":
+			cfg.Acks = 1
+		case "0":
+			cfg.Acks = 0
+		default:
+			return "", fmt.Errorf("acks=%s: must be all, -1, 0 or 1", acks)
+		}
+		if cfg.Compression, err = record.ParseCompression(codec); err != nil {
+			return "", err
+		}
+		if idempotence {
+			return "", fmt.Errorf("enable.idempotence=true is not modelled yet (it comes with the transactions work); loglab's producer is non-idempotent, Kafka 3+'s default is idempotent")
+		}
+		if cfg.DeliveryTimeout < cfg.Linger+cfg.RequestTimeout {
+			return "", fmt.Errorf("delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms (Kafka refuses this configuration)")
+		}
+		if _, err := l.cluster.CreateProducer(name, cfg); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("created producer %s: %s", name, cfg.Describe()), nil
+	},
+}
+
 var produceCommand = &command{
 	name:    "produce",
-	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [compression.type=none] [batch.size=16384]",
-	summary: "send records: keyed ones go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...; a tombstone has a null value",
+	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [producer=NAME]",
+	summary: "send records and wait for their delivery reports; keyed records go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -31,13 +94,8 @@ var produceCommand = &command{
 		isTombstone := a.boolean("tombstone", false)
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
 		count := a.integer("count", 1, 1, maxProduceCount)
-		opts := cluster.DefaultProduceOptions()
-		opts.BatchSize = a.integer("batch.size", opts.BatchSize, 0, 1<<24)
-		codec := a.str("compression.type", "none")
+		producerName := a.str("producer", "")
 		if err := a.finish(); err != nil {
-			return "", err
-		}
-		if opts.Compression, err = record.ParseCompression(codec); err != nil {
 			return "", err
 		}
 		switch {
@@ -46,9 +104,17 @@ var produceCommand = &command{
 		case !hasValue && !isTombstone:
 			return "", fmt.Errorf("missing value= (or tombstone=true for a null value)")
 		}
+		info, err := l.cluster.PartitionInfo(topic, max(partition, 0))
+		if err != nil || info == nil {
+			return "", err
+		}
+		p, err := l.producer(producerName)
+		if err != nil {
+			return "", err
+		}
 		msgs := make([]cluster.Message, count)
 		for i := range msgs {
-			msgs[i] = cluster.Message{Partition: partition}
+			msgs[i] = cluster.Message{Partition: int32(partition)}
 			if hasValue {
 				msgs[i].Value = []byte(expandIndex(value, i))
 			}
@@ -56,12 +122,26 @@ var produceCommand = &command{
 				msgs[i].Key = []byte(expandIndex(key, i))
 			}
 		}
-		produced, err := l.cluster.Produce(topic, msgs, opts)
+		ds, err := l.cluster.Produce(p, topic, msgs)
 		if err != nil {
 			return "", err
 		}
-		return describeProduced(topic, produced), nil
+		return describeDeliveries(p, ds), nil
 	},
+}
+
+// producer returns the named producer, or the console producer.
+func (l *Lab) producer(name string) (*client.Producer, error) {
+	if name == "" {
+		if p := l.cluster.Producer(consoleProducer); p != nil {
+			return p, nil
+		}
+		return l.cluster.CreateProducer(consoleProducer, client.DefaultProducerConfig())
+	}
+	if p := l.cluster.Producer(name); p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("no producer %q; create it with `producer create %s acks=all`", name, name)
 }
 
 // expandIndex replaces {i} with the record's index within the command.
@@ -69,35 +149,57 @@ func expandIndex(s string, i int) string {
 	return strings.ReplaceAll(s, "{i}", strconv.Itoa(i))
 }
 
-// describeProduced says where records landed: one line per partition, in
-// partition order, with the offset range each received.
-func describeProduced(topic string, produced []cluster.Produced) string {
-	if len(produced) == 1 {
-		p := produced[0]
-		return fmt.Sprintf("produced to %s/%d at offset %d", topic, p.Partition, p.Offset)
+// describeDeliveries summarises delivery reports: one line per partition
+// and outcome, with offset ranges, in the order they were sent.
+func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
+	type group struct {
+		partition int32
+		err       protocol.ErrorCode
+		first     int64
+		last      int64
+		n         int
+		attempts  int
 	}
-	type span struct {
-		first, last int64
-		n           int
-	}
-	maxPartition := 0
-	for _, p := range produced {
-		maxPartition = max(maxPartition, p.Partition)
-	}
-	spans := make([]span, maxPartition+1)
-	for _, p := range produced {
-		s := &spans[p.Partition]
-		if s.n == 0 {
-			s.first = p.Offset
+	var groups []*group
+	for _, d := range ds {
+		var g *group
+		for _, x := range groups {
+			if x.partition == d.Partition && x.err == d.Err && (d.Err != protocol.None || d.Offset < 0 || d.Offset == x.last+1) {
+				g = x
+			}
 		}
-		s.last = p.Offset
-		s.n++
+		if g == nil {
+			g = &group{partition: d.Partition, err: d.Err, first: d.Offset}
+			groups = append(groups, g)
+		}
+		g.last = d.Offset
+		g.n++
+		g.attempts = max(g.attempts, d.Attempts)
 	}
+	acks := map[int16]string{-1: "all", 0: "0", 1: "1"}[p.Config().Acks]
 	var b strings.Builder
-	fmt.Fprintf(&b, "produced %d records to %s", len(produced), topic)
-	for i, s := range spans {
-		if s.n > 0 {
-			fmt.Fprintf(&b, "\n  %s/%d: %d records, offsets %d-%d", topic, i, s.n, s.first, s.last)
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		topic := ds[0].Topic
+		records := "1 record"
+		if g.n > 1 {
+			records = fmt.Sprintf("%d records", g.n)
+		}
+		retried := ""
+		if g.attempts > 1 {
+			retried = fmt.Sprintf(" after %d attempts", g.attempts)
+		}
+		switch {
+		case g.err != protocol.None:
+			fmt.Fprintf(&b, "%s to %s/%d failed%s: %s", records, topic, g.partition, retried, g.err.Name())
+		case g.first < 0:
+			fmt.Fprintf(&b, "%s sent to %s/%d (acks=0: no acknowledgement, no offset)", records, topic, g.partition)
+		case g.n == 1:
+			fmt.Fprintf(&b, "produced to %s/%d at offset %d (acks=%s%s)", topic, g.partition, g.first, acks, retried)
+		default:
+			fmt.Fprintf(&b, "produced %s to %s/%d at offsets %d-%d (acks=%s%s)", records, topic, g.partition, g.first, g.last, acks, retried)
 		}
 	}
 	return b.String()

@@ -8,8 +8,9 @@ import (
 	"github.com/loglab/loglab/engine/log"
 )
 
-// partitionArg reads the TOPIC/PARTITION word of a show command.
-func (l *Lab) partitionArg(a *args) (string, int, *log.Log, error) {
+// partitionArg reads the TOPIC/PARTITION word of a show command and finds
+// the replica it shows: the broker= option's, or the leader's.
+func (l *Lab) partitionArg(a *args, broker int) (string, int, *log.Log, error) {
 	tp, err := onePositional(a, "TOPIC/PARTITION")
 	if err != nil {
 		return "", 0, nil, err
@@ -18,13 +19,16 @@ func (l *Lab) partitionArg(a *args) (string, int, *log.Log, error) {
 	if err != nil {
 		return "", 0, nil, err
 	}
-	plog, err := l.cluster.Partition(topic, partition)
-	return topic, partition, plog, err
+	r, _, err := l.cluster.Replica(topic, partition, broker)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	return topic, partition, r.Log, nil
 }
 
 var showLogCommand = &command{
 	name:    "show log",
-	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=BATCHES]",
+	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=BATCHES] [broker=ID]",
 	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
@@ -32,10 +36,11 @@ var showLogCommand = &command{
 		}
 		from := a.integer("from", -1, 0, 1<<62)
 		maxBatches := a.integer("max", 0, 0, maxProduceCount)
+		broker := a.integer("broker", 0, 1, 1000)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		topic, partition, plog, err := l.partitionArg(a)
+		topic, partition, plog, err := l.partitionArg(a, broker)
 		if err != nil {
 			return "", err
 		}
@@ -57,7 +62,7 @@ var showLogCommand = &command{
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&b, "\nDumping %s/%s\n", log.PartitionDir(topic, partition), log.FileName(seg.BaseOffset, log.LogSuffix))
+			fmt.Fprintf(&b, "\nDumping %s/%s\n", plog.Dir(), log.FileName(seg.BaseOffset, log.LogSuffix))
 			for _, bi := range batches {
 				if bi.Header.LastOffset() < start || (maxBatches > 0 && printed >= maxBatches) {
 					continue
@@ -78,23 +83,24 @@ var showLogCommand = &command{
 
 var showSegmentsCommand = &command{
 	name:    "show segments",
-	usage:   "show segments TOPIC/PARTITION",
+	usage:   "show segments TOPIC/PARTITION [broker=ID]",
 	summary: "list a partition's segment files with their sizes and sparse index entries",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
+		broker := a.integer("broker", 0, 1, 1000)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		topic, partition, plog, err := l.partitionArg(a)
+		topic, partition, plog, err := l.partitionArg(a, broker)
 		if err != nil {
 			return "", err
 		}
 		segs := plog.Segments()
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s/%d (%s): %d segments, %d bytes, log start offset %d, log end offset %d",
-			topic, partition, log.PartitionDir(topic, partition), len(segs), plog.Size(), plog.StartOffset(), plog.EndOffset())
+			topic, partition, plog.Dir(), len(segs), plog.Size(), plog.StartOffset(), plog.EndOffset())
 		for _, s := range segs {
 			state := ""
 			if s.Active {

@@ -76,10 +76,14 @@ func (l *Lab) Run(line string) (string, error) {
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
 	}
 	out, err := cmd.run(l, a)
+	events := l.drainEvents(cmd)
 	if err != nil {
+		if events != "" {
+			err = fmt.Errorf("%w%s", err, events)
+		}
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
 	}
-	return out, nil
+	return out + events, nil
 }
 
 // View snapshots the lab's cluster for the UI.
@@ -134,4 +138,19 @@ func (l *Lab) Close() error {
 		return nil
 	}
 	return l.cluster.Close()
+}
+
+// drainEvents returns what happened in the cluster during a command (the
+// controller's decisions, leadership and ISR changes, truncations,
+// retention), indented under its output. The cluster command's own
+// start-up chatter is left out.
+func (l *Lab) drainEvents(cmd *command) string {
+	if l.cluster == nil {
+		return ""
+	}
+	events := l.cluster.DrainEvents()
+	if cmd == clusterCommand || len(events) == 0 {
+		return ""
+	}
+	return "\n  " + strings.Join(events, "\n  ")
 }

@@ -201,6 +201,17 @@ func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendIn
 	if len(encoded) < record.HeaderSize {
 		return AppendInfo{}, fmt.Errorf("%w: %d bytes is not a batch", ErrCorruptMessage, len(encoded))
 	}
+	if l.cfg.Compact() {
+		// Kafka's LogValidator decodes batches bound for a compacted topic:
+		// a record without a key could never be compacted away.
+		b, _, err := record.Decode(encoded)
+		if err != nil {
+			return AppendInfo{}, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
+		}
+		if err := l.Validate(&b, len(encoded)); err != nil {
+			return AppendInfo{}, err
+		}
+	}
 	binary.BigEndian.PutUint64(encoded[0:8], uint64(l.EndOffset()))
 	binary.BigEndian.PutUint32(encoded[12:16], uint32(leaderEpoch))
 	return l.appendEncoded(encoded)

@@ -15,6 +15,44 @@ type Cluster struct {
 	Elapsed     string // virtual time since the cluster started, e.g. "1.5s"
 	Topics      []Topic
 	Inspector   Inspector
+	// The cluster as nodes: brokers, the controller, and the messages
+	// between them (the most recent, in flight ones first).
+	BrokerNodes    []Broker
+	MetadataOffset int64 // the controller's last committed metadata offset
+	Clients        []string
+	Messages       []Message
+	Violations     []string // what the invariant checker reported
+}
+
+// Broker is one broker node.
+type Broker struct {
+	ID             int
+	Alive          bool
+	Fenced         bool
+	Epoch          int64
+	MetadataOffset int64
+}
+
+// Message is a request or response on the network.
+type Message struct {
+	ID        uint64
+	From, To  string
+	Kind      string
+	SentAt    string
+	DeliverAt string
+	InFlight  bool
+	Fate      string // delivered, dropped, lost ("" while in flight)
+}
+
+// Replica is one broker's copy of a partition.
+type Replica struct {
+	Broker   int
+	Alive    bool
+	Leader   bool
+	InISR    bool
+	LEO      int64 // log end offset
+	HW       int64 // high watermark as this replica knows it
+	Epoch    int
 }
 
 // Topic is one topic with its partitions in partition order.
@@ -30,6 +68,11 @@ type Partition struct {
 	Index          int
 	LogStartOffset int64
 	LogEndOffset   int64
+	Leader         int // -1: none
+	LeaderEpoch    int
+	HighWatermark  int64
+	ISR            []int
+	Replicas       []Replica
 	// Records is the tail of the log, oldest first; Hidden counts the
 	// offsets before it that are left out so a long log stays cheap to
 	// render (compaction may have emptied some of them).
@@ -69,6 +112,8 @@ type Record struct {
 	KeyIsNull   bool
 	Value       string
 	ValueIsNull bool // a tombstone
+	Committed   bool // below the high watermark: visible to consumers
+	Acked       bool // a producer was told it is written (acks=1 or all)
 }
 
 // RecordsShown is how many of a partition's newest records a view carries.

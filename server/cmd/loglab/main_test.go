@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +40,7 @@ func TestScriptFromStdin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "> produce t key=k value=v\nproduced to t/0 at offset 0\n") ||
+	if !strings.Contains(stdout, "> produce t key=k value=v\nproduced to t/0 at offset 0 (acks=all)\n") ||
 		!strings.Contains(stdout, "key: k payload: v") {
 		t.Fatalf("unexpected transcript:\n%s", stdout)
 	}
@@ -81,7 +80,7 @@ func TestServeRefusesAFolderWithoutTheStaticFiles(t *testing.T) {
 // decoder can read; the transcript is the same as without it.
 func TestScriptWritesSegmentFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	script := "cluster seed=1\ntopic create orders partitions=2 segment.bytes=200\nproduce orders key=k{i} value=v{i} count=20 batch.size=0\nshow segments orders/1\n"
+	script := "cluster seed=1\ntopic create orders partitions=2 rf=2 segment.bytes=200\nproducer create p batch.size=0 linger.ms=0\nproduce orders key=k{i} value=v{i} count=20 producer=p\nshow segments orders/1\n"
 	code, withFiles, stderr := runCLI(t, script, "script", "-data-dir", dir, "-")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -90,14 +89,19 @@ func TestScriptWritesSegmentFiles(t *testing.T) {
 	if withFiles != inMemory {
 		t.Fatalf("transcripts differ with and without -data-dir:\n%s\n---\n%s", withFiles, inMemory)
 	}
-	for _, p := range []int{0, 1} {
-		logs, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("orders-%d", p), "*.log"))
+	// Each partition has two replicas, each on its broker's directory.
+	replicaDirs, _ := filepath.Glob(filepath.Join(dir, "broker-*", "orders-*"))
+	if len(replicaDirs) != 4 {
+		t.Fatalf("replica directories %v, want 2 partitions x 2 replicas", replicaDirs)
+	}
+	for _, d := range replicaDirs {
+		logs, _ := filepath.Glob(filepath.Join(d, "*.log"))
 		if len(logs) < 2 {
-			t.Fatalf("orders-%d has %d segment files, want several with segment.bytes=200", p, len(logs))
+			t.Fatalf("%s has %d segment files, want several with segment.bytes=200", d, len(logs))
 		}
 		for _, want := range []string{"00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex", "leader-epoch-checkpoint"} {
-			if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("orders-%d", p), want)); err != nil {
-				t.Errorf("orders-%d: %v", p, err)
+			if _, err := os.Stat(filepath.Join(d, want)); err != nil {
+				t.Errorf("%s: %v", d, err)
 			}
 		}
 	}

@@ -1,0 +1,157 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+var consumerCreateCommand = &command{
+	name: "consumer create",
+	usage: "consumer create NAME topics=T1,T2|assign=T/P,T/P [auto.offset.reset=latest] [max.poll.records=500] " +
+		"[fetch.min.bytes=1] [fetch.max.wait.ms=500]",
+	summary: "create a consumer with manually assigned partitions (topics= assigns all their partitions); groups come with the group coordinator",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		name, err := onePositional(a, "consumer name")
+		if err != nil {
+			return "", err
+		}
+		cfg := client.DefaultConsumerConfig()
+		topics := a.str("topics", "")
+		assign := a.str("assign", "")
+		cfg.AutoOffsetReset = a.str("auto.offset.reset", cfg.AutoOffsetReset)
+		cfg.MaxPollRecords = a.integer("max.poll.records", cfg.MaxPollRecords, 1, 100000)
+		cfg.FetchMinBytes = int32(a.integer("fetch.min.bytes", int(cfg.FetchMinBytes), 0, 1<<26))
+		cfg.FetchMaxWait = a.millisOrZero("fetch.max.wait.ms", cfg.FetchMaxWait)
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		switch cfg.AutoOffsetReset {
+		case "earliest", "latest", "none":
+		default:
+			return "", fmt.Errorf("auto.offset.reset=%s: must be earliest, latest or none", cfg.AutoOffsetReset)
+		}
+		var tps []protocol.TopicPartition
+		switch {
+		case topics != "" && assign != "":
+			return "", fmt.Errorf("give topics= or assign=, not both")
+		case topics != "":
+			for _, t := range strings.Split(topics, ",") {
+				info := l.cluster.Controller().Image().Topic(t)
+				if info == nil {
+					return "", fmt.Errorf("UNKNOWN_TOPIC_OR_PARTITION: no topic %q", t)
+				}
+				for i := range info.Partitions {
+					tps = append(tps, protocol.TopicPartition{Topic: t, Partition: int32(i)})
+				}
+			}
+		case assign != "":
+			for _, s := range strings.Split(assign, ",") {
+				t, p, err := parseTopicPartition(s)
+				if err != nil {
+					return "", err
+				}
+				tps = append(tps, protocol.TopicPartition{Topic: t, Partition: int32(p)})
+			}
+		default:
+			return "", fmt.Errorf("missing topics= or assign=")
+		}
+		if _, err := l.cluster.CreateConsumer(name, cfg, tps); err != nil {
+			return "", err
+		}
+		var names []string
+		for _, tp := range tps {
+			names = append(names, fmt.Sprintf("%s/%d", tp.Topic, tp.Partition))
+		}
+		return fmt.Sprintf("created consumer %s assigned %s (auto.offset.reset=%s)", name, strings.Join(names, ","), cfg.AutoOffsetReset), nil
+	},
+}
+
+var pollCommand = &command{
+	name:    "poll",
+	usage:   "poll CONSUMER [max=N] [timeout=1s]",
+	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default)",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		name, err := onePositional(a, "consumer name")
+		if err != nil {
+			return "", err
+		}
+		maxRecords := a.integer("max", 0, 0, 100000)
+		timeoutText := a.str("timeout", "1s")
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		timeout, err := parseDuration(timeoutText)
+		if err != nil {
+			return "", err
+		}
+		co := l.cluster.Consumer(name)
+		if co == nil {
+			return "", fmt.Errorf("no consumer %q; create it with `consumer create %s topics=...`", name, name)
+		}
+		if maxRecords == 0 {
+			maxRecords = co.Config().MaxPollRecords
+		}
+		recs, pollErr := l.cluster.Poll(co, maxRecords, timeout)
+		var b strings.Builder
+		for i, r := range recs {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			fmt.Fprintf(&b, "%s/%d offset %d key=%s value=%s", r.TP.Topic, r.TP.Partition, r.Offset, nullable(r.Key), nullable(r.Value))
+		}
+		if pollErr != nil {
+			return "", fmt.Errorf("%s%w", prefixLines(b.String()), pollErr)
+		}
+		if len(recs) == 0 {
+			return fmt.Sprintf("no records within %v", timeout), nil
+		}
+		return b.String(), nil
+	},
+}
+
+var seekCommand = &command{
+	name:    "seek",
+	usage:   "seek CONSUMER TOPIC/PARTITION offset=N",
+	summary: "move a consumer's position in one partition",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		offset := a.integer("offset", -1, 0, 1<<62)
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		if len(a.positional) != 2 || offset < 0 {
+			return "", fmt.Errorf("expected CONSUMER TOPIC/PARTITION offset=N")
+		}
+		co := l.cluster.Consumer(a.positional[0])
+		if co == nil {
+			return "", fmt.Errorf("no consumer %q", a.positional[0])
+		}
+		t, p, err := parseTopicPartition(a.positional[1])
+		if err != nil {
+			return "", err
+		}
+		if err := co.Seek(protocol.TopicPartition{Topic: t, Partition: int32(p)}, int64(offset)); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s will read %s from offset %d", a.positional[0], a.positional[1], offset), nil
+	},
+}
+
+func prefixLines(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s + "\n"
+}
+

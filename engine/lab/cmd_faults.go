@@ -1,0 +1,223 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loglab/loglab/engine/sim"
+)
+
+var brokerCrashCommand = &command{
+	name:    "broker crash",
+	usage:   "broker crash ID [power=false]",
+	summary: "kill a broker; power=true also loses every write not yet fsynced (Kafka does not fsync by default)",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		id, err := brokerArg(a)
+		if err != nil {
+			return "", err
+		}
+		power := a.boolean("power", false)
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		if err := l.cluster.CrashBroker(id, power); err != nil {
+			return "", err
+		}
+		if power {
+			return fmt.Sprintf("broker %d lost power", id), nil
+		}
+		return fmt.Sprintf("broker %d crashed", id), nil
+	},
+}
+
+var brokerRestartCommand = &command{
+	name:    "broker restart",
+	usage:   "broker restart ID",
+	summary: "start a crashed broker again: it recovers its logs, registers and catches up",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		id, err := brokerArg(a)
+		if err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		if err := l.cluster.RestartBroker(id); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("broker %d restarting", id), nil
+	},
+}
+
+func brokerArg(a *args) (int, error) {
+	s, err := onePositional(a, "broker id")
+	if err != nil {
+		return 0, err
+	}
+	var id int
+	if _, err := fmt.Sscan(s, &id); err != nil || fmt.Sprint(id) != s {
+		return 0, fmt.Errorf("%q is not a broker id", s)
+	}
+	return id, nil
+}
+
+var netPartitionCommand = &command{
+	name:    "net partition",
+	usage:   "net partition (A,B) (C) ...",
+	summary: "split the network: nodes in different groups cannot talk; nodes not named (clients, the controller unless named ctl) reach everyone",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		if len(a.positional) < 2 {
+			return "", fmt.Errorf("give at least two groups, e.g. net partition (1) (2,3)")
+		}
+		var groups [][]sim.NodeID
+		seen := map[sim.NodeID]bool{}
+		for _, g := range a.positional {
+			if !strings.HasPrefix(g, "(") || !strings.HasSuffix(g, ")") {
+				return "", fmt.Errorf("%q is not a group like (1,2)", g)
+			}
+			var group []sim.NodeID
+			for _, name := range strings.Split(strings.Trim(g, "()"), ",") {
+				node, err := l.cluster.NodeFor(strings.TrimSpace(name))
+				if err != nil {
+					return "", err
+				}
+				if seen[node] {
+					return "", fmt.Errorf("%s is in two groups", name)
+				}
+				seen[node] = true
+				group = append(group, node)
+			}
+			groups = append(groups, group)
+		}
+		l.cluster.Network().Partition(groups)
+		return l.cluster.Network().Describe(), nil
+	},
+}
+
+var netHealCommand = &command{
+	name:    "net heal",
+	usage:   "net heal",
+	summary: "remove every partition, drop rule and delay",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		l.cluster.Network().Heal()
+		return l.cluster.Network().Describe(), nil
+	},
+}
+
+var netDropCommand = &command{
+	name:    "net drop",
+	usage:   "net drop [from=NODE] [to=NODE] [type=Fetch] [count=1]",
+	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		from, to := a.str("from", ""), a.str("to", "")
+		kind := a.str("type", "")
+		count := a.integer("count", 1, 0, 1_000_000)
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		rule := sim.DropRule{Kind: kind, Remaining: count}
+		if count == 0 {
+			rule.Remaining = -1
+		}
+		var err error
+		if from != "" {
+			if rule.From, err = l.cluster.NodeFor(from); err != nil {
+				return "", err
+			}
+		}
+		if to != "" {
+			if rule.To, err = l.cluster.NodeFor(to); err != nil {
+				return "", err
+			}
+		}
+		l.cluster.Network().Drop(rule)
+		return l.cluster.Network().Describe(), nil
+	},
+}
+
+var netDelayCommand = &command{
+	name:    "net delay",
+	usage:   "net delay from=NODE to=NODE latency=DURATION",
+	summary: "slow a link (one way), e.g. to make a follower fall behind",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		from, to := a.str("from", ""), a.str("to", "")
+		latency := a.str("latency", "")
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		if from == "" || to == "" || latency == "" {
+			return "", fmt.Errorf("give from=, to= and latency=")
+		}
+		d, err := parseDuration(latency)
+		if err != nil || d < 0 {
+			return "", fmt.Errorf("latency=%s is not a duration", latency)
+		}
+		f, err := l.cluster.NodeFor(from)
+		if err != nil {
+			return "", err
+		}
+		t, err := l.cluster.NodeFor(to)
+		if err != nil {
+			return "", err
+		}
+		l.cluster.Network().Delay(f, t, d)
+		return l.cluster.Network().Describe(), nil
+	},
+}
+
+var checkInvariantsCommand = &command{
+	name:    "check invariants",
+	usage:   "check invariants",
+	summary: "run the invariant checker now and list every violation found so far",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		l.cluster.Checker().Check()
+		vs := l.cluster.Checker().Violations()
+		if len(vs) == 0 {
+			return "all invariants hold", nil
+		}
+		var lines []string
+		for _, v := range vs {
+			lines = append(lines, v.String())
+		}
+		return strings.Join(lines, "\n"), nil
+	},
+}

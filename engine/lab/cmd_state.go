@@ -1,0 +1,135 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+var showISRCommand = &command{
+	name:    "show isr",
+	usage:   "show isr TOPIC/PARTITION",
+	summary: "the partition's leader, epoch and ISR, and every replica's log end offset and high watermark",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		tp, err := onePositional(a, "TOPIC/PARTITION")
+		if err != nil {
+			return "", err
+		}
+		topic, partition, err := parseTopicPartition(tp)
+		if err != nil {
+			return "", err
+		}
+		p, err := l.cluster.PartitionInfo(topic, partition)
+		if err != nil {
+			return "", err
+		}
+		leader := fmt.Sprint(p.Leader)
+		if p.Leader < 0 {
+			leader = "none"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s/%d leader=%s leaderEpoch=%d isr=%s replicas=%s", topic, partition, leader, p.LeaderEpoch, protocol.JoinIDs(p.ISR), protocol.JoinIDs(p.Replicas))
+		for _, id := range p.Replicas {
+			br := l.cluster.Broker(int(id))
+			if !br.Alive() {
+				fmt.Fprintf(&b, "\n  broker %d: down", id)
+				continue
+			}
+			r := br.Replica(protocol.TopicPartition{Topic: topic, Partition: int32(partition)})
+			if r == nil {
+				fmt.Fprintf(&b, "\n  broker %d: no replica yet", id)
+				continue
+			}
+			role := "follower"
+			if r.IsLeader() {
+				role = "leader"
+			}
+			fmt.Fprintf(&b, "\n  broker %d: %s epoch %d, log end offset %d, high watermark %d, metadata offset %d", id, role, r.LeaderEpoch, r.Log.EndOffset(), r.HW, br.MetadataOffset())
+		}
+		return b.String(), nil
+	},
+}
+
+var showMetadataCommand = &command{
+	name:    "show metadata",
+	usage:   "show metadata [from=OFFSET]",
+	summary: "the __cluster_metadata log: every decision the controller committed",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		from := a.integer("from", 0, 0, 1<<62)
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		var lines []string
+		for _, r := range l.cluster.Controller().Log().Read(int64(from)) {
+			lines = append(lines, r.Describe())
+		}
+		if len(lines) == 0 {
+			return "no metadata records from offset " + fmt.Sprint(from), nil
+		}
+		return strings.Join(lines, "\n"), nil
+	},
+}
+
+var showNetworkCommand = &command{
+	name:    "show network",
+	usage:   "show network",
+	summary: "faults in force and the messages in flight",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := noPositional(a); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		b.WriteString(l.cluster.Network().Describe())
+		for _, e := range l.cluster.InFlight() {
+			fmt.Fprintf(&b, "\n  %s %s -> %s (sent %v, arrives %v)", e.Msg.Kind(), e.From, e.To, e.SentAt, e.DeliverAt)
+		}
+		return b.String(), nil
+	},
+}
+
+var showBrokersCommand = &command{
+	name:    "show brokers",
+	usage:   "show brokers",
+	summary: "each broker: running or down, fenced or not, broker epoch, metadata offset",
+	run: func(l *Lab, a *args) (string, error) {
+		if err := l.requireCluster(); err != nil {
+			return "", err
+		}
+		if err := a.finish(); err != nil {
+			return "", err
+		}
+		var lines []string
+		for _, br := range l.cluster.Brokers() {
+			state := "running"
+			if !br.Alive() {
+				state = "down"
+			}
+			fenced := "unregistered"
+			epoch := int64(0)
+			if bi := l.cluster.Controller().Image().Broker(br.ID); bi != nil {
+				fenced, epoch = map[bool]string{true: "fenced", false: "unfenced"}[bi.Fenced], bi.Epoch
+			}
+			lines = append(lines, fmt.Sprintf("broker %d: %s, %s, broker epoch %d, metadata offset %d", br.ID, state, fenced, epoch, br.MetadataOffset()))
+		}
+		return strings.Join(lines, "\n"), nil
+	},
+}
