@@ -291,7 +291,11 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 			p.complete(d, base+int64(i), protocol.None)
 		}
 	case code.Retriable() && b.attempts <= p.cfg.Retries && now-b.created < p.cfg.DeliveryTimeout:
-		p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying in %v (attempt %d)", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff, b.attempts+1))
+		if code != b.lastErr {
+			// Say it once per kind of failure, not at every retry.
+			p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying every %v", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff))
+		}
+		b.lastErr = code
 		b.retryAt = now + p.cfg.RetryBackoff
 		// Kafka puts a retried batch back at the head of its partition's
 		// queue; with more than one request in flight, a later batch may

@@ -107,22 +107,40 @@ func (c *Cluster) Produce(p *client.Producer, topic string, msgs []Message) ([]*
 	if c.controller.Image().Topic(topic) == nil {
 		return nil, fmt.Errorf("%w: no topic %q", ErrUnknownTopicOrPartition, topic)
 	}
+	ds := c.Send(p, topic, msgs)
+	limit := p.Config().DeliveryTimeout + p.Config().RequestTimeout + time.Second
+	_, err := c.RunUntil(func() bool { return allDone(ds) }, limit)
+	return ds, err
+}
+
+// Send hands messages to producer p without waiting: the deliveries
+// complete as the simulation runs. Acknowledged ones are recorded for the
+// invariant checker the moment they complete.
+func (c *Cluster) Send(p *client.Producer, topic string, msgs []Message) []*client.Delivery {
 	ds := make([]*client.Delivery, len(msgs))
 	for i, m := range msgs {
 		ds[i] = p.Send(topic, m.Partition, m.Key, m.Value)
 	}
-	limit := p.Config().DeliveryTimeout + p.Config().RequestTimeout + time.Second
-	if _, err := c.RunUntil(func() bool { return allDone(ds) }, limit); err != nil {
-		return ds, err
-	}
-	for _, d := range ds {
-		if d.Done && d.Err == protocol.None && d.Acks != 0 {
+	c.pending = append(c.pending, ds...)
+	return ds
+}
+
+// collectAcks moves completed deliveries out of the pending list and
+// remembers the acknowledged ones.
+func (c *Cluster) collectAcks() {
+	kept := c.pending[:0]
+	for _, d := range c.pending {
+		if !d.Done {
+			kept = append(kept, d)
+			continue
+		}
+		if d.Err == protocol.None && d.Acks != 0 {
 			tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
 			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
 			c.ackedSet[ackKey{tp, d.Offset}] = true
 		}
 	}
-	return ds, nil
+	c.pending = kept
 }
 
 func allDone(ds []*client.Delivery) bool {

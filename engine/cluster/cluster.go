@@ -68,6 +68,7 @@ type Cluster struct {
 	producers  []*client.Producer
 	consumers  []*client.Consumer
 	events     []string
+	pending    []*client.Delivery // sent, not yet completed
 	acked      []AckedRecord
 	ackedSet   map[ackKey]bool
 	checker    *Checker

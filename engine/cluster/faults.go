@@ -27,7 +27,6 @@ func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
 		c.disks[id-1] = c.disks[id-1].Crash()
 		c.checker.powerLoss[int32(id)]++
 	}
-	c.event(fmt.Sprintf("broker %d crashed%s", id, map[bool]string{true: " (power loss: unsynced writes are gone)", false: ""}[powerLoss]))
 	return nil
 }
 
@@ -43,7 +42,6 @@ func (c *Cluster) RestartBroker(id int) error {
 	}
 	c.net.SetDown(b.Node, false)
 	c.brokers[id-1] = broker.New(int32(id), c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
-	c.event(fmt.Sprintf("broker %d restarted", id))
 	return nil
 }
 

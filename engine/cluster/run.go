@@ -17,6 +17,9 @@ func (c *Cluster) Step() (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if len(c.pending) > 0 {
+		c.collectAcks()
+	}
 	c.checker.afterStep()
 	return e.Name, true
 }

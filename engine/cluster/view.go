@@ -1,7 +1,6 @@
 package cluster
 
 import (
-
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
@@ -111,4 +110,3 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 func (c *Cluster) isAcked(tp protocol.TopicPartition, offset int64) bool {
 	return c.ackedSet[ackKey{tp, offset}]
 }
-

@@ -154,4 +154,3 @@ func prefixLines(s string) string {
 	}
 	return s + "\n"
 }
-

@@ -200,14 +200,19 @@ var netDelayCommand = &command{
 
 var checkInvariantsCommand = &command{
 	name:    "check invariants",
-	usage:   "check invariants",
-	summary: "run the invariant checker now and list every violation found so far",
+	usage:   "check invariants [always=true|false]",
+	summary: "run the invariant checker now and list every violation found so far; always=true also checks after every event from now on",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
+		hasAlways := a.has("always")
+		always := a.boolean("always", false)
 		if err := a.finish(); err != nil {
 			return "", err
+		}
+		if hasAlways {
+			l.cluster.Checker().EveryStep = always
 		}
 		l.cluster.Checker().Check()
 		vs := l.cluster.Checker().Violations()

@@ -154,3 +154,7 @@ func (l *Lab) drainEvents(cmd *command) string {
 	}
 	return "\n  " + strings.Join(events, "\n  ")
 }
+
+// Cluster exposes the lab's cluster (nil before the cluster command) to
+// drivers and tests that need more than the transcript.
+func (l *Lab) Cluster() *cluster.Cluster { return l.cluster }

@@ -46,13 +46,13 @@ type Message struct {
 
 // Replica is one broker's copy of a partition.
 type Replica struct {
-	Broker   int
-	Alive    bool
-	Leader   bool
-	InISR    bool
-	LEO      int64 // log end offset
-	HW       int64 // high watermark as this replica knows it
-	Epoch    int
+	Broker int
+	Alive  bool
+	Leader bool
+	InISR  bool
+	LEO    int64 // log end offset
+	HW     int64 // high watermark as this replica knows it
+	Epoch  int
 }
 
 // Topic is one topic with its partitions in partition order.
