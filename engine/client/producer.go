@@ -66,6 +66,7 @@ type producerBatch struct {
 	sentTo   int32
 	timeout  *sim.Event
 	retryAt  time.Duration
+	lastErr  protocol.ErrorCode
 }
 
 // Producer is a Kafka producer on the network: partitioner, accumulator
