@@ -178,28 +178,41 @@ func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
 	return b.bytes >= p.cfg.BatchSize || now-b.created >= p.cfg.Linger
 }
 
-// drain sends every ready batch whose leader is known and whose connection
-// has room (max.in.flight.requests.per.connection).
+// drain sends ready batches whose leader is known and whose connection has
+// room (max.in.flight.requests.per.connection). Like Kafka's accumulator it
+// only ever looks at the head of each partition's queue: a retried batch
+// waiting out its backoff holds back the batches behind it, so with one
+// request in flight per connection the order holds.
 func (p *Producer) drain() {
 	now := p.sched.Clock.Elapsed()
 	needMeta := false
-	for _, b := range slices.Clone(p.queues) {
-		if now-b.created > p.cfg.DeliveryTimeout {
-			p.expire(b)
-			continue
+	for sent := true; sent; {
+		sent = false
+		var heads []protocol.TopicPartition
+		for _, b := range slices.Clone(p.queues) {
+			if slices.Contains(heads, b.tp) {
+				continue // not the head of its partition's queue
+			}
+			heads = append(heads, b.tp)
+			if now-b.created > p.cfg.DeliveryTimeout {
+				p.expire(b)
+				sent = true
+				continue
+			}
+			if !p.ready(b, now) {
+				continue
+			}
+			leader, _ := p.meta.leader(b.tp)
+			if leader < 0 {
+				needMeta = true
+				continue
+			}
+			if p.inFlightTo(leader) >= p.cfg.MaxInFlight {
+				continue
+			}
+			p.sendBatch(b, leader)
+			sent = true
 		}
-		if !p.ready(b, now) {
-			continue
-		}
-		leader, _ := p.meta.leader(b.tp)
-		if leader < 0 {
-			needMeta = true
-			continue
-		}
-		if p.inFlightTo(leader) >= p.cfg.MaxInFlight {
-			continue
-		}
-		p.sendBatch(b, leader)
 	}
 	if needMeta {
 		p.meta.refresh()
