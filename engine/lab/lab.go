@@ -21,12 +21,13 @@ import (
 // Lab runs lab commands against one cluster.
 type Lab struct {
 	cluster   *cluster.Cluster // nil until the `cluster` command ran
-	fs        storage.FS       // where the cluster keeps its partition logs
+	fs        storage.FS       // where the cluster keeps its partition logs; nil: in memory
 	inspector view.Inspector   // what `show batch` or `show lookup` opened
 }
 
-// New returns a lab with no cluster yet, keeping its logs in memory.
-func New() *Lab { return &Lab{fs: storage.NewMem()} }
+// New returns a lab with no cluster yet. Its brokers keep their logs on
+// in-memory disks, one each, which can lose unsynced writes in a power cut.
+func New() *Lab { return &Lab{} }
 
 // NewWithFS returns a lab whose cluster writes its partition directories
 // ("<topic>-<partition>") into fs, e.g. real files under a data directory.
