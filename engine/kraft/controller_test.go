@@ -1,0 +1,108 @@
+package kraft
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+func controllerWithBrokers(t *testing.T, n int, seed uint64) *Controller {
+	t.Helper()
+	log := NewMemLog()
+	var recs []protocol.MetadataRecord
+	for id := int32(1); id <= int32(n); id++ {
+		recs = append(recs, protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: id, BrokerEpoch: int64(id)},
+			protocol.MetadataRecord{Type: "UnfenceBroker", BrokerID: id, BrokerEpoch: int64(id)})
+	}
+	log.Append(recs)
+	clock := &sim.Clock{}
+	sched := sim.NewScheduler(clock)
+	return NewController(ControllerConfig{SessionTimeout: 9e9}, sim.NewNetwork(sched), sched, sim.NewRand(seed), log, func(string) {})
+}
+
+// Kafka's rack-unaware placement spreads leaders evenly and never puts two
+// replicas of a partition on one broker.
+func TestPlacementSpreadsLeadersAndReplicas(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 9)
+	if err := c.CreateTopic("orders", 6, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	leaders := map[int32]int{}
+	for i, p := range c.Image().Topic("orders").Partitions {
+		if len(p.Replicas) != 3 || len(slices.Compact(slices.Sorted(slices.Values(p.Replicas)))) != 3 {
+			t.Fatalf("partition %d replicas %v", i, p.Replicas)
+		}
+		if p.Leader != p.Replicas[0] || !slices.Equal(p.ISR, p.Replicas) || p.LeaderEpoch != 0 {
+			t.Fatalf("partition %d: leader %d isr %v epoch %d", i, p.Leader, p.ISR, p.LeaderEpoch)
+		}
+		leaders[p.Leader]++
+	}
+	for id := int32(1); id <= 3; id++ {
+		if leaders[id] != 2 {
+			t.Fatalf("leaders per broker %v, want 2 each", leaders)
+		}
+	}
+	if err := c.CreateTopic("orders", 1, 1, nil); err == nil {
+		t.Fatal("a second topic named orders was created")
+	}
+	if err := c.CreateTopic("wide", 1, 4, nil); err == nil {
+		t.Fatal("rf=4 on 3 brokers was accepted")
+	}
+}
+
+// Fencing a broker moves its leaderships to the next in-sync replica in
+// replica order, bumps the leader epoch, and drops it from every ISR.
+func TestFencingMovesLeadershipWithinTheISR(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 1)
+	c.CreateTopic("orders", 3, 3, nil)
+	before := c.Image().Clone()
+	c.fence(2)
+	for i, p := range c.Image().Topic("orders").Partitions {
+		old := before.Topic("orders").Partitions[i]
+		if slices.Contains(p.ISR, 2) {
+			t.Errorf("partition %d: fenced broker still in ISR %v", i, p.ISR)
+		}
+		if old.Leader == 2 {
+			want := int32(-1)
+			for _, r := range old.Replicas {
+				if r != 2 {
+					want = r
+					break
+				}
+			}
+			if p.Leader != want || p.LeaderEpoch != old.LeaderEpoch+1 {
+				t.Errorf("partition %d: leader %d epoch %d, want %d epoch %d", i, p.Leader, p.LeaderEpoch, want, old.LeaderEpoch+1)
+			}
+		} else if p.Leader != old.Leader || p.LeaderEpoch != old.LeaderEpoch {
+			t.Errorf("partition %d: leadership changed though its leader was not fenced", i)
+		}
+		if p.PartitionEpoch != old.PartitionEpoch+1 {
+			t.Errorf("partition %d: partition epoch %d, want %d", i, p.PartitionEpoch, old.PartitionEpoch+1)
+		}
+	}
+}
+
+// The image a broker replays from the log equals the controller's.
+func TestReplayingTheLogRebuildsTheImage(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 4)
+	c.CreateTopic("a", 2, 2, [][2]string{{"min.insync.replicas", "2"}})
+	c.fence(1)
+	replayed := NewImage()
+	for _, r := range c.Log().Read(0) {
+		replayed.Apply(r)
+	}
+	if replayed.Offset != c.Image().Offset || len(replayed.Topics) != 1 || replayed.Topics[0].Config("min.insync.replicas", "") != "2" {
+		t.Fatalf("replayed image differs: offset %d", replayed.Offset)
+	}
+	for i, p := range replayed.Topic("a").Partitions {
+		q := c.Image().Topic("a").Partitions[i]
+		if p.Leader != q.Leader || !slices.Equal(p.ISR, q.ISR) || p.LeaderEpoch != q.LeaderEpoch {
+			t.Fatalf("partition %d differs after replay", i)
+		}
+	}
+	if !replayed.Broker(1).Fenced {
+		t.Fatal("broker 1 not fenced after replay")
+	}
+}
