@@ -101,7 +101,14 @@ func screenshot(t *testing.T, page playwright.Page) {
 		return
 	}
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + ".png"
-	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(dir, name)), FullPage: playwright.Bool(true)}); err != nil {
+	// From the top, so sticky parts sit where a reader first sees them, and
+	// with finite animations (the lookup's steps fading in) run to their end.
+	if _, err := page.Evaluate("window.scrollTo(0, 0)"); err != nil {
+		t.Log("screenshot:", err)
+	}
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{
+		Path: playwright.String(filepath.Join(dir, name)), FullPage: playwright.Bool(true), Animations: playwright.ScreenshotAnimationsDisabled,
+	}); err != nil {
 		t.Log("screenshot:", err)
 	}
 }

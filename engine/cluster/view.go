@@ -1,9 +1,15 @@
 package cluster
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
+
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
 	"github.com/loglab/loglab/engine/view"
 )
 
@@ -16,19 +22,33 @@ func (c *Cluster) View() view.Cluster {
 	v := view.Cluster{
 		Exists: true, Brokers: c.config.Brokers, Controllers: c.config.Controllers, Seed: c.config.Seed,
 		Elapsed: c.clock.Elapsed().String(), MetadataOffset: c.controller.Log().End() - 1,
+		ControllerNode: string(kraft.ControllerNode), Network: c.net.Describe(),
 	}
+	nodes := []sim.NodeID{kraft.ControllerNode}
 	for _, b := range c.brokers {
-		bv := view.Broker{ID: int(b.ID), Alive: b.Alive(), MetadataOffset: b.MetadataOffset()}
+		bv := view.Broker{ID: int(b.ID), Node: string(b.Node), Alive: b.Alive(), MetadataOffset: b.MetadataOffset()}
 		if bi := c.controller.Image().Broker(b.ID); bi != nil {
 			bv.Fenced, bv.Epoch = bi.Fenced, bi.Epoch
 		}
 		v.BrokerNodes = append(v.BrokerNodes, bv)
+		nodes = append(nodes, b.Node)
 	}
 	for _, p := range c.producers {
 		v.Clients = append(v.Clients, string(p.ID))
+		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(p.ID), Kind: "producer"})
+		nodes = append(nodes, p.ID)
 	}
 	for _, co := range c.consumers {
 		v.Clients = append(v.Clients, string(co.ID))
+		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(co.ID), Kind: "consumer"})
+		nodes = append(nodes, co.ID)
+	}
+	for i, a := range nodes {
+		for _, b := range nodes[i+1:] {
+			if !c.net.Connected(a, b) {
+				v.Cut = append(v.Cut, view.Link{A: string(a), B: string(b)})
+			}
+		}
 	}
 	recent := c.net.Trace.Recent()
 	for i := len(recent) - 1; i >= 0 && len(v.Messages) < messagesShown; i-- {
@@ -36,6 +56,7 @@ func (c *Cluster) View() view.Cluster {
 		v.Messages = append(v.Messages, view.Message{ID: e.ID, From: string(e.From), To: string(e.To), Kind: e.Msg.Kind(),
 			SentAt: e.SentAt.String(), DeliverAt: e.DeliverAt.String(), InFlight: e.Fate == "", Fate: e.Fate})
 	}
+	acked := c.ackedValues()
 	for _, t := range c.controller.Image().Topics {
 		tv := view.Topic{Name: t.Name}
 		for i, p := range t.Partitions {
@@ -43,23 +64,47 @@ func (c *Cluster) View() view.Cluster {
 				continue
 			}
 			tv.ReplicationFactor = len(p.Replicas)
-			tv.Partitions = append(tv.Partitions, c.partitionView(t.Name, i, p.Leader, p.LeaderEpoch, p.ISR, p.Replicas))
+			tv.Partitions = append(tv.Partitions, c.partitionView(t.Name, i, p.Leader, p.LeaderEpoch, p.ISR, p.Replicas, acked))
 		}
 		v.Topics = append(v.Topics, tv)
 	}
 	for _, viol := range c.checker.Violations() {
 		v.Violations = append(v.Violations, viol.String())
+		v.Checks = append(v.Checks, view.Violation{At: viol.At.String(), Invariant: viol.Invariant, Detail: viol.Detail})
 	}
 	return v
 }
 
-func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, isr, replicas []int32) view.Partition {
+// ackedValues maps each acknowledged offset to the values acknowledged
+// there, per partition. An offset truncated away can be written and
+// acknowledged again: a record counts as acknowledged only when its value
+// is one acknowledged at its offset.
+func (c *Cluster) ackedValues() map[ackKey][][]byte {
+	m := make(map[ackKey][][]byte, len(c.acked))
+	for _, a := range c.acked {
+		k := ackKey{a.TP, a.Offset}
+		m[k] = append(m[k], a.Value)
+	}
+	return m
+}
+
+func ackedAs(values [][]byte, v []byte) bool {
+	for _, a := range values {
+		if bytes.Equal(a, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, isr, replicas []int32, acked map[ackKey][][]byte) view.Partition {
 	tp := protocol.TopicPartition{Topic: topic, Partition: int32(index)}
 	p := view.Partition{Topic: topic, Index: index, Leader: int(leader), LeaderEpoch: int(epoch)}
 	for _, id := range isr {
 		p.ISR = append(p.ISR, int(id))
 	}
 	var shown *broker.Replica
+	leaderShown := false
 	for _, id := range replicas {
 		rv := view.Replica{Broker: int(id)}
 		b := c.Broker(int(id))
@@ -69,6 +114,7 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 				rv.Leader, rv.LEO, rv.HW, rv.Epoch = r.IsLeader(), r.Log.EndOffset(), r.HW, int(r.LeaderEpoch)
 				if r.IsLeader() || shown == nil {
 					shown = r
+					leaderShown = r.IsLeader() && id == leader
 				}
 			}
 		}
@@ -91,11 +137,17 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 	if len(recs) > 0 {
 		p.Hidden = recs[0].Offset - l.StartOffset()
 	}
+	held := make(map[int64][]byte, len(recs))
 	for _, r := range recs {
+		held[r.Offset] = r.Value
 		p.Records = append(p.Records, view.Record{
 			Offset: r.Offset, Timestamp: r.Timestamp, Key: string(r.Key), KeyIsNull: r.Key == nil,
-			Value: string(r.Value), ValueIsNull: r.Value == nil, Committed: r.Offset < shown.HW, Acked: c.isAcked(tp, r.Offset),
+			Value: string(r.Value), ValueIsNull: r.Value == nil, Committed: r.Offset < shown.HW,
+			Acked: ackedAs(acked[ackKey{tp, r.Offset}], r.Value),
 		})
+	}
+	if leaderShown && err == nil {
+		p.Lost = c.lostRecords(tp, from, l.EndOffset(), held)
 	}
 	for _, s := range l.Segments() {
 		sv := view.Segment{File: log.FileName(s.BaseOffset, log.LogSuffix), BaseOffset: s.BaseOffset, NextOffset: s.NextOffset, Size: s.Size, Active: s.Active, TimeIndex: len(s.TimeIndex)}
@@ -107,6 +159,22 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 	return p
 }
 
-func (c *Cluster) isAcked(tp protocol.TopicPartition, offset int64) bool {
-	return c.ackedSet[ackKey{tp, offset}]
+// lostRecords lists the acknowledged records of tp at or after offset from
+// that the leader's log does not hold: past its end, or replaced by another
+// record, in offset order. held is the leader's records from `from` on.
+// Only the shown tail is compared, so the view stays cheap however long the
+// log is; the invariant checker compares everything.
+func (c *Cluster) lostRecords(tp protocol.TopicPartition, from, end int64, held map[int64][]byte) []view.Record {
+	var lost []view.Record
+	for _, a := range c.acked {
+		if a.TP != tp || a.Offset < from {
+			continue
+		}
+		if v, ok := held[a.Offset]; ok && a.Offset < end && bytes.Equal(v, a.Value) {
+			continue
+		}
+		lost = append(lost, view.Record{Offset: a.Offset, Value: string(a.Value), ValueIsNull: a.Value == nil, KeyIsNull: true, Acked: true})
+	}
+	slices.SortStableFunc(lost, func(x, y view.Record) int { return cmp.Compare(x.Offset, y.Offset) })
+	return lost
 }

@@ -22,11 +22,51 @@ type Cluster struct {
 	Clients        []string
 	Messages       []Message
 	Violations     []string // what the invariant checker reported
+	// ControllerNode is the controller's name on the network ("ctl").
+	ControllerNode string
+	// ClientNodes are the producers and consumers, in creation order
+	// (producers first), with their kind.
+	ClientNodes []Client
+	// Network says which faults are in force ("network healthy" when none),
+	// as `show network` prints it; Cut lists the pairs of nodes a network
+	// partition separates.
+	Network string
+	Cut     []Link
+	// Checks are the checker's violations as structured values, in the
+	// order reported (Violations holds the same as text).
+	Checks []Violation
+}
+
+// Client is a producer or consumer node.
+type Client struct {
+	Name string // its network name, e.g. "p1"
+	Kind string // "producer" or "consumer"
+}
+
+// Link is an unordered pair of network nodes.
+type Link struct{ A, B string }
+
+// Violation is one invariant the checker found broken.
+type Violation struct {
+	At        string // virtual time, e.g. "14.176s"
+	Invariant string // e.g. "acked-record-lost"
+	Detail    string
+}
+
+// LosesAckedRecord reports whether the violation is an acknowledged
+// record gone from the log: the failure Kafka's acks setting is about.
+func (v Violation) LosesAckedRecord() bool {
+	switch v.Invariant {
+	case "acks=1-loss", "acked-record-lost", "unclean-election-loss":
+		return true
+	}
+	return false
 }
 
 // Broker is one broker node.
 type Broker struct {
 	ID             int
+	Node           string // its network name, e.g. "b1"
 	Alive          bool
 	Fenced         bool
 	Epoch          int64
@@ -76,8 +116,12 @@ type Partition struct {
 	// Records is the tail of the log, oldest first; Hidden counts the
 	// offsets before it that are left out so a long log stays cheap to
 	// render (compaction may have emptied some of them).
-	Records  []Record
-	Hidden   int64
+	Records []Record
+	Hidden  int64
+	// Lost are acknowledged records the leader no longer holds (a leader
+	// change truncated them away, or a different record now sits at their
+	// offset), oldest first. Only filled while a live leader is known.
+	Lost     []Record
 	Segments []Segment
 	Config   []string // the topic's log settings as name=value
 	// Housekeeping says what retention and the cleaner last did here.
