@@ -50,7 +50,8 @@ type Broker struct {
 	events func(string)
 
 	alive       bool
-	epoch       int64 // broker epoch from registration; 0 until registered
+	registered  bool
+	epoch       int64 // broker epoch from registration: its RegisterBroker record's offset
 	image       *kraft.Image
 	replicas    []*Replica // ordered by topic, partition
 	pendingMeta []protocol.MetadataRecord
@@ -131,7 +132,7 @@ func (b *Broker) handle(env *sim.Envelope) {
 	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
-		b.epoch = m.BrokerEpoch
+		b.epoch, b.registered = m.BrokerEpoch, true
 		b.sendHeartbeat()
 	case protocol.BrokerHeartbeatResponse:
 		if m.Error == protocol.StaleBrokerEpoch {
@@ -157,11 +158,20 @@ func (b *Broker) handle(env *sim.Envelope) {
 		b.handleListOffsets(env.From, m)
 	case protocol.AlterPartitionResponse:
 		b.handleAlterPartitionResponse(m)
+	case sim.Disconnected:
+		// A leader we fetch from died: stop waiting for its answer.
+		for _, r := range b.replicas {
+			if !r.leader && r.fetchInFlight && kraft.BrokerNode(r.Leader) == m.Peer {
+				r.fetchInFlight = false
+				r.fetchGen++
+				b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
+			}
+		}
 	}
 }
 
 func (b *Broker) sendHeartbeat() {
-	if b.epoch == 0 {
+	if !b.registered {
 		return
 	}
 	b.send(kraft.ControllerNode, protocol.BrokerHeartbeatRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, MetadataOffset: b.image.Offset})

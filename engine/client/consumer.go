@@ -222,6 +222,16 @@ func (c *Consumer) handle(env *sim.Envelope) {
 		c.fetch(a)
 	case protocol.FetchResponse:
 		c.onFetch(m)
+	case sim.Disconnected:
+		c.meta.disconnected(m.Peer)
+		for _, a := range c.assign {
+			if leader, _ := c.meta.leader(a.tp); kraft.BrokerNode(leader) == m.Peer && (a.fetching || a.resetting) {
+				a.fetching, a.resetting = false, false
+				a.corr = -1
+				c.meta.refresh()
+				c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+			}
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ type metadataCache struct {
 	corr      int64
 	inFlight  bool
 	gen       int
+	asked     sim.NodeID // the broker a request in flight went to
 	parts     []protocol.PartitionMetadata
 	known     bool
 	onUpdate  func()
@@ -34,7 +35,8 @@ func (m *metadataCache) refresh() {
 	m.gen++
 	gen := m.gen
 	broker := m.bootstrap[m.next%len(m.bootstrap)]
-	m.net.Send(m.node, kraft.BrokerNode(broker), protocol.MetadataRequest{CorrelationID: m.corr})
+	m.asked = kraft.BrokerNode(broker)
+	m.net.Send(m.node, m.asked, protocol.MetadataRequest{CorrelationID: m.corr})
 	m.sched.After(time.Second, "metadata-timeout "+string(m.node), func() {
 		if m.inFlight && m.gen == gen {
 			m.inFlight = false
@@ -42,6 +44,15 @@ func (m *metadataCache) refresh() {
 			m.refresh()
 		}
 	})
+}
+
+// disconnected moves on to the next bootstrap broker if the one asked died.
+func (m *metadataCache) disconnected(peer sim.NodeID) {
+	if m.inFlight && m.asked == peer {
+		m.inFlight = false
+		m.next++
+		m.refresh()
+	}
 }
 
 func (m *metadataCache) handle(resp protocol.MetadataResponse) {

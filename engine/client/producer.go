@@ -288,6 +288,15 @@ func (p *Producer) handle(env *sim.Envelope) {
 				return
 			}
 		}
+	case sim.Disconnected:
+		// The broker died: what was in flight to it failed with a network
+		// error (it may or may not have been written) and is retried.
+		p.meta.disconnected(m.Peer)
+		for _, b := range slices.Clone(p.inFlight) {
+			if kraft.BrokerNode(b.sentTo) == m.Peer {
+				p.onResult(b, protocol.NetworkException, -1)
+			}
+		}
 	}
 }
 
@@ -315,7 +324,7 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		// queue; with more than one request in flight, a later batch may
 		// already have been written, and order is lost.
 		p.queues = append([]*producerBatch{b}, p.queues...)
-		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
+		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.NetworkException || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
 			p.meta.refresh()
 		}
 		p.scheduleDrain(p.cfg.RetryBackoff)

@@ -137,7 +137,6 @@ func (c *Cluster) collectAcks() {
 		if d.Err == protocol.None && d.Acks != 0 {
 			tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
 			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
-			c.ackedSet[ackKey{tp, d.Offset}] = true
 		}
 	}
 	c.pending = kept
@@ -178,8 +177,3 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 
 // Acked lists the acknowledged records so far.
 func (c *Cluster) Acked() []AckedRecord { return c.acked }
-
-type ackKey struct {
-	tp     protocol.TopicPartition
-	offset int64
-}

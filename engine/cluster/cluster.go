@@ -23,11 +23,17 @@ type Config struct {
 	Seed           uint64
 	Broker         broker.Config
 	SessionTimeout time.Duration // broker.session.timeout.ms (9 s)
+	// AutoLeaderRebalance and ImbalanceCheckInterval are
+	// auto.leader.rebalance.enable (true) and
+	// leader.imbalance.check.interval.seconds (300).
+	AutoLeaderRebalance    bool
+	ImbalanceCheckInterval time.Duration
 }
 
 // DefaultConfig is a three-broker cluster with Kafka's defaults.
 func DefaultConfig() Config {
-	return Config{Brokers: 3, Controllers: 3, Seed: 1, Broker: broker.DefaultConfig(), SessionTimeout: 9 * time.Second}
+	return Config{Brokers: 3, Controllers: 3, Seed: 1, Broker: broker.DefaultConfig(), SessionTimeout: 9 * time.Second,
+		AutoLeaderRebalance: true, ImbalanceCheckInterval: 300 * time.Second}
 }
 
 // Limits that keep a cluster drawable and a browser tab responsive.
@@ -70,7 +76,6 @@ type Cluster struct {
 	events     []string
 	pending    []*client.Delivery // sent, not yet completed
 	acked      []AckedRecord
-	ackedSet   map[ackKey]bool
 	checker    *Checker
 }
 
@@ -83,9 +88,10 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	}
 	clock := &sim.Clock{}
 	sched := sim.NewScheduler(clock)
-	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs, ackedSet: map[ackKey]bool{}}
+	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
 	c.checker = newChecker(c)
-	c.controller = kraft.NewController(kraft.ControllerConfig{SessionTimeout: cfg.SessionTimeout}, c.net, sched, c.rng, kraft.NewMemLog(), c.event)
+	c.controller = kraft.NewController(kraft.ControllerConfig{SessionTimeout: cfg.SessionTimeout,
+		AutoLeaderRebalance: cfg.AutoLeaderRebalance, ImbalanceCheckInterval: cfg.ImbalanceCheckInterval}, c.net, sched, c.rng, kraft.NewMemLog(), c.event)
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMem())

@@ -178,3 +178,9 @@ func (c *Cluster) lostRecords(tp protocol.TopicPartition, from, end int64, held 
 	slices.SortStableFunc(lost, func(x, y view.Record) int { return cmp.Compare(x.Offset, y.Offset) })
 	return lost
 }
+
+// ackKey names one offset of one partition.
+type ackKey struct {
+	tp     protocol.TopicPartition
+	offset int64
+}

@@ -17,6 +17,12 @@ const ControllerNode sim.NodeID = "ctl"
 // ControllerConfig holds the broker-liveness settings, Kafka's names.
 type ControllerConfig struct {
 	SessionTimeout time.Duration // broker.session.timeout.ms (9 s)
+	// AutoLeaderRebalance is auto.leader.rebalance.enable (true): every
+	// ImbalanceCheckInterval (leader.imbalance.check.interval.seconds, 300 s)
+	// leadership goes back to each partition's preferred replica, the first
+	// in its replica list, when that one is in sync and live.
+	AutoLeaderRebalance    bool
+	ImbalanceCheckInterval time.Duration
 }
 
 // Controller is the active controller's logic: it tracks broker liveness
@@ -42,13 +48,43 @@ type Controller struct {
 // NewController starts the controller logic on the network.
 func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, events func(string)) *Controller {
 	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: NewImage(), events: events,
-		lastHeartbeat: map[int32]time.Duration{}, brokerOffset: map[int32]int64{}, nextEpoch: 1}
+		lastHeartbeat: map[int32]time.Duration{}, brokerOffset: map[int32]int64{}}
 	for _, r := range log.Read(0) {
 		c.image.Apply(r)
 	}
 	net.Attach(ControllerNode, c.handle)
 	c.scheduleSessionCheck()
+	if cfg.AutoLeaderRebalance && cfg.ImbalanceCheckInterval > 0 {
+		c.scheduleRebalance()
+	}
 	return c
+}
+
+// scheduleRebalance moves leadership back to preferred replicas.
+//
+// Difference from Kafka: Kafka rebalances a broker only when its share of
+// non-preferred leaderships passes leader.imbalance.per.broker.percentage
+// (10%); loglab restores every partition whose preferred replica is ready.
+func (c *Controller) scheduleRebalance() {
+	c.sched.After(c.cfg.ImbalanceCheckInterval, "controller leader-imbalance check", func() {
+		var changes []protocol.MetadataRecord
+		for _, t := range c.image.Topics {
+			for i, p := range t.Partitions {
+				if p == nil || len(p.Replicas) == 0 {
+					continue
+				}
+				preferred := p.Replicas[0]
+				if p.Leader != preferred && slices.Contains(p.ISR, preferred) && c.live(preferred) {
+					changes = append(changes, c.change(t.Name, int32(i), p, preferred, p.ISR, false))
+				}
+			}
+		}
+		if len(changes) > 0 {
+			c.events(fmt.Sprintf("controller: moving %d leadership(s) back to their preferred replicas (auto.leader.rebalance.enable)", len(changes)))
+			c.commit(changes...)
+		}
+		c.scheduleRebalance()
+	})
 }
 
 // Image is the controller's metadata image (do not modify).
@@ -92,8 +128,8 @@ func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.Metad
 func BrokerNode(id int32) sim.NodeID { return sim.NodeID(fmt.Sprintf("b%d", id)) }
 
 func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequest) {
-	epoch := c.nextEpoch
-	c.nextEpoch++
+	// As in KRaft, the broker epoch is the offset of its registration record.
+	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
 	c.brokerOffset[m.BrokerID] = -1
 	c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: m.BrokerID, BrokerEpoch: epoch})

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/view"
@@ -10,7 +11,8 @@ import (
 var clusterCommand = &command{
 	name: "cluster",
 	usage: "cluster [brokers=3] [controllers=3] [seed=1] [replica.lag.time.max.ms=30000] [replica.fetch.wait.max.ms=500] " +
-		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000]",
+		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000] " +
+		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300]",
 	summary: "start a new cluster (replacing any current one and its data); brokers register with the controller before it returns",
 	run: func(l *Lab, a *args) (string, error) {
 		def := cluster.DefaultConfig()
@@ -24,6 +26,8 @@ var clusterCommand = &command{
 		cfg.SessionTimeout = a.millis("broker.session.timeout.ms", def.SessionTimeout)
 		cfg.Broker.RetentionCheckInterval = a.millis("log.retention.check.interval.ms", def.Broker.RetentionCheckInterval)
 		cfg.Broker.CleanerBackoff = a.millis("log.cleaner.backoff.ms", def.Broker.CleanerBackoff)
+		cfg.AutoLeaderRebalance = a.boolean("auto.leader.rebalance.enable", def.AutoLeaderRebalance)
+		cfg.ImbalanceCheckInterval = time.Duration(a.integer("leader.imbalance.check.interval.seconds", int(def.ImbalanceCheckInterval.Seconds()), 1, 1<<30)) * time.Second
 		if err := noPositional(a); err != nil {
 			return "", err
 		}

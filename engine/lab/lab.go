@@ -77,7 +77,7 @@ func (l *Lab) Run(line string) (string, error) {
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
 	}
 	out, err := cmd.run(l, a)
-	events := l.drainEvents(cmd)
+	events := l.drainEvents(cmd) + l.newViolations()
 	if err != nil {
 		if events != "" {
 			err = fmt.Errorf("%w%s", err, events)
@@ -159,3 +159,17 @@ func (l *Lab) drainEvents(cmd *command) string {
 // Cluster exposes the lab's cluster (nil before the cluster command) to
 // drivers and tests that need more than the transcript.
 func (l *Lab) Cluster() *cluster.Cluster { return l.cluster }
+
+// newViolations runs the invariant checker after each command and reports
+// what it newly found, so a lost acknowledged record is flagged where it
+// happens rather than when someone thinks to ask.
+func (l *Lab) newViolations() string {
+	if l.cluster == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, v := range l.cluster.Checker().Check() {
+		b.WriteString("\n  ! invariant violated: " + v.String())
+	}
+	return b.String()
+}

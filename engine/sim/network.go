@@ -72,14 +72,52 @@ func NewNetwork(sched *Scheduler) *Network {
 // Attach registers the handler for a node (replacing any earlier one).
 func (n *Network) Attach(id NodeID, h Handler) { n.handlers[id] = h; delete(n.down, id) }
 
+// Disconnected tells a node that its connection to Peer closed: the peer's
+// process died (its kernel resets the sockets) or refused a connection.
+// Clients fail their in-flight requests to it at once instead of waiting
+// for request.timeout.ms. A network partition sends no such notice.
+type Disconnected struct{ Peer NodeID }
+
+func (Disconnected) Kind() string { return "Disconnect" }
+
 // SetDown marks a node crashed (true) or back (false). A down node neither
-// sends nor receives; messages to it are lost.
+// sends nor receives; messages to it are lost, and every other node hears
+// that its connections to it closed.
 func (n *Network) SetDown(id NodeID, down bool) {
-	if down {
-		n.down[id] = true
-	} else {
+	if !down {
 		delete(n.down, id)
+		return
 	}
+	if n.down[id] {
+		return
+	}
+	n.down[id] = true
+	for _, other := range n.nodes() {
+		if other != id && !n.down[other] {
+			n.notify(other, id)
+		}
+	}
+}
+
+// nodes lists attached nodes in a stable order.
+func (n *Network) nodes() []NodeID {
+	ids := make([]NodeID, 0, len(n.handlers))
+	for id := range n.handlers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// notify tells node that its connection to peer closed, one hop later.
+func (n *Network) notify(node, peer NodeID) {
+	env := &Envelope{From: peer, To: node, Msg: Disconnected{Peer: peer}, SentAt: n.sched.Clock.Elapsed(), DeliverAt: n.sched.Clock.Elapsed() + n.latency}
+	n.sched.After(n.latency, fmt.Sprintf("disconnect %s->%s", peer, node), func() {
+		if h, ok := n.handlers[node]; ok && !n.down[node] {
+			env.Fate = "delivered"
+			h(env)
+		}
+	})
 }
 
 // IsDown reports whether a node is down.
@@ -133,6 +171,13 @@ func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
 	if n.down[from] {
 		env.Fate = "lost"
 		n.Trace.add(env)
+		return env
+	}
+	if n.down[to] {
+		// Connection refused: the sender learns at once.
+		env.Fate = "lost"
+		n.Trace.add(env)
+		n.notify(from, to)
 		return env
 	}
 	if !n.Connected(from, to) || n.matchDrop(env) {

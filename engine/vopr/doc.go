@@ -1,0 +1,17 @@
+// Package vopr is loglab's seeded random-workload simulator, after
+// TigerBeetle's VOPR (Viewstamped Operation Replicator): for a seed it
+// builds a cluster, topics and producers, then runs a random sequence of
+// produces, ticks, steps, crashes, power losses, restarts, network
+// partitions, drops and delays, with the invariant checker watching every
+// event (`check invariants always=true`).
+//
+// The workload is written in the lab language, one command line at a time,
+// and run through engine/lab: the script a run prints is the run. A failing
+// seed therefore reports its violations together with a script that
+// `loglab script FILE` (or lab.RunScript) replays exactly, event for event.
+//
+// Every choice comes from one math/rand/v2 PCG seeded from the seed, and the
+// generator reads the cluster's state (who leads, who is down) only through
+// ordered slices, so the same seed gives the same script and the same
+// transcript on every run, natively and in WASM.
+package vopr

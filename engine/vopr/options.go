@@ -1,0 +1,104 @@
+package vopr
+
+// Options shape a run. The zero value is the default: acks=all producers
+// and DefaultMix.
+type Options struct {
+	// Acks is the producers' acks setting: "all" (the default) or "1".
+	Acks string
+	// Mix weighs the actions the workload draws from; the zero Mix means
+	// DefaultMix.
+	Mix Mix
+	// Transcript keeps the run's full transcript in Result.Transcript
+	// (a long run's transcript runs to megabytes; its hash is always kept).
+	Transcript bool
+
+	// The workload keeps to what Kafka promises by default; these lift
+	// the two bounds that hide known ways to lose acks=all records (see
+	// the package README in vopr_test.go and DefaultMix):
+	//
+	// QuickRestarts restarts a crashed broker before the controller has
+	// fenced it. Kafka refuses such a registration until the old session
+	// expires (DUPLICATE_BROKER_REGISTRATION); loglab accepts it and the
+	// new process resumes the old one's leaderships in the same epoch.
+	QuickRestarts bool
+	// UnboundedPowerLoss lets brokers lose power whatever the ISRs look
+	// like and crash others while one is without its unsynced writes: a
+	// power-lost broker left as a partition's last ISR member is elected
+	// again after its restart, with what it lost (the case KIP-966's
+	// eligible leader replicas close in Kafka).
+	UnboundedPowerLoss bool
+}
+
+// Mix is the relative weight of each action per step; 0 disables one.
+type Mix struct {
+	Produce   int // produce records (keyed, hot key, unkeyed or to a partition) via one of the producers
+	TickSmall int // tick 1-500ms
+	TickLarge int // tick 1-40s: sessions expire, ISRs shrink
+	Step      int // step 1-100 events
+	Stabilize int // run until nothing is in flight
+	Consume   int // create a consumer (at most two) or poll one
+
+	Crash     int // broker crash N: the process dies, its disk survives
+	PowerLoss int // broker crash N power=true: unsynced writes are lost (bounded, see below)
+	Restart   int // broker restart N
+	Partition int // net partition: brokers (and perhaps the controller) split in two groups
+	Heal      int // net heal: partitions, drop rules and delays removed
+	Drop      int // net drop of Fetch, FetchResponse, Produce or ProduceResponse
+	Delay     int // net delay on one link
+
+	// LeaderLoss is the acks=1 lesson as one action: drop the FetchResponses
+	// of a partition's leader (so its followers stop copying), produce to
+	// that partition, crash the leader, heal. Acknowledged acks=1 records
+	// that only the old leader had are then lost when a follower takes over.
+	LeaderLoss int
+}
+
+// DefaultMix is the workload with every fault: what the acks=all runs use.
+//
+// Faults are bounded so that acks=all can promise durability (unless
+// Options lift the bounds):
+//
+//   - a broker may lose power only when every partition it hosts has at
+//     least min.insync.replicas live, unfenced ISR members, and no other
+//     broker is "power-tainted" (lost power and not yet back in the ISR
+//     of each of its partitions): at most RF - min.insync.replicas = 1
+//     replica of a partition is without its unsynced writes at a time;
+//   - while a broker is power-tainted no other broker crashes and the
+//     network is not partitioned, so it cannot end up as the last ISR
+//     member of a partition (drops, delays and ticks go on);
+//   - a crashed broker restarts only once the controller has fenced it,
+//     as Kafka refuses to register a broker id whose session is alive.
+//
+// Plain crashes are otherwise not bounded (beyond keeping one broker up):
+// the disk survives them.
+func DefaultMix() Mix {
+	return Mix{
+		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
+		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
+	}
+}
+
+// NoFaults is the workload alone: produce, tick, step, consume.
+func NoFaults() Mix {
+	return Mix{Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3}
+}
+
+// LeaderLossMix is the negative control's mix: DefaultMix without power
+// losses plus the acks=1 leader-loss window, which must make the checker
+// report "acks=1-loss" for acks=1 producers.
+func LeaderLossMix() Mix {
+	m := DefaultMix()
+	m.PowerLoss = 0
+	m.LeaderLoss = 4
+	return m
+}
+
+func (o Options) withDefaults() Options {
+	if o.Acks == "" {
+		o.Acks = "all"
+	}
+	if o.Mix == (Mix{}) {
+		o.Mix = DefaultMix()
+	}
+	return o
+}

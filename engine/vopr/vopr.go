@@ -1,0 +1,122 @@
+package vopr
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/lab"
+)
+
+// Result is what a run did and found.
+type Result struct {
+	Seed  uint64
+	Steps int // workload steps run (a step is one action: one or a few command lines)
+	// Script is every line the run typed, setup first: replaying it with
+	// `loglab script` or lab.RunScript reproduces the run exactly.
+	Script []string
+	// Violations are the checker's findings; the run stops at the step
+	// that produced the first one, so the script ends there.
+	Violations []cluster.Violation
+	Errors     int           // commands that failed (a produce timing out, a poll with no leader...): expected under faults
+	Elapsed    time.Duration // virtual time at the end
+	// TranscriptHash is FNV-1a over the transcript, as lab.RunScript
+	// would print it; Transcript is the text itself when asked for.
+	TranscriptHash uint64
+	Transcript     string
+	// Err is set when the run could not start (a bad option).
+	Err error
+}
+
+// OK reports whether the run found no violation.
+func (r Result) OK() bool { return r.Err == nil && len(r.Violations) == 0 }
+
+// ScriptText is the script as a file: one command per line.
+func (r Result) ScriptText() string { return strings.Join(r.Script, "\n") + "\n" }
+
+// Report describes a failed run: the seed, the violations and the script
+// that replays it.
+func (r Result) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "vopr seed=%d: ", r.Seed)
+	if r.Err != nil {
+		fmt.Fprintf(&b, "%v\n", r.Err)
+		return b.String()
+	}
+	if len(r.Violations) == 0 {
+		fmt.Fprintf(&b, "no violations in %d steps (%v of virtual time)\n", r.Steps, r.Elapsed)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d violation(s) after %d steps (%v of virtual time):\n", len(r.Violations), r.Steps, r.Elapsed)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	fmt.Fprintf(&b, "replay: save the %d lines below to a file and run `loglab script FILE`\n", len(r.Script))
+	b.WriteString(r.ScriptText())
+	return b.String()
+}
+
+// Run runs one seed for steps workload steps and reports what the
+// invariant checker found.
+func Run(seed uint64, steps int, opts Options) Result {
+	opts = opts.withDefaults()
+	res := Result{Seed: seed}
+	if opts.Acks != "all" && opts.Acks != "1" {
+		res.Err = fmt.Errorf("acks=%s: the workload's producers use all or 1", opts.Acks)
+		return res
+	}
+	w := newWorkload(seed, opts)
+	l := lab.New()
+	defer l.Close()
+	h := fnv.New64a()
+	var full strings.Builder
+	out := io.Writer(h)
+	if opts.Transcript {
+		out = io.MultiWriter(h, &full)
+	}
+	run := func(line string) {
+		res.Script = append(res.Script, line)
+		writeTranscript(out, l, line, &res.Errors)
+	}
+	for _, line := range w.setup(seed) {
+		run(line)
+	}
+	c := l.Cluster()
+	if c == nil {
+		res.Err = fmt.Errorf("the workload's cluster did not start; script:\n%s", res.ScriptText())
+		return res
+	}
+	for res.Steps < steps && len(c.Checker().Violations()) == 0 {
+		res.Steps++
+		for _, line := range w.next(c) {
+			run(line)
+		}
+	}
+	run("check invariants")
+	res.Violations = c.Checker().Violations()
+	res.Elapsed = c.Elapsed()
+	res.TranscriptHash = h.Sum64()
+	res.Transcript = full.String()
+	return res
+}
+
+// writeTranscript runs one line and writes it as lab.RunScript does:
+// comments copied, commands echoed after "> ", then output or "error: ...".
+func writeTranscript(w io.Writer, l *lab.Lab, line string, errors *int) {
+	if strings.HasPrefix(line, "#") {
+		io.WriteString(w, line+"\n")
+		return
+	}
+	text, err := l.Run(line)
+	if err != nil {
+		*errors++
+		text = "error: " + err.Error()
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	io.WriteString(w, "> "+line+"\n"+text)
+}

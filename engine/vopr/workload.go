@@ -1,0 +1,371 @@
+package vopr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loglab/loglab/engine/cluster"
+)
+
+// workload draws the run's command lines. Its setup depends on the seed
+// alone; each later step may read the cluster (who leads, who is down) to
+// aim a fault, but only through ordered slices, so it stays deterministic.
+type workload struct {
+	rng  *rand.Rand
+	opts Options
+
+	brokers   int
+	topics    []topicSpec
+	producers []string
+	consumers []string
+	seq       int // numbers produce commands, so every value is unique
+
+	// powerLost marks brokers whose disk lost its unsynced writes and that
+	// have not yet caught up again (see DefaultMix).
+	powerLost []bool // index = broker id
+}
+
+type topicSpec struct {
+	name       string
+	partitions int
+}
+
+// Every workload topic has rf=3 and min.insync.replicas=2: acks=all then
+// survives the loss of one replica's disk.
+const (
+	replicationFactor = 3
+	minInsyncReplicas = 2
+	maxConsumers      = 2
+)
+
+func newWorkload(seed uint64, opts Options) *workload {
+	return &workload{rng: rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d)), opts: opts}
+}
+
+// setup is the cluster, its topics and producers, and the checker turned
+// on for every event.
+func (w *workload) setup(seed uint64) []string {
+	r := w.rng
+	w.brokers = 3 + r.IntN(3)
+	w.powerLost = make([]bool, w.brokers+1)
+	heartbeat := pick(r, 500, 1000, 2000)
+	session := heartbeat * (3 + r.IntN(4))
+	lines := []string{
+		fmt.Sprintf("# vopr seed=%d: replay with `loglab script FILE`", seed),
+		fmt.Sprintf("cluster brokers=%d seed=%d replica.lag.time.max.ms=%d replica.fetch.wait.max.ms=%d broker.heartbeat.interval.ms=%d broker.session.timeout.ms=%d",
+			w.brokers, seed, pick(r, 2000, 5000, 10000, 30000), pick(r, 50, 100, 500), heartbeat, session),
+		"check invariants always=true",
+	}
+	for i := range 1 + r.IntN(2) {
+		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(4)}
+		w.topics = append(w.topics, t)
+		lines = append(lines, fmt.Sprintf("topic create %s partitions=%d rf=%d min.insync.replicas=%d", t.name, t.partitions, replicationFactor, minInsyncReplicas))
+	}
+	for i := range 1 + r.IntN(3) {
+		name := "p" + strconv.Itoa(i)
+		w.producers = append(w.producers, name)
+		request := pick(r, 500, 1000, 3000)
+		linger := pick(r, 0, 5, 20)
+		delivery := request + linger + pick(r, 0, 1000, 5000)
+		lines = append(lines, fmt.Sprintf("producer create %s acks=%s linger.ms=%d max.in.flight=%d retry.backoff.ms=%d request.timeout.ms=%d delivery.timeout.ms=%d",
+			name, w.opts.Acks, linger, pick(r, 1, 1, 5), pick(r, 10, 100), request, delivery))
+	}
+	return lines
+}
+
+func pick(r *rand.Rand, choices ...int) int { return choices[r.IntN(len(choices))] }
+
+// action is one kind of step: its weight, whether it can run now, and the
+// lines it emits.
+type action struct {
+	weight int
+	ok     func() bool
+	lines  func() []string
+}
+
+// next draws the next step's command lines from the actions that can run.
+func (w *workload) next(c *cluster.Cluster) []string {
+	w.updatePowerLost(c)
+	m := w.opts.Mix
+	always := func() bool { return true }
+	acts := []action{
+		{m.Produce, always, w.produce},
+		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(500))} }},
+		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(40))} }},
+		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(100))} }},
+		{m.Stabilize, always, func() []string { return []string{"stabilize"} }},
+		{m.Consume, always, w.consume},
+		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
+		{m.PowerLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.mayLosePower(c)) > 0 }, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
+		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
+		{m.Partition, w.calm, w.partition},
+		{m.Heal, always, func() []string { return []string{"net heal"} }},
+		{m.Drop, always, w.drop},
+		{m.Delay, always, w.delay},
+		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
+	}
+	total := 0
+	for i := range acts {
+		if acts[i].weight > 0 && !acts[i].ok() {
+			acts[i].weight = 0
+		}
+		total += max(acts[i].weight, 0)
+	}
+	n := w.rng.IntN(total)
+	for _, a := range acts {
+		if a.weight <= 0 {
+			continue
+		}
+		if n < a.weight {
+			return a.lines()
+		}
+		n -= a.weight
+	}
+	panic("unreachable")
+}
+
+func (w *workload) alive(c *cluster.Cluster) []int {
+	var ids []int
+	for _, b := range c.Brokers() {
+		if b.Alive() {
+			ids = append(ids, int(b.ID))
+		}
+	}
+	return ids
+}
+
+// restartable lists the crashed brokers that may restart: those the
+// controller has fenced (any crashed one with QuickRestarts).
+func (w *workload) restartable(c *cluster.Cluster) []int {
+	var ids []int
+	for _, b := range c.Brokers() {
+		if b.Alive() {
+			continue
+		}
+		if bi := c.Controller().Image().Broker(b.ID); w.opts.QuickRestarts || bi == nil || bi.Fenced {
+			ids = append(ids, int(b.ID))
+		}
+	}
+	return ids
+}
+
+// calm reports whether crashes and partitions may happen: not while a
+// broker that lost power is catching up (unless UnboundedPowerLoss).
+func (w *workload) calm() bool {
+	return w.opts.UnboundedPowerLoss || !slices.Contains(w.powerLost, true)
+}
+
+// mayLosePower lists the running brokers whose every partition has at
+// least min.insync.replicas live, unfenced ISR members: losing this
+// broker's unsynced writes leaves each acknowledged record on another
+// in-sync replica, which the controller will prefer.
+func (w *workload) mayLosePower(c *cluster.Cluster) []int {
+	img := c.Controller().Image()
+	var ids []int
+	for _, id := range w.alive(c) {
+		ok := true
+		for _, t := range img.Topics {
+			for _, p := range t.Partitions {
+				if p == nil || !slices.Contains(p.Replicas, int32(id)) {
+					continue
+				}
+				live := 0
+				for _, r := range p.ISR {
+					if bi := img.Broker(r); bi != nil && !bi.Fenced && c.Broker(int(r)).Alive() {
+						live++
+					}
+				}
+				ok = ok && (w.opts.UnboundedPowerLoss || live >= minInsyncReplicas)
+			}
+		}
+		if ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// updatePowerLost clears a broker's power-loss mark once it runs, is
+// unfenced and is back in the ISR of every partition it hosts.
+func (w *workload) updatePowerLost(c *cluster.Cluster) {
+	img := c.Controller().Image()
+	for id := 1; id <= w.brokers; id++ {
+		if !w.powerLost[id] || !c.Broker(id).Alive() {
+			continue
+		}
+		if bi := img.Broker(int32(id)); bi == nil || bi.Fenced {
+			continue
+		}
+		caughtUp := true
+		for _, t := range img.Topics {
+			for _, p := range t.Partitions {
+				if p != nil && slices.Contains(p.Replicas, int32(id)) && !slices.Contains(p.ISR, int32(id)) {
+					caughtUp = false
+				}
+			}
+		}
+		if caughtUp {
+			w.powerLost[id] = false
+		}
+	}
+}
+
+func (w *workload) topic() topicSpec { return w.topics[w.rng.IntN(len(w.topics))] }
+
+// produce sends 1-20 records through one of the producers. Values are
+// unique in the run, so the checker can tell a lost record from another
+// one that took its offset.
+func (w *workload) produce() []string {
+	r := w.rng
+	t := w.topic()
+	w.seq++
+	p := w.producers[r.IntN(len(w.producers))]
+	count := 1 + r.IntN(20)
+	if r.IntN(4) == 0 {
+		count = 1
+	}
+	var target string
+	switch r.IntN(4) {
+	case 0:
+		target = " key=k{i}"
+	case 1:
+		target = " key=hot"
+	case 2:
+		target = fmt.Sprintf(" partition=%d", r.IntN(t.partitions))
+	}
+	return []string{fmt.Sprintf("produce %s%s value=%s.%d.{i} count=%d producer=%s", t.name, target, p, w.seq, count, p)}
+}
+
+// consume creates one of at most two consumers, or polls one.
+func (w *workload) consume() []string {
+	r := w.rng
+	if len(w.consumers) < maxConsumers && (len(w.consumers) == 0 || r.IntN(4) == 0) {
+		name := "c" + strconv.Itoa(len(w.consumers))
+		w.consumers = append(w.consumers, name)
+		return []string{fmt.Sprintf("consumer create %s topics=%s auto.offset.reset=earliest", name, w.topic().name)}
+	}
+	return []string{fmt.Sprintf("poll %s max=%d timeout=%dms", w.consumers[r.IntN(len(w.consumers))], 1+r.IntN(100), 10+r.IntN(500))}
+}
+
+// crash kills one of the candidate brokers, often a partition's leader,
+// since that is where the interesting failures are.
+func (w *workload) crash(c *cluster.Cluster, candidates []int, power bool) []string {
+	id := candidates[w.rng.IntN(len(candidates))]
+	var leaders []int
+	for _, l := range w.liveLeaders(c) {
+		if slices.Contains(candidates, l) {
+			leaders = append(leaders, l)
+		}
+	}
+	if len(leaders) > 0 && w.rng.IntN(2) == 0 {
+		id = leaders[w.rng.IntN(len(leaders))]
+	}
+	if power {
+		w.powerLost[id] = true
+		return []string{fmt.Sprintf("broker crash %d power=true", id)}
+	}
+	return []string{fmt.Sprintf("broker crash %d", id)}
+}
+
+func (w *workload) restart(c *cluster.Cluster) []string {
+	ids := w.restartable(c)
+	return []string{fmt.Sprintf("broker restart %d", ids[w.rng.IntN(len(ids))])}
+}
+
+// liveLeaders lists the running brokers that lead some partition, in
+// topic and partition order (duplicates kept: busier leaders weigh more).
+func (w *workload) liveLeaders(c *cluster.Cluster) []int {
+	var ids []int
+	for _, t := range c.Controller().Image().Topics {
+		for _, p := range t.Partitions {
+			if p != nil && p.Leader > 0 && c.Broker(int(p.Leader)).Alive() {
+				ids = append(ids, int(p.Leader))
+			}
+		}
+	}
+	return ids
+}
+
+// partition splits the brokers in two non-empty groups; sometimes the
+// controller joins one of them, so the other loses its heartbeats.
+func (w *workload) partition() []string {
+	r := w.rng
+	ids := make([]string, w.brokers)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	cut := 1 + r.IntN(w.brokers-1)
+	a, b := slices.Clone(ids[:cut]), slices.Clone(ids[cut:])
+	switch r.IntN(3) {
+	case 0:
+		a = append(a, "ctl")
+	case 1:
+		b = append(b, "ctl")
+	}
+	return []string{fmt.Sprintf("net partition (%s) (%s)", strings.Join(a, ","), strings.Join(b, ","))}
+}
+
+// drop loses a few (or, count=0, all until healed) messages of one kind.
+func (w *workload) drop() []string {
+	r := w.rng
+	count := 1 + r.IntN(10)
+	if r.IntN(4) == 0 {
+		count = 0
+	}
+	broker := 1 + r.IntN(w.brokers)
+	var rule string
+	switch r.IntN(4) {
+	case 0:
+		rule = fmt.Sprintf("to=%d type=Fetch", broker)
+	case 1:
+		rule = fmt.Sprintf("from=%d type=FetchResponse", broker)
+	case 2:
+		rule = fmt.Sprintf("to=%d type=Produce", broker)
+	default:
+		rule = fmt.Sprintf("from=%d type=ProduceResponse", broker)
+	}
+	return []string{fmt.Sprintf("net drop %s count=%d", rule, count)}
+}
+
+// delay slows one link between two brokers, or a broker and a producer.
+func (w *workload) delay() []string {
+	r := w.rng
+	from := 1 + r.IntN(w.brokers)
+	to := strconv.Itoa(1 + (from+r.IntN(w.brokers-1))%w.brokers)
+	if r.IntN(3) == 0 {
+		to = w.producers[r.IntN(len(w.producers))]
+	}
+	return []string{fmt.Sprintf("net delay from=%d to=%s latency=%dms", from, to, pick(r, 5, 50, 200, 1000, 3000))}
+}
+
+// leaderLoss is the acks=1 lesson: the leader of a partition stops
+// feeding its followers, takes records, and dies before they copied them.
+func (w *workload) leaderLoss(c *cluster.Cluster) []string {
+	r := w.rng
+	type led struct {
+		topic     string
+		partition int
+		leader    int32
+	}
+	var ps []led
+	for _, t := range c.Controller().Image().Topics {
+		for i, p := range t.Partitions {
+			if p != nil && p.Leader > 0 && c.Broker(int(p.Leader)).Alive() {
+				ps = append(ps, led{t.Name, i, p.Leader})
+			}
+		}
+	}
+	x := ps[r.IntN(len(ps))]
+	w.seq++
+	p := w.producers[r.IntN(len(w.producers))]
+	return []string{
+		fmt.Sprintf("net drop from=%d type=FetchResponse count=0", x.leader),
+		fmt.Sprintf("produce %s partition=%d value=%s.%d.{i} count=%d producer=%s", x.topic, x.partition, p, w.seq, 1+r.IntN(5), p),
+		fmt.Sprintf("broker crash %d", x.leader),
+		"net heal",
+	}
+}
