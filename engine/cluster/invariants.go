@@ -14,11 +14,14 @@ import (
 // Violation is a broken invariant: which, where, when.
 type Violation struct {
 	At        time.Duration
+	Step      int // events run since the cluster started
 	Invariant string
 	Detail    string
 }
 
-func (v Violation) String() string { return fmt.Sprintf("[%v] %s: %s", v.At, v.Invariant, v.Detail) }
+func (v Violation) String() string {
+	return fmt.Sprintf("[%v, step %d] %s: %s", v.At, v.Step, v.Invariant, v.Detail)
+}
 
 // Checker watches the invariants replication must keep (DESIGN §2):
 //
@@ -44,6 +47,7 @@ type Checker struct {
 	powerLoss  map[int32]int // broker -> power-loss crashes
 	unclean    map[protocol.TopicPartition]bool
 	metaRead   int64 // metadata records scanned for unclean elections
+	steps      int
 }
 
 func newChecker(c *Cluster) *Checker {
@@ -55,6 +59,7 @@ func newChecker(c *Cluster) *Checker {
 func (c *Cluster) Checker() *Checker { return c.checker }
 
 func (k *Checker) afterStep() {
+	k.steps++
 	if k.EveryStep {
 		k.Check()
 	}
@@ -69,7 +74,7 @@ func (k *Checker) report(invariant, detail string) {
 		return
 	}
 	k.seen[key] = true
-	k.violations = append(k.violations, Violation{At: k.c.clock.Elapsed(), Invariant: invariant, Detail: detail})
+	k.violations = append(k.violations, Violation{At: k.c.clock.Elapsed(), Step: k.steps, Invariant: invariant, Detail: detail})
 }
 
 // Check runs every invariant now and returns the violations it found.
