@@ -50,7 +50,7 @@ func ValidateTopicName(name string) error {
 var TopicConfigNames = []string{"min.insync.replicas", "unclean.leader.election.enable"}
 
 // validateConfigs checks topic configs by name and value.
-func validateConfigs(configs [][2]string, rf int) error {
+func validateConfigs(configs [][2]string) error {
 	cfg := log.DefaultConfig()
 	for _, kv := range configs {
 		switch kv[0] {
@@ -87,7 +87,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int, configs [][2]stri
 	if rf < 1 {
 		return fmt.Errorf("%w: replication factor must be at least 1", ErrInvalidReplicationFactor)
 	}
-	if err := validateConfigs(configs, rf); err != nil {
+	if err := validateConfigs(configs); err != nil {
 		return err
 	}
 	if err := c.controller.CreateTopic(name, partitions, rf, configs); err != nil {

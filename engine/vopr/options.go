@@ -27,6 +27,9 @@ type Options struct {
 	// again after its restart, with what it lost (the case KIP-966's
 	// eligible leader replicas close in Kafka).
 	UnboundedPowerLoss bool
+
+	// uncheckedForBench leaves the checker off, to measure what it costs.
+	uncheckedForBench bool
 }
 
 // Mix is the relative weight of each action per step; 0 disables one.

@@ -22,6 +22,9 @@ type workload struct {
 	producers []string
 	consumers []string
 	seq       int // numbers produce commands, so every value is unique
+	// delayed is set while a net delay is in force: a slow link always
+	// has a message on it, so stabilize would run its full ten minutes.
+	delayed bool
 
 	// powerLost marks brokers whose disk lost its unsynced writes and that
 	// have not yet caught up again (see DefaultMix).
@@ -56,7 +59,7 @@ func (w *workload) setup(seed uint64) []string {
 	lines := []string{
 		fmt.Sprintf("# vopr seed=%d: replay with `loglab script FILE`", seed),
 		fmt.Sprintf("cluster brokers=%d seed=%d replica.lag.time.max.ms=%d replica.fetch.wait.max.ms=%d broker.heartbeat.interval.ms=%d broker.session.timeout.ms=%d",
-			w.brokers, seed, pick(r, 2000, 5000, 10000, 30000), pick(r, 50, 100, 500), heartbeat, session),
+			w.brokers, seed, pick(r, 2000, 5000, 10000, 30000), pick(r, 200, 500), heartbeat, session),
 		"check invariants always=true",
 	}
 	for i := range 1 + r.IntN(2) {
@@ -71,7 +74,7 @@ func (w *workload) setup(seed uint64) []string {
 		linger := pick(r, 0, 5, 20)
 		delivery := request + linger + pick(r, 0, 1000, 5000)
 		lines = append(lines, fmt.Sprintf("producer create %s acks=%s linger.ms=%d max.in.flight=%d retry.backoff.ms=%d request.timeout.ms=%d delivery.timeout.ms=%d",
-			name, w.opts.Acks, linger, pick(r, 1, 1, 5), pick(r, 10, 100), request, delivery))
+			name, w.opts.Acks, linger, pick(r, 1, 1, 5), pick(r, 100, 250), request, delivery))
 	}
 	return lines
 }
@@ -96,13 +99,13 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(500))} }},
 		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(40))} }},
 		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(100))} }},
-		{m.Stabilize, always, func() []string { return []string{"stabilize"} }},
+		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
 		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
 		{m.PowerLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.mayLosePower(c)) > 0 }, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
 		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
 		{m.Partition, w.calm, w.partition},
-		{m.Heal, always, func() []string { return []string{"net heal"} }},
+		{m.Heal, always, func() []string { w.delayed = false; return []string{"net heal"} }},
 		{m.Drop, always, w.drop},
 		{m.Delay, always, w.delay},
 		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
@@ -334,6 +337,7 @@ func (w *workload) drop() []string {
 // delay slows one link between two brokers, or a broker and a producer.
 func (w *workload) delay() []string {
 	r := w.rng
+	w.delayed = true
 	from := 1 + r.IntN(w.brokers)
 	to := strconv.Itoa(1 + (from+r.IntN(w.brokers-1))%w.brokers)
 	if r.IntN(3) == 0 {
@@ -362,6 +366,7 @@ func (w *workload) leaderLoss(c *cluster.Cluster) []string {
 	x := ps[r.IntN(len(ps))]
 	w.seq++
 	p := w.producers[r.IntN(len(w.producers))]
+	w.delayed = false // the heal below removes every delay
 	return []string{
 		fmt.Sprintf("net drop from=%d type=FetchResponse count=0", x.leader),
 		fmt.Sprintf("produce %s partition=%d value=%s.%d.{i} count=%d producer=%s", x.topic, x.partition, p, w.seq, 1+r.IntN(5), p),
