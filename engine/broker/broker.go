@@ -51,6 +51,7 @@ type Broker struct {
 
 	alive       bool
 	registered  bool
+	refused     bool  // a registration was refused (reported once)
 	epoch       int64 // broker epoch from registration: its RegisterBroker record's offset
 	image       *kraft.Image
 	replicas    []*Replica // ordered by topic, partition
@@ -132,6 +133,18 @@ func (b *Broker) handle(env *sim.Envelope) {
 	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
+		if m.Error != protocol.None {
+			// Our previous incarnation's session has not expired yet: try
+			// again, as Kafka's broker lifecycle manager does.
+			if !b.refused {
+				b.events(fmt.Sprintf("%s: registration refused with %s: the old session has not expired; retrying", b.Node, m.Error.Name()))
+			}
+			b.refused = true
+			b.after(b.cfg.HeartbeatInterval, "register", func() {
+				b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
+			})
+			return
+		}
 		b.epoch, b.registered = m.BrokerEpoch, true
 		b.sendHeartbeat()
 	case protocol.BrokerHeartbeatResponse:

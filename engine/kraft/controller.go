@@ -128,6 +128,14 @@ func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.Metad
 func BrokerNode(id int32) sim.NodeID { return sim.NodeID(fmt.Sprintf("b%d", id)) }
 
 func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequest) {
+	// A broker id whose session is still alive cannot register again: the
+	// old incarnation may still be serving (Kafka answers
+	// DUPLICATE_BROKER_REGISTRATION until the session expires and the
+	// broker is fenced).
+	if b := c.image.Broker(m.BrokerID); b != nil && !b.Fenced && c.sched.Clock.Elapsed()-c.lastHeartbeat[m.BrokerID] <= c.cfg.SessionTimeout {
+		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration})
+		return
+	}
 	// As in KRaft, the broker epoch is the offset of its registration record.
 	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()

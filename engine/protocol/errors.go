@@ -28,6 +28,7 @@ const (
 	InvalidUpdateVersion         ErrorCode = 96
 	StaleBrokerEpoch             ErrorCode = 77
 	OffsetNotAvailable           ErrorCode = 78
+	DuplicateBrokerRegistration  ErrorCode = 101
 	DeliveryTimeout              ErrorCode = -100 // client-side: delivery.timeout.ms expired (TimeoutException)
 )
 
@@ -41,6 +42,7 @@ var names = map[ErrorCode]string{
 	FencedLeaderEpoch: "FENCED_LEADER_EPOCH", UnknownLeaderEpoch: "UNKNOWN_LEADER_EPOCH",
 	InvalidUpdateVersion: "INVALID_UPDATE_VERSION", StaleBrokerEpoch: "STALE_BROKER_EPOCH",
 	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE", DeliveryTimeout: "DELIVERY_TIMEOUT",
+	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
 }
 
 // Name is Kafka's name for the code.
