@@ -14,7 +14,7 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build setup chromium driver generate check-generated vet wasm run \
-        test test-unit test-wasm e2e bench fuzz
+        test test-unit test-wasm e2e bench fuzz sim
 
 all: build
 
@@ -89,3 +89,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./engine/record/
 	$(GO) test -run '^$$' -fuzz FuzzLog -fuzztime $(FUZZTIME) ./engine/dumplog/
 	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime $(FUZZTIME) ./engine/lab/
+
+## sim: the VOPR, seeded random workloads with faults and the invariant
+## checker on every event, over SEEDS seeds of STEPS workload steps (200);
+## a failing seed prints its violations and the lab script that replays it
+sim:
+	$(GO) test ./engine/vopr -run '^TestVOPR$$' -count=1 -v -timeout 0 -seeds=$(SEEDS) -steps=$(or $(STEPS),200)

@@ -42,6 +42,8 @@ type Checker struct {
 	hws        map[string]int64 // "topic/p@epoch" -> last HW seen
 	agreed     map[string]int64 // "topic/p@epoch b<id>" -> verified below
 	verified   map[string]int   // "topic/p@epoch" -> acked records verified
+	dense      map[string]int64 // "topic/p b<id>" -> offset checked from next
+	denseEnd   map[string]int64 // "topic/p b<id>" -> log end offset + 1 at the last check
 	seen       map[string]bool  // violations already reported
 	violations []Violation
 	powerLoss  map[int32]int // broker -> power-loss crashes
@@ -52,7 +54,7 @@ type Checker struct {
 
 func newChecker(c *Cluster) *Checker {
 	return &Checker{c: c, leaders: map[string]int32{}, hws: map[string]int64{}, agreed: map[string]int64{},
-		verified: map[string]int{}, seen: map[string]bool{}, powerLoss: map[int32]int{}, unclean: map[protocol.TopicPartition]bool{}}
+		verified: map[string]int{}, dense: map[string]int64{}, denseEnd: map[string]int64{}, seen: map[string]bool{}, powerLoss: map[int32]int{}, unclean: map[protocol.TopicPartition]bool{}}
 }
 
 // Checker returns the cluster's invariant checker.
@@ -155,23 +157,40 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 
 // checkDense verifies a replica's batches follow each other offset by
 // offset (a compacted log may have gaps inside batches, not between them).
+// Only what was appended since the last check is read.
 func (k *Checker) checkDense(tp protocol.TopicPartition, id int32, r *broker.Replica) {
 	if r.Log.Config().Compact() {
 		return
 	}
+	key := fmt.Sprintf("%s b%d", name(tp), id)
+	if k.denseEnd[key] == r.Log.EndOffset()+1 {
+		return // nothing appended or truncated since the last check (stored +1: 0 means never)
+	}
+	k.denseEnd[key] = r.Log.EndOffset() + 1
+	from, ok := k.dense[key]
+	if !ok || from > r.Log.EndOffset() || from < r.Log.StartOffset() {
+		from = r.Log.StartOffset() // new, truncated or trimmed: check it all
+	}
+	if from >= r.Log.EndOffset() {
+		k.dense[key] = from
+		return
+	}
+	bs, err := r.Log.BatchesFrom(from)
+	if err != nil {
+		k.report("dense-offsets", fmt.Sprintf("%s on broker %d: %v", name(tp), id, err))
+		return
+	}
 	next := int64(-1)
-	for _, s := range r.Log.Segments() {
-		bs, err := r.Log.BatchesIn(s.BaseOffset)
-		if err != nil {
-			k.report("dense-offsets", fmt.Sprintf("%s on broker %d: %v", name(tp), id, err))
-			return
+	for _, b := range bs {
+		if next >= 0 && b.Header.BaseOffset != next {
+			k.report("dense-offsets", fmt.Sprintf("%s on broker %d: batch at offset %d follows one ending at %d", name(tp), id, b.Header.BaseOffset, next-1))
 		}
-		for _, b := range bs {
-			if next >= 0 && b.Header.BaseOffset != next {
-				k.report("dense-offsets", fmt.Sprintf("%s on broker %d: batch at offset %d follows one ending at %d", name(tp), id, b.Header.BaseOffset, next-1))
-			}
-			next = b.Header.LastOffset() + 1
-		}
+		next = b.Header.LastOffset() + 1
+	}
+	// Resume at the last batch's start next time, so its successor is
+	// checked against it.
+	if len(bs) > 0 {
+		k.dense[key] = bs[len(bs)-1].Header.BaseOffset
 	}
 }
 
@@ -267,3 +286,6 @@ func (k *Checker) diskLosses(tp protocol.TopicPartition) int {
 	}
 	return n
 }
+
+// Steps counts the events run since the cluster started.
+func (k *Checker) Steps() int { return k.steps }

@@ -171,3 +171,26 @@ func (l *Log) OffsetForTimestamp(ts int64) (int64, error) {
 	}
 	return l.EndOffset(), nil
 }
+
+// BatchesFrom lists the headers of every batch whose last offset is at or
+// beyond from, in order across segments. It starts from the sparse index,
+// so checking only what is new stays cheap however long the log grows.
+func (l *Log) BatchesFrom(from int64) ([]BatchInfo, error) {
+	var out []BatchInfo
+	for i := l.segmentFor(max(from, l.startOffset)); i < len(l.segments); i++ {
+		s := l.segments[i]
+		entry, _ := s.index.lookup(from)
+		end := s.size()
+		for pos := entry.Position; pos < end; {
+			h, err := s.readHeader(pos)
+			if err != nil {
+				return out, err
+			}
+			if h.LastOffset() >= from {
+				out = append(out, BatchInfo{Segment: s.base, Position: pos, Header: h})
+			}
+			pos += int64(h.Size())
+		}
+	}
+	return out, nil
+}

@@ -8,6 +8,9 @@ type Options struct {
 	// Mix weighs the actions the workload draws from; the zero Mix means
 	// DefaultMix.
 	Mix Mix
+	// MinEvents keeps the workload going until the scheduler has run at
+	// least this many simulation steps (events), whatever steps says.
+	MinEvents int
 	// Transcript keeps the run's full transcript in Result.Transcript
 	// (a long run's transcript runs to megabytes; its hash is always kept).
 	Transcript bool
@@ -27,6 +30,13 @@ type Options struct {
 	// again after its restart, with what it lost (the case KIP-966's
 	// eligible leader replicas close in Kafka).
 	UnboundedPowerLoss bool
+	// ControllerPartitions lets net partition put the controller in a
+	// group, cutting brokers off from it: they are fenced while still
+	// running, and a deposed leader keeps acting on its old epoch. The
+	// checker takes the highest-numbered broker that thinks it leads as
+	// the leader, so such a zombie gives false findings (hw-within-isr,
+	// acked-record-lost) until the checker prefers the newest epoch.
+	ControllerPartitions bool
 
 	// uncheckedForBench leaves the checker off, to measure what it costs.
 	uncheckedForBench bool
@@ -35,9 +45,9 @@ type Options struct {
 // Mix is the relative weight of each action per step; 0 disables one.
 type Mix struct {
 	Produce   int // produce records (keyed, hot key, unkeyed or to a partition) via one of the producers
-	TickSmall int // tick 1-500ms
-	TickLarge int // tick 1-40s: sessions expire, ISRs shrink
-	Step      int // step 1-100 events
+	TickSmall int // tick 1-300ms
+	TickLarge int // tick 1-10s: sessions expire, ISRs shrink
+	Step      int // step 1-50 events
 	Stabilize int // run until nothing is in flight
 	Consume   int // create a consumer (at most two) or poll one
 
@@ -70,7 +80,9 @@ type Mix struct {
 //     network is not partitioned, so it cannot end up as the last ISR
 //     member of a partition (drops, delays and ticks go on);
 //   - a crashed broker restarts only once the controller has fenced it,
-//     as Kafka refuses to register a broker id whose session is alive.
+//     as Kafka refuses to register a broker id whose session is alive;
+//   - network partitions split the brokers but never cut them off from
+//     the controller, so no deposed leader keeps running.
 //
 // Plain crashes are otherwise not bounded (beyond keeping one broker up):
 // the disk survives them.

@@ -22,6 +22,7 @@ type Result struct {
 	// that produced the first one, so the script ends there.
 	Violations []cluster.Violation
 	Errors     int           // commands that failed (a produce timing out, a poll with no leader...): expected under faults
+	Events     int           // simulation steps: events the scheduler ran (message deliveries, timers)
 	Elapsed    time.Duration // virtual time at the end
 	// TranscriptHash is FNV-1a over the transcript, as lab.RunScript
 	// would print it; Transcript is the text itself when asked for.
@@ -92,7 +93,7 @@ func Run(seed uint64, steps int, opts Options) Result {
 		res.Err = fmt.Errorf("the workload's cluster did not start; script:\n%s", res.ScriptText())
 		return res
 	}
-	for res.Steps < steps && len(c.Checker().Violations()) == 0 {
+	for (res.Steps < steps || c.Checker().Steps() < opts.MinEvents) && len(c.Checker().Violations()) == 0 {
 		res.Steps++
 		for _, line := range w.next(c) {
 			run(line)
@@ -100,6 +101,7 @@ func Run(seed uint64, steps int, opts Options) Result {
 	}
 	run("check invariants")
 	res.Violations = c.Checker().Violations()
+	res.Events = c.Checker().Steps()
 	res.Elapsed = c.Elapsed()
 	res.TranscriptHash = h.Sum64()
 	res.Transcript = full.String()

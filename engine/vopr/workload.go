@@ -54,16 +54,18 @@ func (w *workload) setup(seed uint64) []string {
 	r := w.rng
 	w.brokers = 3 + r.IntN(3)
 	w.powerLost = make([]bool, w.brokers+1)
-	heartbeat := pick(r, 500, 1000, 2000)
+	// Short sessions and lag limits make fencing and ISR changes happen
+	// within seconds of virtual time, so a step stays cheap to simulate.
+	heartbeat := pick(r, 500, 1000)
 	session := heartbeat * (3 + r.IntN(4))
 	lines := []string{
 		fmt.Sprintf("# vopr seed=%d: replay with `loglab script FILE`", seed),
-		fmt.Sprintf("cluster brokers=%d seed=%d replica.lag.time.max.ms=%d replica.fetch.wait.max.ms=%d broker.heartbeat.interval.ms=%d broker.session.timeout.ms=%d",
-			w.brokers, seed, pick(r, 2000, 5000, 10000, 30000), pick(r, 200, 500), heartbeat, session),
+		fmt.Sprintf("cluster brokers=%d seed=%d replica.lag.time.max.ms=%d broker.heartbeat.interval.ms=%d broker.session.timeout.ms=%d leader.imbalance.check.interval.seconds=%d",
+			w.brokers, seed, pick(r, 2000, 5000, 10000), heartbeat, session, pick(r, 10, 60, 300)),
 		"check invariants always=true",
 	}
 	for i := range 1 + r.IntN(2) {
-		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(4)}
+		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(3)}
 		w.topics = append(w.topics, t)
 		lines = append(lines, fmt.Sprintf("topic create %s partitions=%d rf=%d min.insync.replicas=%d", t.name, t.partitions, replicationFactor, minInsyncReplicas))
 	}
@@ -96,9 +98,9 @@ func (w *workload) next(c *cluster.Cluster) []string {
 	always := func() bool { return true }
 	acts := []action{
 		{m.Produce, always, w.produce},
-		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(500))} }},
-		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(40))} }},
-		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(100))} }},
+		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(300))} }},
+		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(10))} }},
+		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(50))} }},
 		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
 		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
@@ -292,8 +294,9 @@ func (w *workload) liveLeaders(c *cluster.Cluster) []int {
 	return ids
 }
 
-// partition splits the brokers in two non-empty groups; sometimes the
-// controller joins one of them, so the other loses its heartbeats.
+// partition splits the brokers in two non-empty groups; with
+// ControllerPartitions the controller sometimes joins one of them, so the
+// other loses its heartbeats.
 func (w *workload) partition() []string {
 	r := w.rng
 	ids := make([]string, w.brokers)
@@ -303,11 +306,13 @@ func (w *workload) partition() []string {
 	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	cut := 1 + r.IntN(w.brokers-1)
 	a, b := slices.Clone(ids[:cut]), slices.Clone(ids[cut:])
-	switch r.IntN(3) {
-	case 0:
-		a = append(a, "ctl")
-	case 1:
-		b = append(b, "ctl")
+	if w.opts.ControllerPartitions {
+		switch r.IntN(3) {
+		case 0:
+			a = append(a, "ctl")
+		case 1:
+			b = append(b, "ctl")
+		}
 	}
 	return []string{fmt.Sprintf("net partition (%s) (%s)", strings.Join(a, ","), strings.Join(b, ","))}
 }
