@@ -1,0 +1,159 @@
+package quorum
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Crash stops controller id as a crash would: it stops answering at once,
+// its memory (state machine, image) is lost, its stores survive.
+//
+// Crashing the active controller first waits up to 4×HeartbeatTimeout for
+// the followers to hold every entry it holds, as they do when the quorum is
+// idle between two steps of a lesson: then their logs tie and the
+// lowest-numbered survivor takes over (timing.go).
+func (q *Quorum) Crash(id int) error { return q.crash(id, true) }
+
+func (q *Quorum) crash(id int, quiesce bool) error {
+	q.life.Lock()
+	defer q.life.Unlock()
+	n, err := q.node(id)
+	if err != nil {
+		return err
+	}
+	if quiesce {
+		q.quiesce(id, 4*q.cfg.HeartbeatTimeout)
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return ErrClosed
+	}
+	p := n.p
+	if p == nil {
+		q.mu.Unlock()
+		return fmt.Errorf("quorum: controller %d is already down", id)
+	}
+	leader := q.leaderLocked()
+	n.p = nil
+	close(p.stopped)
+	q.sb.detach(n.addr)
+	// Restart the survivors' timers from the moment of the crash, with the
+	// roles of a quorum whose leader is (or was) leader. Without a leader
+	// they are not restarted: a survivor that heard from no leader for a
+	// while would start an election the moment its timer restarts.
+	q.applyPlan(leader, leader != 0)
+	q.mu.Unlock()
+
+	p.raft.DeregisterObserver(p.observer)
+	err = p.raft.Shutdown().Error()
+	q.mu.Lock()
+	err = errors.Join(err, q.closeStores(n))
+	q.mu.Unlock()
+	return err
+}
+
+// quiesce waits, up to wait, until every live follower's log reaches the
+// end of the log of leader id; it returns at once if id is not the leader.
+func (q *Quorum) quiesce(id int, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		q.mu.Lock()
+		done := true
+		if q.leaderLocked() == id {
+			end := q.nodes[id-1].p.raft.LastIndex()
+			for _, n := range q.nodes {
+				if n.p != nil && n.p.raft.LastIndex() < end {
+					done = false
+				}
+			}
+		}
+		q.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Restart starts controller id again on its stores. It restores its latest
+// snapshot, then catches up from the active controller: from the log, or
+// from the leader's snapshot when the entries it misses were compacted.
+// Restart does not wait for that; CatchUp does.
+func (q *Quorum) Restart(id int) error {
+	q.life.Lock()
+	defer q.life.Unlock()
+	n, err := q.node(id)
+	if err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	if n.p != nil {
+		return fmt.Errorf("quorum: controller %d is running", id)
+	}
+	if err := q.openStores(n); err != nil {
+		return err
+	}
+	leader := q.leaderLocked()
+	pos := q.positionsLocked()
+	pos[id] = storedPosition(n)
+	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, successionOrder(pos))
+	if err := q.start(n, plan[id]); err != nil {
+		return errors.Join(err, q.closeStores(n))
+	}
+	q.applyPlan(leader, false)
+	return nil
+}
+
+// CatchUp waits until controller id has applied everything the active
+// controller had committed when CatchUp was called: every metadata record,
+// and raft's own entries too (so it has heard from the leader).
+func (q *Quorum) CatchUp(id int, wait time.Duration) error {
+	n, err := q.node(id)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(wait)
+	leader, err := q.activeController(wait)
+	if err != nil {
+		return err
+	}
+	end, index := leader.fsm.end(), leader.raft.CommitIndex()
+	for {
+		q.mu.Lock()
+		p := n.p
+		q.mu.Unlock()
+		if p == nil {
+			return fmt.Errorf("quorum: controller %d is down", id)
+		}
+		if p.fsm.end() >= end && p.raft.AppliedIndex() >= index {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("quorum: controller %d applied up to offset %d (index %d), not %d (index %d), within %s",
+				id, p.fsm.end(), p.raft.AppliedIndex(), end, index, wait)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Snapshot makes controller id take a snapshot now (and compact its log,
+// keeping TrailingLogs entries), as its SnapshotThreshold would.
+func (q *Quorum) Snapshot(id int) error {
+	n, err := q.node(id)
+	if err != nil {
+		return err
+	}
+	q.mu.Lock()
+	p := n.p
+	q.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("quorum: controller %d is down", id)
+	}
+	return p.raft.Snapshot().Error()
+}
