@@ -102,8 +102,11 @@ func benchReplicatedProduce(b *testing.B, everyStep bool) {
 		bareElapsed += time.Since(start)
 	}
 	b.StopTimer()
-	if vs := c.Checker().Check(); len(vs) > 0 {
+	if vs := c.Checker().Violations(); len(vs) > 0 {
 		b.Fatalf("invariants broken: %v", vs)
+	}
+	if r, _, err := c.Replica("bench", 0, 0); err != nil || r.Log.EndOffset() != int64(b.N*benchRecords) {
+		b.Fatalf("the leader's log does not hold the %d records produced (%v)", b.N*benchRecords, err)
 	}
 	records := float64(b.N * benchRecords)
 	b.ReportMetric(records/simElapsed.Seconds(), "records/s")

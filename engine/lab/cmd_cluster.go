@@ -120,13 +120,7 @@ var stabilizeCommand = &command{
 	usage:   "stabilize",
 	summary: "run until no message is in flight and no producer has records waiting (at most ten virtual minutes)",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		if err := noPositional(a); err != nil {
-			return "", err
-		}
-		if err := a.finish(); err != nil {
+		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
 		before := l.cluster.Elapsed()

@@ -111,13 +111,7 @@ var netHealCommand = &command{
 	usage:   "net heal",
 	summary: "remove every partition, drop rule and delay",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		if err := noPositional(a); err != nil {
-			return "", err
-		}
-		if err := a.finish(); err != nil {
+		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
 		l.cluster.Network().Heal()

@@ -88,13 +88,7 @@ var showNetworkCommand = &command{
 	usage:   "show network",
 	summary: "faults in force and the messages in flight",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		if err := noPositional(a); err != nil {
-			return "", err
-		}
-		if err := a.finish(); err != nil {
+		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
 		var b strings.Builder

@@ -122,3 +122,15 @@ func onePositional(a *args, what string) (string, error) {
 		return "", fmt.Errorf("expected one %s, got %q", what, strings.Join(a.positional, " "))
 	}
 }
+
+// noArgs is the preamble of commands that take no arguments: a cluster
+// must exist, and nothing may follow the command's name.
+func (l *Lab) noArgs(a *args) error {
+	if err := l.requireCluster(); err != nil {
+		return err
+	}
+	if err := noPositional(a); err != nil {
+		return err
+	}
+	return a.finish()
+}
