@@ -12,22 +12,36 @@ import (
 // any broker it can reach: its first bootstrap broker, then the next on a
 // timeout, as Kafka clients rotate through their bootstrap list.
 type metadataCache struct {
-	node      sim.NodeID
-	net       *sim.Network
-	sched     *sim.Scheduler
-	bootstrap []int32
-	next      int
-	corr      int64
-	inFlight  bool
-	gen       int
-	asked     sim.NodeID // the broker a request in flight went to
-	parts     []protocol.PartitionMetadata
-	known     bool
-	onUpdate  func()
+	node       sim.NodeID
+	net        *sim.Network
+	sched      *sim.Scheduler
+	bootstrap  []int32
+	next       int
+	corr       int64
+	inFlight   bool
+	gen        int
+	asked      sim.NodeID // the broker a request in flight went to
+	lastAnswer time.Duration
+	delayed    bool // a refresh waits out the backoff
+	parts      []protocol.PartitionMetadata
+	known      bool
+	onUpdate   func()
 }
 
+// metadataBackoff is retry.backoff.ms for metadata: a client asks at most
+// this often, however many of its requests fail meanwhile.
+const metadataBackoff = 100 * time.Millisecond
+
 func (m *metadataCache) refresh() {
-	if m.inFlight {
+	if m.inFlight || m.delayed {
+		return
+	}
+	if wait := m.lastAnswer + metadataBackoff - m.sched.Clock.Elapsed(); m.known && wait > 0 {
+		m.delayed = true
+		m.sched.After(wait, "metadata-backoff "+string(m.node), func() {
+			m.delayed = false
+			m.refresh()
+		})
 		return
 	}
 	m.inFlight = true
@@ -60,6 +74,7 @@ func (m *metadataCache) handle(resp protocol.MetadataResponse) {
 		return
 	}
 	m.inFlight = false
+	m.lastAnswer = m.sched.Clock.Elapsed()
 	m.parts, m.known = resp.Partitions, true
 	if m.onUpdate != nil {
 		m.onUpdate()

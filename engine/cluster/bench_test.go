@@ -67,7 +67,9 @@ func benchReplicatedProduce(b *testing.B, everyStep bool) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.CreateTopic("bench", 1, 3, [][2]string{{"min.insync.replicas", "2"}}); err != nil {
+	// 16 MiB segments on both sides: long runs roll instead of growing
+	// one in-memory file by hundreds of megabytes.
+	if err := c.CreateTopic("bench", 1, 3, [][2]string{{"min.insync.replicas", "2"}, {"segment.bytes", "16777216"}}); err != nil {
 		b.Fatal(err)
 	}
 	p, err := c.CreateProducer("p", client.DefaultProducerConfig()) // acks=all
@@ -75,7 +77,9 @@ func benchReplicatedProduce(b *testing.B, everyStep bool) {
 		b.Fatal(err)
 	}
 	c.Checker().EveryStep = everyStep
-	bare, _, err := log.Open(storage.NewMem(), "bare-0", log.DefaultConfig(), 0)
+	cfg := log.DefaultConfig()
+	cfg.SegmentBytes = 16 << 20
+	bare, _, err := log.Open(storage.NewMem(), "bare-0", cfg, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,31 +15,30 @@ type Options struct {
 	// (a long run's transcript runs to megabytes; its hash is always kept).
 	Transcript bool
 
-	// The workload keeps to what Kafka promises by default; these lift
-	// the two bounds that hide known ways to lose acks=all records (see
-	// the package README in vopr_test.go and DefaultMix):
+	// The workload keeps to what Kafka promises (see DefaultMix); these
+	// lift its bounds, to reproduce what they keep out:
 	//
 	// QuickRestarts restarts a crashed broker before the controller has
-	// fenced it. Kafka refuses such a registration until the old session
-	// expires (DUPLICATE_BROKER_REGISTRATION); loglab accepts it and the
-	// new process resumes the old one's leaderships in the same epoch.
+	// fenced it. The controller refuses the registration while the old
+	// session lives (DUPLICATE_BROKER_REGISTRATION), but one that comes
+	// after the session expired and before the next session check (every
+	// second) is accepted while the old incarnation still leads: the new
+	// process resumes its leaderships in the same epoch, with whatever its
+	// disk kept.
 	QuickRestarts bool
 	// UnboundedPowerLoss lets brokers lose power whatever the ISRs look
-	// like and crash others while one is without its unsynced writes: a
-	// power-lost broker left as a partition's last ISR member is elected
-	// again after its restart, with what it lost (the case KIP-966's
-	// eligible leader replicas close in Kafka).
+	// like, and others crash meanwhile: a power-lost broker left as a
+	// partition's last ISR member is elected again after its restart,
+	// with what it lost (the case KIP-966's eligible leader replicas close
+	// in Kafka), and the checker reports acked-record-lost.
 	UnboundedPowerLoss bool
 	// ControllerPartitions lets net partition put the controller in a
 	// group, cutting brokers off from it: they are fenced while still
 	// running, and a deposed leader keeps acting on its old epoch. The
 	// checker takes the highest-numbered broker that thinks it leads as
 	// the leader, so such a zombie gives false findings (hw-within-isr,
-	// acked-record-lost) until the checker prefers the newest epoch.
+	// acked-record-lost) until the checker prefers the current epoch.
 	ControllerPartitions bool
-
-	// uncheckedForBench leaves the checker off, to measure what it costs.
-	uncheckedForBench bool
 }
 
 // Mix is the relative weight of each action per step; 0 disables one.

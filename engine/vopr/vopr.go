@@ -83,9 +83,6 @@ func Run(seed uint64, steps int, opts Options) Result {
 		writeTranscript(out, l, line, &res.Errors)
 	}
 	for _, line := range w.setup(seed) {
-		if opts.uncheckedForBench && strings.HasPrefix(line, "check invariants") {
-			continue
-		}
 		run(line)
 	}
 	c := l.Cluster()

@@ -19,6 +19,8 @@ var (
 	seedsFlag = flag.Int("seeds", 0, "how many seeds TestVOPR runs, from 1 (0: the default for this platform)")
 	stepsFlag = flag.Int("steps", 0, "workload steps per seed (0: the default)")
 	seedFlag  = flag.Uint64("seed", 0, "run only this seed and log its report (script included)")
+	liftFlag  = flag.String("lift", "", "comma-separated bounds TestVOPR lifts, to reproduce what they keep out: "+
+		"consumers, quick-restarts, unbounded-power-loss, controller-partitions")
 )
 
 // Defaults sized to keep `make test` near a minute on a 2-core machine
@@ -30,16 +32,32 @@ const (
 	defaultSteps     = 60
 )
 
-// testMix is DefaultMix narrowed around engine problems reported to the
-// lead, each a storm of events that makes a seed take minutes, not a
-// violation: consumers stay out (a consumer whose partition has no leader
-// refreshes metadata in a loop without backoff, and one polling a crashed
-// leader retries on every event).
-func testMix() Mix {
-	m := DefaultMix()
-	m.Consume = 0
-	return m
+// testOptions is what TestVOPR runs: acks=all, testMix, and the bounds
+// -lift names lifted.
+func testOptions(t *testing.T) Options {
+	opts := Options{Mix: testMix()}
+	for _, name := range strings.Split(*liftFlag, ",") {
+		switch name {
+		case "":
+		case "consumers":
+			opts.Mix.Consume = DefaultMix().Consume
+		case "quick-restarts":
+			opts.QuickRestarts = true
+		case "unbounded-power-loss":
+			opts.UnboundedPowerLoss = true
+		case "controller-partitions":
+			opts.ControllerPartitions = true
+		default:
+			t.Fatalf("-lift=%s: no such bound", name)
+		}
+	}
+	return opts
 }
+
+// testMix is the full DefaultMix. Consumers were left out while a
+// consumer without a leader refreshed metadata on every event; the client
+// now backs off (retry.backoff.ms) and they are back in.
+func testMix() Mix { return DefaultMix() }
 
 func seedsToRun() []uint64 {
 	if *seedFlag != 0 {
@@ -99,7 +117,9 @@ func TestVOPR(t *testing.T) {
 	if *stepsFlag != 0 || runtime.GOOS == "js" {
 		wantEvents = 0
 	}
-	results := runSeeds(seeds, steps, Options{Mix: testMix(), MinEvents: wantEvents})
+	opts := testOptions(t)
+	opts.MinEvents = wantEvents
+	results := runSeeds(seeds, steps, opts)
 	failed, errs := 0, 0
 	minEvents := -1
 	var virtual time.Duration
