@@ -76,6 +76,7 @@ func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
 	}
 	before := r.Log.EndOffset()
 	if to >= before {
+		r.Log.TruncateTo(to) // drops an empty epoch from the cache
 		return
 	}
 	if err := r.Log.TruncateTo(to); err != nil {

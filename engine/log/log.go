@@ -436,7 +436,9 @@ func (f FetchData) Batches() ([]record.Batch, error) {
 // batch, so the new end may be below offset if a batch straddled it.
 func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.EndOffset() {
-		return nil
+		// Nothing to cut from the log, but an epoch that began at its end
+		// and wrote nothing must still go, as Kafka's truncateTo does.
+		return l.epochs.truncateFromEnd(offset)
 	}
 	if offset < l.startOffset {
 		offset = l.startOffset

@@ -92,6 +92,13 @@ func (n *Network) SetDown(id NodeID, down bool) {
 		return
 	}
 	n.down[id] = true
+	// Whatever was on its way to the dead process dies with its sockets: a
+	// restarted process must never receive its predecessor's answers.
+	for _, e := range n.inflight {
+		if e.To == id {
+			e.Fate = "lost"
+		}
+	}
 	for _, other := range n.nodes() {
 		if other != id && !n.down[other] {
 			n.notify(other, id)
@@ -210,7 +217,7 @@ func (n *Network) deliver(env *Envelope) {
 	n.inflight = slices.DeleteFunc(n.inflight, func(e *Envelope) bool { return e == env })
 	h, ok := n.handlers[env.To]
 	switch {
-	case n.down[env.To] || !ok:
+	case env.Fate == "lost" || n.down[env.To] || !ok:
 		env.Fate = "lost"
 	case !n.Connected(env.From, env.To):
 		env.Fate = "dropped" // cut while in flight

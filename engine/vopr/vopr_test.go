@@ -20,12 +20,16 @@ var (
 	stepsFlag = flag.Int("steps", 0, "workload steps per seed (0: the default)")
 	seedFlag  = flag.Uint64("seed", 0, "run only this seed and log its report (script included)")
 	liftFlag  = flag.String("lift", "", "comma-separated bounds TestVOPR lifts, to reproduce what they keep out: "+
-		"consumers, quick-restarts, unbounded-power-loss, controller-partitions")
+		"quick-restarts, unbounded-power-loss, controller-partitions")
 )
 
-// Defaults sized to keep `make test` near a minute on a 2-core machine
-// (see the lead's notes in the package's tests report); WASM under node
-// runs one thread, several times slower.
+// Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
+// workload steps and at least 2000 simulation steps each take ~20 s
+// natively. The cost grows faster than the steps (100 steps: ~75 s, 150:
+// ~3.5 min, 2000: ~80 s a seed) because of event storms in the engine
+// (a follower's fetch loop on an empty leader epoch, the producer's drain
+// timers) and the checker's per-record batch decoding; longer runs belong
+// to make sim. WASM under node runs one thread: fewer seeds.
 const (
 	defaultSeeds     = 200
 	defaultSeedsWASM = 30
@@ -39,8 +43,6 @@ func testOptions(t *testing.T) Options {
 	for _, name := range strings.Split(*liftFlag, ",") {
 		switch name {
 		case "":
-		case "consumers":
-			opts.Mix.Consume = DefaultMix().Consume
 		case "quick-restarts":
 			opts.QuickRestarts = true
 		case "unbounded-power-loss":
@@ -114,7 +116,7 @@ func TestVOPR(t *testing.T) {
 	seeds, steps := seedsToRun(), stepsToRun()
 	start := time.Now()
 	wantEvents := 2000
-	if *stepsFlag != 0 || runtime.GOOS == "js" {
+	if *stepsFlag != 0 {
 		wantEvents = 0
 	}
 	opts := testOptions(t)
@@ -126,8 +128,8 @@ func TestVOPR(t *testing.T) {
 	for _, r := range results {
 		errs += r.Errors
 		virtual += r.Elapsed
-		if minEvents < 0 || r.Events < minEvents {
-			minEvents = r.Events
+		if r.OK() && (minEvents < 0 || r.Events < minEvents) {
+			minEvents = r.Events // a failing seed stops at its violation
 		}
 		if *seedFlag != 0 {
 			t.Log(r.Report())
@@ -145,7 +147,7 @@ func TestVOPR(t *testing.T) {
 		len(seeds), steps, minEvents, failed, errs, virtual.Round(time.Second), time.Since(start).Round(time.Millisecond))
 	// Issue 4 asks for at least 2000 simulation steps (Cluster.Step events)
 	// per seed; a workload step runs many.
-	if minEvents < wantEvents {
+	if minEvents >= 0 && minEvents < wantEvents {
 		t.Errorf("a seed ran only %d simulation steps; the suite promises at least 2000", minEvents)
 	}
 }
