@@ -3,6 +3,7 @@ package dumplog
 import (
 	"errors"
 	"fmt"
+	"github.com/loglab/loglab/engine/log"
 	"io"
 	"strconv"
 	"strings"
@@ -11,9 +12,9 @@ import (
 // The file suffixes DumpLogSegments dispatches on (UnifiedLog's and
 // LogFileUtils' constants).
 const (
-	LogSuffix       = ".log"
-	IndexSuffix     = ".index"
-	TimeIndexSuffix = ".timeindex"
+	LogSuffix       = log.LogSuffix
+	IndexSuffix     = log.IndexSuffix
+	TimeIndexSuffix = log.TimeIndexSuffix
 	TxnIndexSuffix  = ".txnindex"
 	// ProducerSnapshotSuffix is a producer state snapshot.
 	ProducerSnapshotSuffix = ".snapshot"

@@ -124,16 +124,10 @@ var netDropCommand = &command{
 	usage:   "net drop [from=NODE] [to=NODE] [type=Fetch] [count=1]",
 	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
 		from, to := a.str("from", ""), a.str("to", "")
 		kind := a.str("type", "")
 		count := a.integer("count", 1, 0, 1_000_000)
-		if err := noPositional(a); err != nil {
-			return "", err
-		}
-		if err := a.finish(); err != nil {
+		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
 		rule := sim.DropRule{Kind: kind, Remaining: count}
@@ -141,15 +135,8 @@ var netDropCommand = &command{
 			rule.Remaining = -1
 		}
 		var err error
-		if from != "" {
-			if rule.From, err = l.cluster.NodeFor(from); err != nil {
-				return "", err
-			}
-		}
-		if to != "" {
-			if rule.To, err = l.cluster.NodeFor(to); err != nil {
-				return "", err
-			}
+		if rule.From, rule.To, err = l.link(from, to); err != nil {
+			return "", err
 		}
 		l.cluster.Network().Drop(rule)
 		return l.cluster.Network().Describe(), nil
@@ -161,15 +148,9 @@ var netDelayCommand = &command{
 	usage:   "net delay from=NODE to=NODE latency=DURATION",
 	summary: "slow a link (one way), e.g. to make a follower fall behind",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
 		from, to := a.str("from", ""), a.str("to", "")
 		latency := a.str("latency", "")
-		if err := noPositional(a); err != nil {
-			return "", err
-		}
-		if err := a.finish(); err != nil {
+		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
 		if from == "" || to == "" || latency == "" {
@@ -179,11 +160,7 @@ var netDelayCommand = &command{
 		if err != nil || d < 0 {
 			return "", fmt.Errorf("latency=%s is not a duration", latency)
 		}
-		f, err := l.cluster.NodeFor(from)
-		if err != nil {
-			return "", err
-		}
-		t, err := l.cluster.NodeFor(to)
+		f, t, err := l.link(from, to)
 		if err != nil {
 			return "", err
 		}
@@ -219,4 +196,21 @@ var checkInvariantsCommand = &command{
 		}
 		return strings.Join(lines, "\n"), nil
 	},
+}
+
+// link resolves the from= and to= nodes of a network command; an empty
+// name stays empty, meaning any node.
+func (l *Lab) link(from, to string) (sim.NodeID, sim.NodeID, error) {
+	var ids [2]sim.NodeID
+	for i, name := range []string{from, to} {
+		if name == "" {
+			continue
+		}
+		id, err := l.cluster.NodeFor(name)
+		if err != nil {
+			return "", "", err
+		}
+		ids[i] = id
+	}
+	return ids[0], ids[1], nil
 }
