@@ -80,8 +80,19 @@ func (q *Quorum) quiesce(id int, wait time.Duration) {
 // Restart starts controller id again on its stores. It restores its latest
 // snapshot, then catches up from the active controller: from the log, or
 // from the leader's snapshot when the entries it misses were compacted.
-// Restart does not wait for that; CatchUp does.
+// When there is an active controller Restart waits (LeaderWait at most)
+// until it has caught up; with none, it returns once the controller runs.
 func (q *Quorum) Restart(id int) error {
+	if err := q.restart(id); err != nil {
+		return err
+	}
+	if q.Leader() == 0 && q.live() < q.cfg.Controllers/2+1 {
+		return nil
+	}
+	return q.CatchUp(id, q.cfg.LeaderWait)
+}
+
+func (q *Quorum) restart(id int) error {
 	q.life.Lock()
 	defer q.life.Unlock()
 	n, err := q.node(id)

@@ -11,7 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-var _ kraft.MetadataLog = (*Quorum)(nil)
+var _ kraft.Quorum = (*Quorum)(nil)
 
 // maxProposals bounds how often one Append proposes its records before it
 // gives up: every retry follows a leader change.
@@ -67,6 +67,9 @@ func (q *Quorum) Append(records []protocol.MetadataRecord) ([]protocol.MetadataR
 		err = p.wait(f)
 		if err == nil {
 			res, _ := f.Response().(applied)
+			if res.err == nil && q.cfg.SnapshotOnCommit {
+				q.snapshotIfDue(p)
+			}
 			return res.records, res.err
 		}
 		switch {

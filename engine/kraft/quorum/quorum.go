@@ -70,6 +70,12 @@ type Config struct {
 	// checks every SnapshotInterval to 2×SnapshotInterval (200 ms).
 	SnapshotThreshold uint64
 	SnapshotInterval  time.Duration
+	// SnapshotOnCommit takes snapshots at the same raft indexes on every
+	// run: raft's wall-clock snapshot timer is off, and after an Append the
+	// quorum settles and every live controller snapshots once the active
+	// controller is SnapshotThreshold entries past its last one (see
+	// settle.go). The simulation uses it so that transcripts repeat.
+	SnapshotOnCommit bool
 	// TrailingLogs is how many entries a snapshot leaves in the log (16),
 	// so that a follower a little behind catches up from the log; one
 	// further behind gets the snapshot.
@@ -262,7 +268,7 @@ func (q *Quorum) raftConfig(id int, t timing) *raft.Config {
 	rc.LeaderLeaseTimeout = q.cfg.HeartbeatTimeout
 	rc.CommitTimeout = q.cfg.CommitTimeout
 	rc.SnapshotThreshold = q.cfg.SnapshotThreshold
-	rc.SnapshotInterval = q.cfg.SnapshotInterval
+	rc.SnapshotInterval = q.snapshotInterval()
 	rc.TrailingLogs = q.cfg.TrailingLogs
 	rc.Logger = q.cfg.Logger.Named(fmt.Sprintf("controller-%d", id))
 	return rc
@@ -271,7 +277,7 @@ func (q *Quorum) raftConfig(id int, t timing) *raft.Config {
 func (q *Quorum) reloadable(t timing) raft.ReloadableConfig {
 	return raft.ReloadableConfig{
 		TrailingLogs:      q.cfg.TrailingLogs,
-		SnapshotInterval:  q.cfg.SnapshotInterval,
+		SnapshotInterval:  q.snapshotInterval(),
 		SnapshotThreshold: q.cfg.SnapshotThreshold,
 		HeartbeatTimeout:  t.heartbeat,
 		ElectionTimeout:   t.election,

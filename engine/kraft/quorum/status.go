@@ -3,7 +3,6 @@ package quorum
 import (
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -37,34 +36,8 @@ func (q *Quorum) Image(id int) *kraft.Image {
 	return p.fsm.imageClone()
 }
 
-// NodeStatus is one controller as `show quorum` shows it. Indexes are raft
-// indexes (they count raft's own entries too); offsets are metadata offsets.
-type NodeStatus struct {
-	ID     int
-	Role   string // leader, follower, candidate, or shutdown while crashed
-	Leader int    // the leader this controller knows, 0 for none
-	Term   uint64
-
-	LastIndex     uint64 // last entry in its log
-	CommitIndex   uint64
-	AppliedIndex  uint64
-	FirstIndex    uint64 // first entry still in its log: below, only snapshots
-	SnapshotIndex uint64 // last entry its latest snapshot covers
-	Voters        []int
-
-	// MetadataStart and MetadataEnd are the metadata offsets it holds
-	// records for, [start, end); below start they were folded into a
-	// snapshot it restored.
-	MetadataStart, MetadataEnd int64
-	// Restores counts snapshots it restored since it started (its own at
-	// start-up, or its leader's when it fell behind the compacted log);
-	// RestoredOffset is the next offset of the last one, -1 for none.
-	Restores       int
-	RestoredOffset int64
-
-	// HeartbeatTimeout and ElectionTimeout are its current timeouts.
-	HeartbeatTimeout, ElectionTimeout time.Duration
-}
+// NodeStatus is one controller as `show quorum` shows it.
+type NodeStatus = kraft.ControllerStatus
 
 // Status describes every controller, in id order.
 func (q *Quorum) Status() []NodeStatus {

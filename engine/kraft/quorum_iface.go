@@ -1,0 +1,71 @@
+package kraft
+
+import (
+	"time"
+
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// Quorum is the controller quorum behind the metadata log, as the
+// simulation drives it. Its implementations (engine/kraft/quorum) run
+// hashicorp/raft on real time and goroutines; every method blocks until
+// the quorum has done what it says, so the simulation that calls it stays
+// deterministic however long raft took (DESIGN §2).
+type Quorum interface {
+	MetadataLog
+	// ReadLog is Read that also says from which offset records are still
+	// held: records below it were folded into a snapshot (err says so).
+	ReadLog(from int64) ([]protocol.MetadataRecord, int64, error)
+
+	// Controllers is how many controllers vote.
+	Controllers() int
+	// Leader is the active controller (the raft leader), 0 for none.
+	Leader() int
+	// ActiveImage is the active controller's image once it has applied
+	// everything committed before its term, waiting for an election; nil
+	// when no controller becomes active.
+	ActiveImage() *Image
+
+	// Crash stops controller id as a crash would; Restart starts it again
+	// on its stores and waits until it has caught up with the active
+	// controller (when there is one).
+	Crash(id int) error
+	Restart(id int) error
+	// Settle waits until every live controller has applied all the active
+	// controller committed, so that Status reads the same on every run.
+	Settle()
+	// Status describes every controller, in id order.
+	Status() []ControllerStatus
+
+	// Close stops the quorum; durable stores stay for the next open.
+	Close() error
+}
+
+// ControllerStatus is one controller as `show quorum` and the UI show it.
+// Indexes are raft indexes (they count raft's own entries too); offsets
+// are metadata offsets.
+type ControllerStatus struct {
+	ID     int
+	Role   string // leader, follower, candidate, or shutdown while down
+	Leader int    // the leader this controller knows, 0 for none
+	Term   uint64
+
+	LastIndex     uint64 // last entry in its log
+	CommitIndex   uint64
+	AppliedIndex  uint64
+	FirstIndex    uint64 // first entry still in its log: below, only snapshots
+	SnapshotIndex uint64 // last entry its latest snapshot covers
+	Voters        []int
+
+	// MetadataStart and MetadataEnd are the metadata offsets it holds
+	// records for, [start, end); below start they were folded into a
+	// snapshot it restored.
+	MetadataStart, MetadataEnd int64
+	// Restores counts snapshots it restored since it started;
+	// RestoredOffset is the next offset of the last one, -1 for none.
+	Restores       int
+	RestoredOffset int64
+
+	// HeartbeatTimeout and ElectionTimeout are its current raft timeouts.
+	HeartbeatTimeout, ElectionTimeout time.Duration
+}
