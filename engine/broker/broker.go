@@ -106,6 +106,11 @@ func (b *Broker) Stop() {
 	}
 }
 
+// Registered reports whether the controller took this incarnation's
+// registration; Epoch is the broker epoch it got.
+func (b *Broker) Registered() bool { return b.registered }
+func (b *Broker) Epoch() int64     { return b.epoch }
+
 // Alive reports whether the broker runs.
 func (b *Broker) Alive() bool { return b.alive }
 
@@ -151,6 +156,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 		if m.Error == protocol.StaleBrokerEpoch {
 			return
 		}
+		if m.Snapshot != nil && m.SnapshotOffset > b.image.Offset {
+			b.applySnapshot(m.Snapshot, m.SnapshotOffset)
+		}
 		b.applyMetadata(m.Records)
 		if m.Fenced {
 			// Caught up now, perhaps: ask again soon rather than a whole
@@ -172,6 +180,13 @@ func (b *Broker) handle(env *sim.Envelope) {
 	case protocol.AlterPartitionResponse:
 		b.handleAlterPartitionResponse(m)
 	case sim.Disconnected:
+		// No active controller took our registration (the quorum has no
+		// majority): ask again, as Kafka's BrokerLifecycleManager does.
+		if m.Peer == kraft.ControllerNode && !b.registered {
+			b.after(b.cfg.HeartbeatInterval, "register", func() {
+				b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
+			})
+		}
 		// A leader we fetch from died: stop waiting for its answer.
 		for _, r := range b.replicas {
 			if !r.leader && r.fetchInFlight && kraft.BrokerNode(r.Leader) == m.Peer {

@@ -46,6 +46,19 @@ func (b *Broker) applyMetadata(records []protocol.MetadataRecord) {
 	}
 }
 
+// applySnapshot replaces the image with a metadata snapshot, as a broker
+// too far behind the metadata log does, and acts on every partition.
+func (b *Broker) applySnapshot(records []protocol.MetadataRecord, offset int64) {
+	b.events(fmt.Sprintf("%s: the metadata it lacks was compacted: loading the controller's snapshot at offset %d", b.Node, offset))
+	b.image = kraft.ImageFromRecords(records, offset)
+	for _, t := range b.image.Topics {
+		b.onConfig(t.Name)
+		for i := range t.Partitions {
+			b.onPartitionChange(protocol.TopicPartition{Topic: t.Name, Partition: int32(i)})
+		}
+	}
+}
+
 // MetadataOffset is how far this broker has replayed the metadata log.
 func (b *Broker) MetadataOffset() int64 { return b.image.Offset }
 

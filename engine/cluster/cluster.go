@@ -28,6 +28,17 @@ type Config struct {
 	// leader.imbalance.check.interval.seconds (300).
 	AutoLeaderRebalance    bool
 	ImbalanceCheckInterval time.Duration
+
+	// MetadataDir, when set, keeps the controllers' raft logs, state and
+	// snapshots in files under it (controller-N/), so that a cluster opened
+	// again on it resumes its metadata; empty keeps them in memory.
+	MetadataDir string
+	// SnapshotThreshold is how many raft entries pile up before the
+	// controllers snapshot (32; hashicorp/raft's SnapshotThreshold).
+	SnapshotThreshold int
+	// OpenQuorum, when set, supplies the quorum instead (controllers in
+	// other processes); nil starts one in this process.
+	OpenQuorum func(controllers int) (kraft.Quorum, error)
 }
 
 // DefaultConfig is a three-broker cluster with Kafka's defaults.
@@ -62,21 +73,26 @@ func (c Config) Validate() error {
 
 // Cluster is one simulated Kafka cluster.
 type Cluster struct {
-	config     Config
-	clock      *sim.Clock
-	sched      *sim.Scheduler
-	net        *sim.Network
-	rng        *rand.Rand
-	fs         storage.FS              // shared real storage, or nil: one crashable memory disk per broker
-	disks      []*storage.CrashableMem // per broker, when fs is nil
-	controller *kraft.Controller
-	brokers    []*broker.Broker // index = id - 1
-	producers  []*client.Producer
-	consumers  []*client.Consumer
-	events     []string
-	pending    []*client.Delivery // sent, not yet completed
-	acked      []AckedRecord
-	checker    *Checker
+	config       Config
+	clock        *sim.Clock
+	sched        *sim.Scheduler
+	net          *sim.Network
+	rng          *rand.Rand
+	fs           storage.FS              // shared real storage, or nil: one crashable memory disk per broker
+	disks        []*storage.CrashableMem // per broker, when fs is nil
+	quorum       kraft.Quorum
+	meta         *metadataLog
+	controllerUp []bool            // index = id - 1
+	activeID     int               // the active controller, 0 for none
+	controller   *kraft.Controller // the active controller, or the last one (stopped) while there is none
+	started      bool              // New has returned
+	brokers      []*broker.Broker  // index = id - 1
+	producers    []*client.Producer
+	consumers    []*client.Consumer
+	events       []string
+	pending      []*client.Delivery // sent, not yet completed
+	acked        []AckedRecord
+	checker      *Checker
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker
@@ -90,8 +106,19 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	sched := sim.NewScheduler(clock)
 	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
 	c.checker = newChecker(c)
-	c.controller = kraft.NewController(kraft.ControllerConfig{SessionTimeout: cfg.SessionTimeout,
-		AutoLeaderRebalance: cfg.AutoLeaderRebalance, ImbalanceCheckInterval: cfg.ImbalanceCheckInterval}, c.net, sched, c.rng, kraft.NewMemLog(), c.event)
+	q, err := openQuorum(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.quorum, c.meta = q, newMetadataLog(q)
+	for range cfg.Controllers {
+		c.controllerUp = append(c.controllerUp, true)
+	}
+	c.activate()
+	if c.activeID == 0 {
+		q.Close()
+		return nil, fmt.Errorf("%w: no controller was elected", ErrNotController)
+	}
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMem())
@@ -99,13 +126,15 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 		c.brokers = append(c.brokers, broker.New(int32(i+1), cfg.Broker, c.net, sched, c.diskOf(int32(i+1)), c.event))
 	}
 	ok, err := c.RunUntil(func() bool { return c.allUnfenced() }, time.Minute)
+	if err == nil && !ok {
+		err = fmt.Errorf("the brokers did not register with the controller")
+	}
 	if err != nil {
+		c.Close()
 		return nil, err
 	}
-	if !ok {
-		return nil, fmt.Errorf("the brokers did not register with the controller")
-	}
 	c.events = nil
+	c.started = true
 	return c, nil
 }
 
@@ -122,7 +151,7 @@ func (c *Cluster) allUnfenced() bool {
 			continue
 		}
 		bi := c.controller.Image().Broker(b.ID)
-		if bi == nil || bi.Fenced {
+		if bi == nil || bi.Fenced || !b.Registered() || bi.Epoch != b.Epoch() {
 			return false
 		}
 	}
@@ -154,7 +183,8 @@ func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
 // Network is the simulated network, for faults and the UI.
 func (c *Cluster) Network() *sim.Network { return c.net }
 
-// Controller is the active controller.
+// Controller is the active controller, or the last one while none is
+// active (its image is then the last committed metadata).
 func (c *Cluster) Controller() *kraft.Controller { return c.controller }
 
 // Brokers lists the brokers by id.

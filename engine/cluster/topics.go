@@ -90,6 +90,9 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int, configs [][2]stri
 	if err := validateConfigs(configs); err != nil {
 		return err
 	}
+	if c.activeID == 0 {
+		return fmt.Errorf("%w: no active controller to create the topic (a majority of controllers must run)", ErrNotController)
+	}
 	if err := c.controller.CreateTopic(name, partitions, rf, configs); err != nil {
 		return err
 	}
@@ -180,6 +183,10 @@ func (c *Cluster) Close() error {
 		}
 		b.Stop()
 	}
+	if c.controller != nil {
+		c.controller.Stop()
+	}
+	errs = append(errs, c.quorum.Close())
 	return errors.Join(errs...)
 }
 
@@ -187,6 +194,11 @@ func (c *Cluster) Close() error {
 // storage starts empty.
 func (c *Cluster) Destroy() error {
 	c.Close()
+	if r, ok := c.quorum.(interface{ Remove() error }); ok {
+		if err := r.Remove(); err != nil {
+			return err
+		}
+	}
 	if c.fs == nil {
 		return nil
 	}

@@ -43,14 +43,26 @@ type Controller struct {
 	lastHeartbeat map[int32]time.Duration
 	brokerOffset  map[int32]int64 // how far each broker has applied, from heartbeats
 	nextEpoch     int64
+	stopped       bool // a standby now, or crashed: it decides nothing more
 }
 
-// NewController starts the controller logic on the network.
-func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, events func(string)) *Controller {
-	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: NewImage(), events: events,
+// NewController makes this controller the active one: it starts the
+// controller logic on the network from image, the metadata it has replayed
+// (nil: replay the whole log). As Kafka's ClusterControlManager.activate
+// does, every registered broker gets a fresh session: a newly active
+// controller cannot know when a broker last heartbeated to its predecessor.
+func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, image *Image, events func(string)) *Controller {
+	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: image, events: events,
 		lastHeartbeat: map[int32]time.Duration{}, brokerOffset: map[int32]int64{}}
-	for _, r := range log.Read(0) {
-		c.image.Apply(r)
+	if image == nil {
+		c.image = NewImage()
+		for _, r := range log.Read(0) {
+			c.image.Apply(r)
+		}
+	}
+	for _, b := range c.image.Brokers {
+		c.lastHeartbeat[b.ID] = sched.Clock.Elapsed()
+		c.brokerOffset[b.ID] = -1
 	}
 	net.Attach(ControllerNode, c.handle)
 	c.scheduleSessionCheck()
@@ -67,6 +79,9 @@ func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler,
 // (10%); loglab restores every partition whose preferred replica is ready.
 func (c *Controller) scheduleRebalance() {
 	c.sched.After(c.cfg.ImbalanceCheckInterval, "controller leader-imbalance check", func() {
+		if c.stopped {
+			return
+		}
 		var changes []protocol.MetadataRecord
 		for _, t := range c.image.Topics {
 			for i, p := range t.Partitions {
@@ -87,6 +102,14 @@ func (c *Controller) scheduleRebalance() {
 	})
 }
 
+// Stop ends this controller's term as the active controller (it crashed,
+// or the quorum lost its majority): its timers and handler do nothing more.
+// The next active controller is a new Controller.
+func (c *Controller) Stop() { c.stopped = true }
+
+// Stopped reports whether Stop was called.
+func (c *Controller) Stopped() bool { return c.stopped }
+
 // Image is the controller's metadata image (do not modify).
 func (c *Controller) Image() *Image { return c.image }
 
@@ -94,6 +117,9 @@ func (c *Controller) Image() *Image { return c.image }
 func (c *Controller) Log() MetadataLog { return c.log }
 
 func (c *Controller) handle(env *sim.Envelope) {
+	if c.stopped {
+		return
+	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationRequest:
 		c.register(env.From, m)
@@ -159,13 +185,38 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 		c.commit(recs...)
 		c.commit(c.electLeaderless()...)
 	}
-	c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Fenced: b.Fenced, Records: c.log.Read(m.MetadataOffset + 1)})
+	c.net.Send(ControllerNode, from, c.catchUp(b, m.MetadataOffset))
+}
+
+// catchUp answers a heartbeat with the records the broker has not applied.
+// When some of them were folded into a snapshot, the broker gets the
+// snapshot first (Kafka's brokers fetch a snapshot then, as followers of
+// the metadata log do).
+func (c *Controller) catchUp(b *BrokerInfo, applied int64) protocol.BrokerHeartbeatResponse {
+	resp := protocol.BrokerHeartbeatResponse{Fenced: b.Fenced}
+	compacting, ok := c.log.(interface {
+		ReadLog(from int64) ([]protocol.MetadataRecord, int64, error)
+	})
+	if !ok {
+		resp.Records = c.log.Read(applied + 1)
+		return resp
+	}
+	recs, start, _ := compacting.ReadLog(applied + 1)
+	if applied+1 < start {
+		resp.Snapshot, resp.SnapshotOffset = c.image.Records(), c.image.Offset
+		recs = nil
+	}
+	resp.Records = recs
+	return resp
 }
 
 // scheduleSessionCheck fences brokers whose heartbeats stopped for
 // broker.session.timeout.ms.
 func (c *Controller) scheduleSessionCheck() {
 	c.sched.After(time.Second, "controller session check", func() {
+		if c.stopped {
+			return
+		}
 		now := c.sched.Clock.Elapsed()
 		for _, b := range c.image.Brokers {
 			if !b.Fenced && now-c.lastHeartbeat[b.ID] > c.cfg.SessionTimeout {

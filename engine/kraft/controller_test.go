@@ -1,6 +1,7 @@
 package kraft
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -19,7 +20,7 @@ func controllerWithBrokers(t *testing.T, n int, seed uint64) *Controller {
 	log.Append(recs)
 	clock := &sim.Clock{}
 	sched := sim.NewScheduler(clock)
-	return NewController(ControllerConfig{SessionTimeout: 9e9}, sim.NewNetwork(sched), sched, sim.NewRand(seed), log, func(string) {})
+	return NewController(ControllerConfig{SessionTimeout: 9e9}, sim.NewNetwork(sched), sched, sim.NewRand(seed), log, nil, func(string) {})
 }
 
 // Kafka's rack-unaware placement spreads leaders evenly and never puts two
@@ -104,5 +105,19 @@ func TestReplayingTheLogRebuildsTheImage(t *testing.T) {
 	}
 	if !replayed.Broker(1).Fenced {
 		t.Fatal("broker 1 not fenced after replay")
+	}
+}
+
+// A snapshot's records rebuild the image they were taken from.
+func TestImageRecordsRebuildTheImage(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 1)
+	if err := c.CreateTopic("orders", 2, 3, [][2]string{{"min.insync.replicas", "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	c.fence(2)
+	im := c.Image()
+	got := ImageFromRecords(im.Records(), im.Offset)
+	if !reflect.DeepEqual(got, im) {
+		t.Fatalf("rebuilt image differs:\n got %+v\nwant %+v", got, im)
 	}
 }

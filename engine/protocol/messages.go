@@ -105,6 +105,11 @@ type BrokerHeartbeatResponse struct {
 	Error   ErrorCode
 	Fenced  bool
 	Records []MetadataRecord
+	// Snapshot, when set, replaces the broker's image: the records that
+	// rebuild the metadata as of SnapshotOffset. The controller sends it
+	// when records the broker lacks were compacted into a snapshot.
+	Snapshot       []MetadataRecord
+	SnapshotOffset int64
 }
 
 // BrokerRegistrationRequest is sent by a broker when it starts.

@@ -1,0 +1,166 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/kraft/quorum"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// The controller quorum: a hashicorp/raft quorum replicates the metadata
+// log; its leader is the active controller and runs kraft.Controller, the
+// only code that decides. The simulation waits for raft whenever it asks
+// it something, so virtual time stands still during an election: in the
+// simulation a controller failover is instantaneous, where Kafka's takes
+// controller.quorum.fetch.timeout.ms (2 s) to notice plus an election.
+
+// ErrNotController is Kafka's NOT_CONTROLLER: no controller is active.
+var ErrNotController = errors.New("NOT_CONTROLLER")
+
+// defaultSnapshotThreshold is how many raft entries pile up before every
+// controller snapshots: small, so that a lesson sees one happen.
+const defaultSnapshotThreshold = 32
+
+// openQuorum starts the controllers and waits for the first election.
+func openQuorum(cfg Config) (kraft.Quorum, error) {
+	if cfg.OpenQuorum != nil {
+		return cfg.OpenQuorum(cfg.Controllers)
+	}
+	threshold := cfg.SnapshotThreshold
+	if threshold == 0 {
+		threshold = defaultSnapshotThreshold
+	}
+	return quorum.New(quorum.Config{Controllers: cfg.Controllers, Dir: cfg.MetadataDir,
+		SnapshotOnCommit: true, SnapshotThreshold: uint64(threshold), TrailingLogs: uint64(max(threshold/4, 1))})
+}
+
+// activate makes the raft leader the active controller, resuming from the
+// image it replayed; without a majority of controllers running there is
+// none, and the controller's address stops answering.
+func (c *Cluster) activate() {
+	if !c.quorumHasMajority() {
+		c.deactivate()
+		return
+	}
+	img := c.quorum.ActiveImage()
+	leader := c.quorum.Leader()
+	if img == nil || leader == 0 {
+		c.deactivate()
+		return
+	}
+	if c.controller != nil && !c.controller.Stopped() && leader == c.activeID {
+		return
+	}
+	if c.controller != nil {
+		c.controller.Stop()
+	}
+	c.controller = kraft.NewController(c.controllerConfig(), c.net, c.sched, c.rng, c.meta, img, c.event)
+	c.activeID = leader
+	if c.started {
+		c.event(fmt.Sprintf("controller %d is the active controller now (term %d): it resumes from metadata offset %d, every broker's session starts afresh",
+			leader, c.term(leader), img.Offset))
+	}
+}
+
+func (c *Cluster) deactivate() {
+	if c.controller != nil && !c.controller.Stopped() {
+		c.controller.Stop()
+		c.event(fmt.Sprintf("no active controller: %d of %d controllers run, a majority is %d; brokers keep their last metadata, nothing is fenced, elected or changed in any ISR",
+			c.controllersUp(), c.config.Controllers, c.config.Controllers/2+1))
+	}
+	c.activeID = 0
+	c.net.SetDown(kraft.ControllerNode, true)
+}
+
+func (c *Cluster) controllerConfig() kraft.ControllerConfig {
+	return kraft.ControllerConfig{SessionTimeout: c.config.SessionTimeout,
+		AutoLeaderRebalance: c.config.AutoLeaderRebalance, ImbalanceCheckInterval: c.config.ImbalanceCheckInterval}
+}
+
+func (c *Cluster) term(id int) uint64 {
+	for _, s := range c.quorum.Status() {
+		if s.ID == id {
+			return s.Term
+		}
+	}
+	return 0
+}
+
+func (c *Cluster) controllersUp() int {
+	n := 0
+	for _, up := range c.controllerUp {
+		if up {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *Cluster) quorumHasMajority() bool { return c.controllersUp() >= c.config.Controllers/2+1 }
+
+// CrashController stops controller id. When it was the active controller,
+// the quorum elects another (if a majority still runs), which takes over.
+func (c *Cluster) CrashController(id int) error {
+	if err := c.checkControllerID(id); err != nil {
+		return err
+	}
+	if !c.controllerUp[id-1] {
+		return fmt.Errorf("controller %d is already down", id)
+	}
+	if err := c.quorum.Crash(id); err != nil {
+		return err
+	}
+	c.controllerUp[id-1] = false
+	c.event(fmt.Sprintf("controller %d crashed", id))
+	if id == c.activeID || !c.quorumHasMajority() {
+		c.activate()
+	}
+	return nil
+}
+
+// RestartController starts controller id on its stores; it catches up
+// from the active controller's log, or its snapshot if the log it missed
+// was compacted. If it completes a majority, a controller becomes active.
+func (c *Cluster) RestartController(id int) error {
+	if err := c.checkControllerID(id); err != nil {
+		return err
+	}
+	if c.controllerUp[id-1] {
+		return fmt.Errorf("controller %d is running", id)
+	}
+	if err := c.quorum.Restart(id); err != nil {
+		return err
+	}
+	c.controllerUp[id-1] = true
+	c.event(fmt.Sprintf("controller %d restarted", id))
+	if c.activeID == 0 {
+		c.activate()
+	}
+	return nil
+}
+
+func (c *Cluster) checkControllerID(id int) error {
+	if id < 1 || id > c.config.Controllers {
+		return fmt.Errorf("no controller %d (controllers are 1-%d)", id, c.config.Controllers)
+	}
+	return nil
+}
+
+// ActiveController is the active controller's id, 0 when there is none.
+func (c *Cluster) ActiveController() int { return c.activeID }
+
+// QuorumStatus describes every controller once the quorum has settled.
+func (c *Cluster) QuorumStatus() []kraft.ControllerStatus {
+	c.quorum.Settle()
+	return c.quorum.Status()
+}
+
+// MetadataLog is the metadata log (__cluster_metadata).
+func (c *Cluster) MetadataLog() interface {
+	ReadLog(from int64) ([]protocol.MetadataRecord, int64, error)
+	End() int64
+} {
+	return c.meta
+}
