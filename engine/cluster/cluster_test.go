@@ -17,6 +17,7 @@ func newTestCluster(t *testing.T, seed uint64) *Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { c.Close() })
 	c.Checker().EveryStep = true
 	return c
 }

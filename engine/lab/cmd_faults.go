@@ -55,14 +55,17 @@ var brokerRestartCommand = &command{
 	},
 }
 
-func brokerArg(a *args) (int, error) {
-	s, err := onePositional(a, "broker id")
+func brokerArg(a *args) (int, error) { return idArg(a, "broker") }
+
+// idArg reads the one positional argument, a broker or controller id.
+func idArg(a *args, what string) (int, error) {
+	s, err := onePositional(a, what+" id")
 	if err != nil {
 		return 0, err
 	}
 	var id int
 	if _, err := fmt.Sscan(s, &id); err != nil || fmt.Sprint(id) != s {
-		return 0, fmt.Errorf("%q is not a broker id", s)
+		return 0, fmt.Errorf("%q is not a %s id", s, what)
 	}
 	return id, nil
 }

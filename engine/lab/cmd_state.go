@@ -73,7 +73,11 @@ var showMetadataCommand = &command{
 			return "", err
 		}
 		var lines []string
-		for _, r := range l.cluster.Controller().Log().Read(int64(from)) {
+		recs, start, err := l.cluster.MetadataLog().ReadLog(int64(from))
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("(offsets below %d were compacted into a snapshot; only the image remembers them)", start))
+		}
+		for _, r := range recs {
 			lines = append(lines, r.Describe())
 		}
 		if len(lines) == 0 {

@@ -10,6 +10,7 @@ import (
 func setupLab(t testing.TB) *Lab {
 	t.Helper()
 	l := New()
+	t.Cleanup(func() { l.Close() })
 	for _, line := range []string{"cluster brokers=3 seed=42", "topic create orders partitions=3 rf=3", "produce orders key=a value=1"} {
 		if _, err := l.Run(line); err != nil {
 			t.Fatalf("%s: %v", line, err)

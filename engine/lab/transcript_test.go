@@ -41,7 +41,9 @@ func TestTranscripts(t *testing.T) {
 func replay(t *testing.T, script string) string {
 	t.Helper()
 	var out strings.Builder
-	if _, err := New().RunScript(strings.NewReader(script), &out); err != nil {
+	l := New()
+	defer l.Close()
+	if _, err := l.RunScript(strings.NewReader(script), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()

@@ -51,7 +51,22 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 	q.mu.Lock()
 	err = errors.Join(err, q.closeStores(n))
 	q.mu.Unlock()
+	q.awaitStepDown()
 	return err
+}
+
+// awaitStepDown waits, when too few controllers run to elect one, until
+// the leader has stepped down (its lease expires after about a heartbeat
+// timeout without a majority), so that what follows does not depend on how
+// fast the next command came: a restart then always starts an election.
+func (q *Quorum) awaitStepDown() {
+	if q.live() >= q.cfg.Controllers/2+1 {
+		return
+	}
+	deadline := time.Now().Add(10 * q.cfg.HeartbeatTimeout)
+	for q.Leader() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // quiesce waits, up to wait, until every live follower's log reaches the
