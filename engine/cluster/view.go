@@ -21,9 +21,10 @@ const messagesShown = 40
 func (c *Cluster) View() view.Cluster {
 	v := view.Cluster{
 		Exists: true, Brokers: c.config.Brokers, Controllers: c.config.Controllers, Seed: c.config.Seed,
-		Elapsed: c.clock.Elapsed().String(), MetadataOffset: c.controller.Log().End() - 1,
+		Elapsed: c.clock.Elapsed().String(), MetadataOffset: c.meta.End() - 1,
 		ControllerNode: string(kraft.ControllerNode), Network: c.net.Describe(),
 	}
+	v.Quorum, v.ActiveController, v.MetadataRecords = c.quorumView(), c.activeID, c.recentMetadata()
 	nodes := []sim.NodeID{kraft.ControllerNode}
 	for _, b := range c.brokers {
 		bv := view.Broker{ID: int(b.ID), Node: string(b.Node), Alive: b.Alive(), MetadataOffset: b.MetadataOffset()}

@@ -35,6 +35,31 @@ type Cluster struct {
 	// Checks are the checker's violations as structured values, in the
 	// order reported (Violations holds the same as text).
 	Checks []Violation
+
+	// Quorum is the KRaft controller quorum, one entry per controller in
+	// id order; ActiveController is the raft leader running the controller
+	// logic, 0 when no majority runs.
+	Quorum           []Controller
+	ActiveController int
+	// MetadataRecords are the newest committed metadata records, oldest
+	// first, as `show metadata` prints them.
+	MetadataRecords []string
+}
+
+// Controller is one KRaft controller as the quorum panel shows it.
+type Controller struct {
+	ID            int
+	Up            bool
+	Role          string // leader, follower, candidate; "down" while crashed
+	Leader        int    // the leader it knows, 0 for none
+	Term          uint64
+	LastIndex     uint64
+	CommitIndex   uint64
+	AppliedIndex  uint64
+	SnapshotIndex uint64 // 0: no snapshot yet
+	// MetadataEnd is the offset the next metadata record will get, as far
+	// as this controller has applied.
+	MetadataEnd int64
 }
 
 // Client is a producer or consumer node.

@@ -1,0 +1,35 @@
+package cluster
+
+import "github.com/loglab/loglab/engine/view"
+
+// metadataShown is how many recent metadata records a view carries.
+const metadataShown = 30
+
+// quorumView describes the controllers once the quorum has settled, so the
+// picture is the same on every run of a script.
+func (c *Cluster) quorumView() []view.Controller {
+	var out []view.Controller
+	for _, s := range c.QuorumStatus() {
+		vc := view.Controller{ID: s.ID, Up: s.Role != "shutdown", Role: s.Role, Leader: s.Leader, Term: s.Term,
+			LastIndex: s.LastIndex, CommitIndex: s.CommitIndex, AppliedIndex: s.AppliedIndex,
+			SnapshotIndex: s.SnapshotIndex, MetadataEnd: s.MetadataEnd}
+		if !vc.Up {
+			vc.Role = "down"
+		}
+		out = append(out, vc)
+	}
+	return out
+}
+
+// recentMetadata is the tail of the metadata log this cluster committed.
+func (c *Cluster) recentMetadata() []string {
+	recs := c.meta.recent
+	if len(recs) > metadataShown {
+		recs = recs[len(recs)-metadataShown:]
+	}
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Describe()
+	}
+	return out
+}
