@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/web"
@@ -30,7 +31,34 @@ type session struct {
 	lab *lab.Lab
 }
 
-func newSession() *session { return &session{lab: lab.New()} }
+func newSession() *session {
+	l := lab.New()
+	l.SetPace(newPacer(10*time.Millisecond, time.Millisecond).pace)
+	return &session{lab: l}
+}
+
+// pacer yields the thread during long simulations. In WASM, goroutines
+// run only when the running one blocks, and timers fire only when the
+// module returns to the JavaScript event loop; raft's heartbeats are such
+// timers. So at most every budget of work the simulation sleeps briefly,
+// which returns to the event loop (DESIGN §2 measured ~20 ms of unbroken
+// work as enough to cause elections).
+type pacer struct {
+	budget, nap time.Duration
+	since       time.Time
+}
+
+func newPacer(budget, nap time.Duration) *pacer {
+	return &pacer{budget: budget, nap: nap, since: time.Now()}
+}
+
+func (p *pacer) pace() {
+	if time.Since(p.since) < p.budget {
+		return
+	}
+	time.Sleep(p.nap)
+	p.since = time.Now()
+}
 
 func (s *session) run(line string) update {
 	s.mu.Lock()

@@ -2,7 +2,9 @@ package main
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/lab"
 )
@@ -34,4 +36,56 @@ func TestSessionReportsErrorsAndStillRenders(t *testing.T) {
 	if !strings.Contains(r.View, `id="cluster-view"`) {
 		t.Fatalf("a failed command left no view to show:\n%s", r.View)
 	}
+}
+
+// A long simulation must give the event loop turns: in WASM goroutines
+// run only when the running one blocks, and timers (raft's heartbeats,
+// the page's own work) fire only when the module returns to JavaScript.
+// Without the pacer, the ticker below cannot fire until the simulation
+// ends. The quorum must also come out of it with the leader it had.
+func TestLongSimulationLetsTimersFire(t *testing.T) {
+	s := newSession()
+	defer s.lab.Close()
+	for _, line := range strings.Split(lab.StarterScript, "\n") {
+		if r := s.run(line); !r.OK {
+			t.Fatalf("starter command %q failed: %s", line, r.Output)
+		}
+	}
+	before := s.run("show quorum").Output
+	var fired atomic.Int64
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				fired.Add(1)
+			}
+		}
+	}()
+	if r := s.run("produce orders value=v{i} count=3000"); !r.OK {
+		t.Fatal(r.Output)
+	}
+	if r := s.run("tick 2h"); !r.OK {
+		t.Fatal(r.Output)
+	}
+	during := fired.Load()
+	close(stop)
+	if during == 0 {
+		t.Fatal("no timer fired while two hours of virtual time ran: the simulation held the thread")
+	}
+	after := s.run("show quorum").Output
+	if termOf(before) != termOf(after) || !strings.Contains(after, "controller 1: leader") {
+		t.Fatalf("the quorum held an election during the simulation:\nbefore\n%s\nafter\n%s", before, after)
+	}
+}
+// termOf is the leader's term in `show quorum` output.
+func termOf(quorum string) string {
+	for _, line := range strings.Split(quorum, "\n") {
+		if strings.Contains(line, ": leader, term ") {
+			return strings.Split(strings.SplitAfter(line, ": leader, ")[1], ",")[0]
+		}
+	}
+	return "no leader"
 }

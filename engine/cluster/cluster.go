@@ -39,7 +39,15 @@ type Config struct {
 	// OpenQuorum, when set, supplies the quorum instead (controllers in
 	// other processes); nil starts one in this process.
 	OpenQuorum func(controllers int) (kraft.Quorum, error)
+	// Pace, when set, is called every paceEvery simulation events. A
+	// driver with one thread and no preemption (WASM) uses it to yield, so
+	// that raft's timers fire during a long simulation instead of starving
+	// and causing elections (DESIGN §2).
+	Pace func()
 }
+
+// paceEvery is how many events run between two calls of Config.Pace.
+const paceEvery = 256
 
 // DefaultConfig is a three-broker cluster with Kafka's defaults.
 func DefaultConfig() Config {
@@ -86,6 +94,7 @@ type Cluster struct {
 	activeID     int               // the active controller, 0 for none
 	controller   *kraft.Controller // the active controller, or the last one (stopped) while there is none
 	started      bool              // New has returned
+	stepped      uint64            // events run, for Config.Pace
 	brokers      []*broker.Broker  // index = id - 1
 	producers    []*client.Producer
 	consumers    []*client.Consumer

@@ -21,6 +21,11 @@ func (c *Cluster) Step() (string, bool) {
 		c.collectAcks()
 	}
 	c.checker.afterStep()
+	if c.config.Pace != nil {
+		if c.stepped++; c.stepped%paceEvery == 0 {
+			c.config.Pace()
+		}
+	}
 	return e.Name, true
 }
 

@@ -42,6 +42,7 @@ var clusterCommand = &command{
 				return "", fmt.Errorf("removing the previous cluster's data: %w", err)
 			}
 		}
+		cfg.Pace = l.pace
 		c, err := cluster.New(cfg, l.fs)
 		if err != nil {
 			return "", err

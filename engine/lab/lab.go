@@ -23,6 +23,7 @@ type Lab struct {
 	cluster   *cluster.Cluster // nil until the `cluster` command ran
 	fs        storage.FS       // where the cluster keeps its partition logs; nil: in memory
 	inspector view.Inspector   // what `show batch` or `show lookup` opened
+	pace      func()           // see SetPace
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -32,6 +33,10 @@ func New() *Lab { return &Lab{} }
 // NewWithFS returns a lab whose cluster writes its partition directories
 // ("<topic>-<partition>") into fs, e.g. real files under a data directory.
 func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs} }
+
+// SetPace makes every cluster this lab starts call pace every few hundred
+// simulation events (cluster.Config.Pace): the WASM driver yields there.
+func (l *Lab) SetPace(pace func()) { l.pace = pace }
 
 // CommandError is a command that failed. Usage is the failing command's
 // usage line, empty when the command itself was not recognised.

@@ -51,7 +51,9 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 	q.mu.Lock()
 	err = errors.Join(err, q.closeStores(n))
 	q.mu.Unlock()
-	q.awaitStepDown()
+	if quiesce {
+		q.awaitStepDown()
+	}
 	return err
 }
 

@@ -243,7 +243,12 @@ func (p *Process) tune() {
 		case o := <-p.obs:
 			switch d := o.Data.(type) {
 			case raft.RaftState:
-				p.event("%s in term %d", roleName(d), o.Raft.CurrentTerm())
+				if d == raft.Candidate {
+					// Its term goes up only if its pre-vote succeeds.
+					p.event("candidate: asking for votes")
+				} else {
+					p.event("%s in term %d", roleName(d), o.Raft.CurrentTerm())
+				}
 			case raft.LeaderObservation:
 				id, _ := strconv.Atoi(string(d.LeaderID))
 				if id != p.reported {

@@ -16,6 +16,8 @@ commands:
   script [-data-dir DIR] FILE         run a lab script and print its transcript ('-' reads stdin);
                                       with -data-dir, write its topics as Kafka segment files under DIR
   dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex) as kafka-dump-log does
+  controller -id N -voters 1=HOST:PORT,... -data-dir DIR [-api ADDR]
+                                      run one KRaft controller of a quorum of processes (docs/kraft-processes.md)
   version                             print the version
   help                                print this message
 `
@@ -38,6 +40,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return script(args[1:], stdin, stdout, stderr)
 	case "dump-log":
 		return dumpLog(args[1:], stdout, stderr)
+	case "controller":
+		return controller(args[1:], stdout, stderr)
 	case "version":
 		return version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

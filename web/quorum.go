@@ -1,0 +1,104 @@
+package web
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/loglab/loglab/engine/view"
+)
+
+// The quorum panel's words and numbers, computed here so quorum.templ only
+// draws. Everything comes from view.Cluster as the engine gives it.
+
+// activeLabel names the controller the diagram's "ctl" node stands for:
+// the raft leader running the controller logic, or nobody without a
+// majority.
+func activeLabel(c view.Cluster) string {
+	if c.ActiveController == 0 {
+		return "no controller"
+	}
+	return "controller " + strconv.Itoa(c.ActiveController)
+}
+
+// controllerRole is what a controller card calls its role: the leader is
+// the active controller, the one brokers talk to.
+func controllerRole(q view.Controller) string {
+	switch q.Role {
+	case "leader":
+		return "active controller"
+	case "follower":
+		if q.Leader != 0 {
+			return "follower of " + strconv.Itoa(q.Leader)
+		}
+		return "follower, no leader known"
+	case "candidate":
+		return "candidate: asking for votes"
+	case "down", "":
+		return "down"
+	}
+	return q.Role
+}
+
+// roleAttr is the data-role value: the engine's role, "down" when crashed.
+func roleAttr(q view.Controller) string {
+	if !q.Up {
+		return "down"
+	}
+	return q.Role
+}
+
+func snapshotText(q view.Controller) string {
+	if q.SnapshotIndex == 0 {
+		return "no snapshot"
+	}
+	return "snapshot at index " + u64(q.SnapshotIndex)
+}
+
+// upCount is how many controllers run; a majority of the quorum must for
+// any metadata to be decided.
+func upCount(qs []view.Controller) int {
+	n := 0
+	for _, q := range qs {
+		if q.Up {
+			n++
+		}
+	}
+	return n
+}
+
+func majority(c view.Cluster) int {
+	n := len(c.Quorum)
+	if n == 0 {
+		n = c.Controllers
+	}
+	return n/2 + 1
+}
+
+// metadataRecord is one committed metadata record split into its offset
+// and the rest, so the list can show offsets in their own column. The
+// engine formats them as `show metadata` prints them: "12 PartitionChange …".
+type metadataRecord struct {
+	Offset string // "" when the text does not start with one
+	Type   string // e.g. "PartitionChange"
+	Detail string
+}
+
+func parseMetadataRecord(s string) metadataRecord {
+	var r metadataRecord
+	if off, rest, ok := strings.Cut(s, " "); ok {
+		if _, err := strconv.ParseInt(off, 10, 64); err == nil {
+			r.Offset, s = off, rest
+		}
+	}
+	r.Type, r.Detail, _ = strings.Cut(s, " ")
+	return r
+}
+
+// metadataBehind reports whether a broker has not yet replayed every
+// committed metadata record: until it has, it acts on an older picture of
+// the cluster (and the controller keeps it fenced after a restart).
+func metadataBehind(c view.Cluster, b view.Broker) bool {
+	return b.MetadataOffset < c.MetadataOffset
+}
+
+func u64(n uint64) string { return strconv.FormatUint(n, 10) }
