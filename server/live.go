@@ -21,6 +21,7 @@ const historyShown = 200
 type liveSession struct {
 	mu          sync.Mutex
 	lab         *lab.Lab
+	dataDir     string // where the cluster's files are; empty: in memory
 	history     []web.Entry // the newest historyShown entries
 	subscribers []*subscriber
 }
@@ -34,11 +35,16 @@ type update struct {
 	View  string `json:"view"`
 }
 
-func newLiveSession() (*liveSession, error) {
-	s := &liveSession{lab: lab.New()}
-	for _, line := range strings.Split(lab.StarterScript, "\n") {
+func newLiveSession(dataDir string) (*liveSession, error) {
+	l, start, err := openLab(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &liveSession{lab: l, dataDir: dataDir}
+	for _, line := range start {
 		if e := s.run(line); !e.OK {
-			return nil, fmt.Errorf("starter command %q failed: %s", line, e.Output)
+			l.Close()
+			return nil, fmt.Errorf("starting the live cluster: %q failed: %s", line, e.Output)
 		}
 	}
 	return s, nil
@@ -52,6 +58,8 @@ func (s *liveSession) run(line string) web.Entry {
 	e := web.Entry{Command: strings.TrimSpace(line), Output: out, OK: err == nil}
 	if err != nil {
 		e.Output = "error: " + err.Error()
+	} else if err := rememberCluster(s.dataDir, line); err != nil {
+		e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
 	}
 	s.history = append(s.history, e)
 	if len(s.history) > historyShown {

@@ -24,6 +24,10 @@ type Options struct {
 	// server runs takes effect on the next page load.
 	StaticDir string
 	Logger    *slog.Logger
+	// DataDir, when set, keeps the live cluster's partition logs (Kafka
+	// segment files) and its controllers' metadata log there; a server
+	// restarted on it resumes the cluster. Empty keeps it in memory.
+	DataDir string
 }
 
 // Server is the native driver's state: one shared live cluster for now.
@@ -38,7 +42,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	live, err := newLiveSession()
+	live, err := newLiveSession(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +67,14 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Close disconnects every live subscriber.
-func (s *Server) Close() { s.live.closeAll() }
+// Close disconnects every live subscriber and shuts the live cluster down
+// cleanly (flushing its logs, stopping its controllers).
+func (s *Server) Close() error {
+	s.live.closeAll()
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return s.live.lab.Close()
+}
 
 // render writes a templ component as an HTML response.
 func render(c echo.Context, status int, component templ.Component) error {

@@ -119,6 +119,9 @@ func dial(t *testing.T, ts *httptest.Server) *websocket.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.CloseNow() })
+	// A browser takes messages of any size; coder/websocket's client reads
+	// 32 KiB by default, less than a cluster view with its quorum panel.
+	c.SetReadLimit(4 << 20)
 	return c
 }
 

@@ -80,6 +80,7 @@ func TestLongSimulationLetsTimersFire(t *testing.T) {
 		t.Fatalf("the quorum held an election during the simulation:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }
+
 // termOf is the leader's term in `show quorum` output.
 func termOf(quorum string) string {
 	for _, line := range strings.Split(quorum, "\n") {

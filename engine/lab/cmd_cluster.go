@@ -42,7 +42,7 @@ var clusterCommand = &command{
 				return "", fmt.Errorf("removing the previous cluster's data: %w", err)
 			}
 		}
-		cfg.Pace = l.pace
+		cfg.Pace, cfg.MetadataDir = l.pace, l.metadataDir
 		c, err := cluster.New(cfg, l.fs)
 		if err != nil {
 			return "", err

@@ -24,6 +24,8 @@ type Lab struct {
 	fs        storage.FS       // where the cluster keeps its partition logs; nil: in memory
 	inspector view.Inspector   // what `show batch` or `show lookup` opened
 	pace      func()           // see SetPace
+	// metadataDir keeps the controllers' files; empty keeps them in memory.
+	metadataDir string
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -33,6 +35,14 @@ func New() *Lab { return &Lab{} }
 // NewWithFS returns a lab whose cluster writes its partition directories
 // ("<topic>-<partition>") into fs, e.g. real files under a data directory.
 func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs} }
+
+// NewWithStorage keeps partition logs on fs and the controllers' raft logs,
+// state and snapshots under metadataDir (a real directory: raft's snapshot
+// store writes files itself). A cluster started on storage that already
+// holds a cluster's data resumes it.
+func NewWithStorage(fs storage.FS, metadataDir string) *Lab {
+	return &Lab{fs: fs, metadataDir: metadataDir}
+}
 
 // SetPace makes every cluster this lab starts call pace every few hundred
 // simulation events (cluster.Config.Pace): the WASM driver yields there.

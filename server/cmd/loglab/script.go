@@ -50,7 +50,7 @@ func script(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "loglab script: %v\n", err)
 			return 1
 		}
-		l = lab.NewWithFS(osfs.New(*dataDir))
+		l = lab.NewWithStorage(osfs.New(*dataDir), *dataDir)
 	}
 	failed, err := l.RunScript(in, stdout)
 	if closeErr := l.Close(); err == nil {

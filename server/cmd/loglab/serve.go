@@ -26,6 +26,7 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	addr := fs.String("addr", defaultAddr, "address to listen on (the PORT environment variable sets the default port)")
 	static := fs.String("static", "static", "directory with app.js, style.css, loglab.wasm and wasm_exec.js")
+	dataDir := fs.String("data-dir", "", "keep the live cluster's segment files and metadata log here; a restart resumes it (default: in memory)")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
@@ -37,7 +38,7 @@ func serve(args []string, stderr io.Writer) int {
 	if _, err := os.Stat(*static + "/loglab.wasm"); err != nil {
 		logger.Warn("the browser lab needs the WASM module; run `make wasm`", "missing", *static+"/loglab.wasm")
 	}
-	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger})
+	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir})
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
@@ -52,7 +53,9 @@ func serve(args []string, stderr io.Writer) int {
 	defer stop()
 	go func() {
 		<-ctx.Done()
-		srv.Close()
+		if err := srv.Close(); err != nil {
+			logger.Error("closing the live cluster", "error", err)
+		}
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = httpServer.Shutdown(shutdown)

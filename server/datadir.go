@@ -1,0 +1,52 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/storage/osfs"
+)
+
+// clusterFile remembers, in the data directory, the `cluster` command that
+// started the live cluster (its broker and controller counts, seed and
+// settings), as a Kafka node keeps its server.properties beside its logs:
+// a restarted server runs it again, and the cluster resumes from the
+// partition logs and the controllers' metadata log on disk.
+const clusterFile = "loglab-cluster.cmd"
+
+// openLab returns the live lab and the commands that bring it up: the
+// starter script for a new data directory (or none), or the remembered
+// `cluster` command for one that holds a cluster.
+func openLab(dataDir string) (*lab.Lab, []string, error) {
+	if dataDir == "" {
+		return lab.New(), strings.Split(lab.StarterScript, "\n"), nil
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	l := lab.NewWithStorage(osfs.New(dataDir), dataDir)
+	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if entries, _ := os.ReadDir(dataDir); len(entries) > 0 {
+			return nil, nil, fmt.Errorf("data directory %s holds files but no %s: give loglab's data directory or an empty one", dataDir, clusterFile)
+		}
+		return l, strings.Split(lab.StarterScript, "\n"), nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return l, []string{strings.TrimSpace(string(line))}, nil
+}
+
+// rememberCluster records a `cluster` command that succeeded.
+func rememberCluster(dataDir, line string) error {
+	if dataDir == "" || strings.Fields(line)[0] != "cluster" {
+		return nil
+	}
+	return os.WriteFile(filepath.Join(dataDir, clusterFile), []byte(strings.TrimSpace(line)+"\n"), 0o644)
+}
