@@ -90,10 +90,10 @@ func describeController(s kraft.ControllerStatus) string {
 	if s.SnapshotIndex > 0 {
 		snap = fmt.Sprintf("snapshot at index %d, log from index %d", s.SnapshotIndex, s.FirstIndex)
 	}
-	line := fmt.Sprintf("controller %d: %s, term %d, last index %d, commit %d, applied %d, %s; metadata offsets %d..%d",
-		s.ID, role, s.Term, s.LastIndex, s.CommitIndex, s.AppliedIndex, snap, s.MetadataStart, s.MetadataEnd-1)
-	if s.Restores > 0 {
-		line += fmt.Sprintf(" (restored a snapshot up to offset %d)", s.RestoredOffset-1)
+	line := fmt.Sprintf("controller %d: %s, term %d, last index %d, commit %d, applied %d, %s; next metadata offset %d",
+		s.ID, role, s.Term, s.LastIndex, s.CommitIndex, s.AppliedIndex, snap, s.MetadataEnd)
+	if s.MetadataStart > 0 {
+		line += fmt.Sprintf(" (it restored a snapshot: offsets below %d are only in its image)", s.MetadataStart)
 	}
 	return line + fmt.Sprintf("; timeouts heartbeat %v election %v", s.HeartbeatTimeout, s.ElectionTimeout)
 }

@@ -106,7 +106,17 @@ func (q *Quorum) Restart(id int) error {
 	if q.Leader() == 0 && q.live() < q.cfg.Controllers/2+1 {
 		return nil
 	}
-	return q.CatchUp(id, q.cfg.LeaderWait)
+	if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+		return err
+	}
+	// Caught up, it may now be first in succession: plan the timeouts
+	// again rather than leave them to when raft next reports a leader.
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if leader := q.leaderLocked(); leader != 0 {
+		q.applyPlanAt(leader, false, q.nodes[leader-1].p.raft.CommitIndex())
+	}
+	return nil
 }
 
 func (q *Quorum) restart(id int) error {

@@ -27,8 +27,10 @@ type ProcessConfig struct {
 	// the in-process quorum. Dir is required: this controller's files go
 	// under Dir/controller-ID, as in the in-process quorum's native mode, so
 	// the processes of one machine may share a Dir. Controllers is taken
-	// from Voters. SnapshotOnCommit is not supported: it settles every
-	// controller at once, which needs them all in one process.
+	// from Voters. LeaderWait is not used: a process never waits for an
+	// election, its clients do (RemoteConfig.LeaderWait). SnapshotOnCommit
+	// is not supported: it settles every controller at once, which needs
+	// them all in one process.
 	Config
 	// ID is this controller's id, 1 to len(Voters).
 	ID int
@@ -114,7 +116,7 @@ func NewProcess(cfg ProcessConfig) (*Process, error) {
 	}
 	p := &Process{cfg: cfg, q: q, n: q.nodes[cfg.ID-1], apis: apis, obs: make(chan raft.Observation, 64)}
 
-	// The API first: a taken port fails before anything touches the files.
+	// The ports first: a taken one fails before anything touches the files.
 	if p.ln, err = net.Listen("tcp", apis[cfg.ID-1]); err != nil {
 		return nil, fmt.Errorf("quorum: controller %d's API: %w", cfg.ID, err)
 	}
@@ -141,11 +143,14 @@ const tcpTimeout = 5 * time.Second
 // Callers hold q.mu.
 func (p *Process) start() error {
 	q, n := p.q, p.n
-	if err := q.openStores(n); err != nil {
-		return err
-	}
+	// The port before the files: a second process started by mistake for
+	// the same controller stops here, before it opens the first one's log.
 	trans, err := raft.NewTCPTransportWithLogger(string(n.addr), nil, 3, tcpTimeout, q.cfg.Logger.Named("transport"))
 	if err != nil {
+		return err
+	}
+	if err := q.openStores(n); err != nil {
+		trans.Close()
 		return err
 	}
 	t := p.plan(0)

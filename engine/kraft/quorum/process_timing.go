@@ -19,8 +19,10 @@ import (
 //
 //   - Start-up, no leader known: controller 1 times out after [T, 2T), the
 //     others after [4T, 8T). Once controller 1 and a majority run,
-//     controller 1 wins. (Start 2 and 3 well before 1, and one of them wins
-//     before 1 arrives.)
+//     controller 1 wins, unless its log is behind theirs (raft's election
+//     restriction: after a whole-quorum restart, the controllers that went
+//     on without it), when one of the others wins after 4T or more. Start
+//     2 and 3 well before 1, and one of them wins before 1 arrives.
 //   - The leader crashes: its followers heard its last heartbeat at almost
 //     the same moment (heartbeats go every T/10), so their timers already
 //     count from the crash; the in-process quorum has to restart them to

@@ -47,14 +47,18 @@ func (q *Quorum) Settle() {
 	}
 }
 
+//
+// Raft advances a controller's applied index before its state machine has
+// run the entries (on another goroutine), and a follower learns the commit
+// index only with the next heartbeat: so all three are waited for.
 func (q *Quorum) settle(leader *proc) {
-	target := leader.raft.AppliedIndex()
+	target, end := leader.raft.AppliedIndex(), leader.fsm.end()
 	deadline := time.Now().Add(q.settleWait())
 	for {
 		done := true
 		q.mu.Lock()
 		for _, n := range q.nodes {
-			if n.p != nil && n.p.raft.AppliedIndex() < target {
+			if p := n.p; p != nil && (p.raft.AppliedIndex() < target || p.raft.CommitIndex() < target || p.fsm.end() < end) {
 				done = false
 			}
 		}

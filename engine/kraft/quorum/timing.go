@@ -154,7 +154,7 @@ func (q *Quorum) tune() {
 			q.mu.Lock()
 			if !q.closed {
 				if leader := q.leaderLocked(); leader != 0 {
-					q.applyPlan(leader, false)
+					q.applyPlanAt(leader, false, q.nodes[leader-1].p.raft.CommitIndex())
 				}
 			}
 			q.mu.Unlock()
@@ -166,8 +166,23 @@ func (q *Quorum) tune() {
 
 // applyPlan gives every live controller its timeouts for a leader (0: none
 // known); reset restarts their timers now. Callers hold q.mu.
-func (q *Quorum) applyPlan(leader int, reset bool) {
-	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, successionOrder(q.positionsLocked()))
+func (q *Quorum) applyPlan(leader int, reset bool) { q.applyPlanAt(leader, reset, 0) }
+
+// applyPlanAt is applyPlan counting log positions only up to index upTo
+// (0: all). A newly elected leader's followers receive its first entries a
+// moment apart; counting only what the leader has committed makes them tie
+// instead, so the succession (and the timeouts `show quorum` prints) does
+// not depend on which follower happened to be faster.
+func (q *Quorum) applyPlanAt(leader int, reset bool, upTo uint64) {
+	pos := q.positionsLocked()
+	if upTo > 0 {
+		for id, p := range pos {
+			if p.index > upTo {
+				pos[id] = logPosition{term: p.term, index: upTo}
+			}
+		}
+	}
+	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, successionOrder(pos))
 	for _, n := range q.nodes {
 		t, ok := plan[n.id]
 		if !ok || n.p == nil || (!reset && n.p.timing == t) {
@@ -192,9 +207,21 @@ func (q *Quorum) positionsLocked() map[int]logPosition {
 	pos := map[int]logPosition{}
 	for _, n := range q.nodes {
 		if n.p != nil {
-			term, _ := strconv.ParseUint(n.p.raft.Stats()["last_log_term"], 10, 64)
-			pos[n.id] = logPosition{term: term, index: n.p.raft.LastIndex()}
+			pos[n.id] = lastEntry(n.p.raft.Stats())
 		}
 	}
 	return pos
+}
+
+// lastEntry is the last entry a controller holds, in its log or, when it
+// restored a snapshot past its log, in that snapshot, as raft's election
+// restriction counts it.
+func lastEntry(stats map[string]string) logPosition {
+	num := func(k string) uint64 { v, _ := strconv.ParseUint(stats[k], 10, 64); return v }
+	logPos := logPosition{term: num("last_log_term"), index: num("last_log_index")}
+	snapPos := logPosition{term: num("last_snapshot_term"), index: num("last_snapshot_index")}
+	if logPos.less(snapPos) {
+		return snapPos
+	}
+	return logPos
 }
