@@ -21,7 +21,7 @@ const historyShown = 200
 type liveSession struct {
 	mu          sync.Mutex
 	lab         *lab.Lab
-	dataDir     string // where the cluster's files are; empty: in memory
+	dataDir     string      // where the cluster's files are; empty: in memory
 	history     []web.Entry // the newest historyShown entries
 	subscribers []*subscriber
 }

@@ -47,7 +47,6 @@ func (q *Quorum) Settle() {
 	}
 }
 
-//
 // Raft advances a controller's applied index before its state machine has
 // run the entries (on another goroutine), and a follower learns the commit
 // index only with the next heartbeat: so all three are waited for.
