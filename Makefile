@@ -61,7 +61,7 @@ wasm:
 
 ## run: build everything and serve http://localhost:$(PORT)
 run: build
-	./bin/loglab serve -addr :$(PORT) -static static
+	./bin/loglab serve -addr :$(PORT) -static static $(if $(DATA_DIR),-data-dir $(DATA_DIR))
 
 ## test: everything, from a fresh clone
 test: setup vet check-generated test-unit test-wasm e2e
