@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/kraft/quorum"
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/engine/storage/osfs"
 )
@@ -49,4 +51,15 @@ func rememberCluster(dataDir, line string) error {
 		return nil
 	}
 	return os.WriteFile(filepath.Join(dataDir, clusterFile), []byte(strings.TrimSpace(line)+"\n"), 0o644)
+}
+
+// remoteQuorum opens the quorum of controllers that run as separate
+// processes, at their API addresses.
+func remoteQuorum(apis []string) func(controllers int) (kraft.Quorum, error) {
+	return func(controllers int) (kraft.Quorum, error) {
+		if controllers != len(apis) {
+			return nil, fmt.Errorf("controllers=%d, but the server was started with %d controller addresses (-controllers)", controllers, len(apis))
+		}
+		return quorum.NewRemote(quorum.RemoteConfig{APIs: apis})
+	}
 }

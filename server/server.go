@@ -28,6 +28,11 @@ type Options struct {
 	// segment files) and its controllers' metadata log there; a server
 	// restarted on it resumes the cluster. Empty keeps it in memory.
 	DataDir string
+	// Controllers, when set, are the HTTP API addresses of controllers
+	// running as separate processes (`loglab controller`), controller 1's
+	// first: the live cluster's metadata log is their quorum. Empty runs
+	// the quorum inside the server.
+	Controllers []string
 }
 
 // Server is the native driver's state: one shared live cluster for now.
@@ -42,7 +47,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	live, err := newLiveSession(opts.DataDir)
+	live, err := newLiveSession(opts.DataDir, opts.Controllers)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ var clusterCommand = &command{
 				return "", fmt.Errorf("removing the previous cluster's data: %w", err)
 			}
 		}
-		cfg.Pace, cfg.MetadataDir = l.pace, l.metadataDir
+		cfg.Pace, cfg.MetadataDir, cfg.OpenQuorum = l.pace, l.metadataDir, l.openQuorum
 		c, err := cluster.New(cfg, l.fs)
 		if err != nil {
 			return "", err

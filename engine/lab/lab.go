@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/storage"
 	"github.com/loglab/loglab/engine/view"
 )
@@ -24,6 +25,8 @@ type Lab struct {
 	fs        storage.FS       // where the cluster keeps its partition logs; nil: in memory
 	inspector view.Inspector   // what `show batch` or `show lookup` opened
 	pace      func()           // see SetPace
+	// openQuorum supplies the controller quorum; nil starts one in process.
+	openQuorum func(controllers int) (kraft.Quorum, error)
 	// metadataDir keeps the controllers' files; empty keeps them in memory.
 	metadataDir string
 }
@@ -43,6 +46,11 @@ func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs} }
 func NewWithStorage(fs storage.FS, metadataDir string) *Lab {
 	return &Lab{fs: fs, metadataDir: metadataDir}
 }
+
+// SetQuorum makes every cluster this lab starts use the quorum open
+// returns instead of starting one in this process (cluster.Config.OpenQuorum):
+// the server's controllers may run as separate processes.
+func (l *Lab) SetQuorum(open func(controllers int) (kraft.Quorum, error)) { l.openQuorum = open }
 
 // SetPace makes every cluster this lab starts call pace every few hundred
 // simulation events (cluster.Config.Pace): the WASM driver yields there.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,6 +27,7 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	addr := fs.String("addr", defaultAddr, "address to listen on (the PORT environment variable sets the default port)")
 	static := fs.String("static", "static", "directory with app.js, style.css, loglab.wasm and wasm_exec.js")
+	controllers := fs.String("controllers", "", "API addresses of controllers running as `loglab controller` processes, comma-separated, controller 1's first (default: the quorum runs inside the server)")
 	dataDir := fs.String("data-dir", "", "keep the live cluster's segment files and metadata log here; a restart resumes it (default: in memory)")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
@@ -38,7 +40,7 @@ func serve(args []string, stderr io.Writer) int {
 	if _, err := os.Stat(*static + "/loglab.wasm"); err != nil {
 		logger.Warn("the browser lab needs the WASM module; run `make wasm`", "missing", *static+"/loglab.wasm")
 	}
-	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir})
+	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir, Controllers: splitList(*controllers)})
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
@@ -93,4 +95,15 @@ func parseFlags(fs *flag.FlagSet, args []string, allowArgs bool) (code int, done
 		return 2, true
 	}
 	return 0, false
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
