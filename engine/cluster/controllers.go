@@ -148,6 +148,17 @@ func (c *Cluster) checkControllerID(id int) error {
 	return nil
 }
 
+// ControllersDown lists the crashed controllers in id order.
+func (c *Cluster) ControllersDown() []int {
+	var out []int
+	for i, up := range c.controllerUp {
+		if !up {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
 // ActiveController is the active controller's id, 0 when there is none.
 func (c *Cluster) ActiveController() int { return c.activeID }
 

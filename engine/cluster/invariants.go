@@ -29,7 +29,9 @@ func (v Violation) String() string {
 //   - a leader's high watermark never decreases within its epoch;
 //   - the high watermark is at most the log end of every live ISR member;
 //   - live ISR members hold the leader's batches, byte for byte, below it;
-//   - every log's offsets are dense and increasing;
+//   - every log's offsets are dense and increasing, the metadata log's
+//     too, and the active controller has applied all of it: a controller
+//     failover neither loses nor repeats a decision;
 //   - no record acknowledged with acks=all is lost while at most
 //     RF - min.insync.replicas of its replicas lost their disks (plain
 //     crashes keep the disk) and no unclean election happened; records
@@ -83,6 +85,9 @@ func (k *Checker) report(invariant, detail string) {
 func (k *Checker) Check() []Violation {
 	before := len(k.violations)
 	k.noteUncleanElections()
+	if img := k.c.controller.Image(); img.Offset != k.c.meta.End()-1 {
+		k.report("controller-image", fmt.Sprintf("the controller's image is at metadata offset %d, the log ends at %d", img.Offset, k.c.meta.End()-1))
+	}
 	for _, t := range k.c.controller.Image().Topics {
 		for i := range t.Partitions {
 			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
@@ -93,7 +98,13 @@ func (k *Checker) Check() []Violation {
 }
 
 func (k *Checker) noteUncleanElections() {
-	for _, r := range k.c.controller.Log().Read(k.metaRead) {
+	if k.metaRead < k.c.meta.first {
+		k.metaRead = k.c.meta.first // committed before this cluster started
+	}
+	for _, r := range k.c.meta.Read(k.metaRead) {
+		if r.Offset != k.metaRead {
+			k.report("metadata-offsets", fmt.Sprintf("metadata record %s at offset %d, expected offset %d", r.Type, r.Offset, k.metaRead))
+		}
 		k.metaRead = r.Offset + 1
 		if r.Unclean {
 			k.unclean[protocol.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = true

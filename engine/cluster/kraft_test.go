@@ -295,3 +295,19 @@ func TestNativeRestartKeepsTheMetadata(t *testing.T) {
 		t.Fatalf("after the restart orders/0 holds %+v (err %v), want the record produced before", recs, err)
 	}
 }
+
+// The checker notices a decision the active controller does not know of
+// (what a failover that lost state would leave behind).
+func TestCheckerCatchesAControllerBehindTheMetadataLog(t *testing.T) {
+	c := newTestCluster(t, 4)
+	if _, err := c.meta.Append([]protocol.MetadataRecord{{Type: "Topic", Topic: "ghost", Partitions: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range c.Checker().Check() {
+		found = found || v.Invariant == "controller-image"
+	}
+	if !found {
+		t.Fatalf("no controller-image violation: %v", c.Checker().Violations())
+	}
+}

@@ -58,6 +58,12 @@ type Mix struct {
 	Drop      int // net drop of Fetch, FetchResponse, Produce or ProduceResponse
 	Delay     int // net delay on one link
 
+	// ControllerCrash kills a KRaft controller (the active one half the
+	// time), never leaving fewer than a majority running: a failover must
+	// neither lose nor repeat a decision. ControllerRestart starts one again.
+	ControllerCrash   int
+	ControllerRestart int
+
 	// LeaderLoss is the acks=1 lesson as one action: drop the FetchResponses
 	// of a partition's leader (so its followers stop copying), produce to
 	// that partition, crash the leader, heal. Acknowledged acks=1 records
@@ -89,6 +95,7 @@ func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
 		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
+		ControllerCrash: 1, ControllerRestart: 2,
 	}
 }
 

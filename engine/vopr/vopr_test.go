@@ -125,9 +125,15 @@ func TestVOPR(t *testing.T) {
 	failed, errs := 0, 0
 	minEvents := -1
 	var virtual time.Duration
+	controllerCrashes := 0
 	for _, r := range results {
 		errs += r.Errors
 		virtual += r.Elapsed
+		for _, line := range r.Script {
+			if strings.HasPrefix(line, "controller crash ") {
+				controllerCrashes++
+			}
+		}
 		if r.OK() && (minEvents < 0 || r.Events < minEvents) {
 			minEvents = r.Events // a failing seed stops at its violation
 		}
@@ -143,8 +149,11 @@ func TestVOPR(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d seeds x %d workload steps (each seed at least %d simulation steps): %d failed, %d commands refused by the cluster, %v of virtual time, %v",
-		len(seeds), steps, minEvents, failed, errs, virtual.Round(time.Second), time.Since(start).Round(time.Millisecond))
+	t.Logf("%d seeds x %d workload steps (each seed at least %d simulation steps): %d failed, %d commands refused by the cluster, %d controller crashes, %v of virtual time, %v",
+		len(seeds), steps, minEvents, failed, errs, controllerCrashes, virtual.Round(time.Second), time.Since(start).Round(time.Millisecond))
+	if opts.Mix.ControllerCrash > 0 && len(seeds) >= 50 && controllerCrashes == 0 {
+		t.Error("no seed crashed a controller: the workload does not exercise controller failover")
+	}
 	// Issue 4 asks for at least 2000 simulation steps (Cluster.Step events)
 	// per seed; a workload step runs many.
 	if minEvents >= 0 && minEvents < wantEvents {

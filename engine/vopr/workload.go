@@ -110,6 +110,11 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.Heal, always, func() []string { w.delayed = false; return []string{"net heal"} }},
 		{m.Drop, always, w.drop},
 		{m.Delay, always, w.delay},
+		{m.ControllerCrash, func() bool { return len(w.crashableControllers(c)) > 0 }, func() []string { return w.crashController(c) }},
+		{m.ControllerRestart, func() bool { return len(c.ControllersDown()) > 0 }, func() []string {
+			down := c.ControllersDown()
+			return []string{fmt.Sprintf("controller restart %d", down[w.rng.IntN(len(down))])}
+		}},
 		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
 	}
 	total := 0
@@ -378,4 +383,30 @@ func (w *workload) leaderLoss(c *cluster.Cluster) []string {
 		fmt.Sprintf("broker crash %d", x.leader),
 		"net heal",
 	}
+}
+
+// crashableControllers lists the running controllers one of which may
+// crash and leave a majority running.
+func (w *workload) crashableControllers(c *cluster.Cluster) []int {
+	n := c.Config().Controllers
+	down := c.ControllersDown()
+	if n-len(down)-1 < n/2+1 {
+		return nil
+	}
+	var up []int
+	for id := 1; id <= n; id++ {
+		if !slices.Contains(down, id) {
+			up = append(up, id)
+		}
+	}
+	return up
+}
+
+// crashController kills a controller, the active one half the time.
+func (w *workload) crashController(c *cluster.Cluster) []string {
+	id := c.ActiveController()
+	if up := w.crashableControllers(c); id == 0 || w.rng.IntN(2) == 0 {
+		id = up[w.rng.IntN(len(up))]
+	}
+	return []string{fmt.Sprintf("controller crash %d", id)}
 }
