@@ -52,7 +52,7 @@ func (b *Broker) maybeExpandISR(r *Replica, f *followerState) {
 // alterPartition sends the ISR change to the controller; until it commits,
 // the leader keeps using the old ISR.
 func (b *Broker) alterPartition(r *Replica, isr []int32) {
-	r.alterInFlight = true
+	r.alterInFlight, r.pendingISR = true, slices.Clone(isr)
 	b.send(kraft.ControllerNode, protocol.AlterPartitionRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, TP: r.TP,
 		LeaderEpoch: r.LeaderEpoch, PartitionEpoch: r.PartitionEpoch, NewISR: isr})
 	// If the answer is lost, allow another attempt later.

@@ -26,7 +26,13 @@ type Replica struct {
 
 	// leaderEpochStart is where this broker's current leadership began.
 	leaderEpochStart int64
-	alterInFlight    bool
+	// alterInFlight: an ISR change is on its way to the controller;
+	// pendingISR is the ISR it asks for. Until the controller answers, the
+	// high watermark counts the replicas of both ISRs (Kafka's "maximal
+	// ISR"): a follower being added must already have what the HW covers,
+	// and one being removed is still waited for.
+	alterInFlight bool
+	pendingISR    []int32
 
 	// follower side
 	fetchInFlight bool
@@ -70,7 +76,7 @@ func (r *Replica) inISR(id int32) bool { return slices.Contains(r.ISR, id) }
 // in the ISR. It never moves backwards.
 func (r *Replica) maybeIncrementHW(self int32) bool {
 	hw := r.Log.EndOffset()
-	for _, id := range r.ISR {
+	for _, id := range r.maximalISR() {
 		if id == self {
 			continue
 		}
@@ -87,4 +93,18 @@ func (r *Replica) maybeIncrementHW(self int32) bool {
 		return true
 	}
 	return false
+}
+
+// maximalISR is the committed ISR plus the replicas a pending change adds.
+func (r *Replica) maximalISR() []int32 {
+	if !r.alterInFlight {
+		return r.ISR
+	}
+	out := slices.Clone(r.ISR)
+	for _, id := range r.pendingISR {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
