@@ -20,23 +20,50 @@ func activeLabel(c view.Cluster) string {
 	return "controller " + strconv.Itoa(c.ActiveController)
 }
 
-// controllerRole is what a controller card calls its role: the leader is
-// the active controller, the one brokers talk to.
-func controllerRole(q view.Controller) string {
+// controllerRole is what a controller card calls its role. The raft
+// leader is normally the active controller, the one brokers talk to; the
+// cluster hands that job over only when a controller crashes or restarts,
+// so a leader raft elected on its own meanwhile (a heartbeat came late)
+// shows as not active yet, and the controller still doing the job as a
+// follower. A follower keeps naming the leader it last heard from after
+// that leader crashed, so the card says when that one is down.
+func controllerRole(q view.Controller, c view.Cluster) string {
+	active := q.ID == c.ActiveController
 	switch q.Role {
 	case "leader":
-		return "active controller"
-	case "follower":
-		if q.Leader != 0 {
-			return "follower of " + strconv.Itoa(q.Leader)
+		if active {
+			return "active controller"
 		}
-		return "follower, no leader known"
+		return "raft leader, not active yet"
+	case "follower":
+		var s string
+		switch {
+		case q.Leader == 0:
+			s = "follower, no leader known"
+		case !controllerUp(c.Quorum, q.Leader):
+			s = "follower; its leader " + strconv.Itoa(q.Leader) + " is down"
+		default:
+			s = "follower of " + strconv.Itoa(q.Leader)
+		}
+		if active {
+			s = "active controller, raft " + s
+		}
+		return s
 	case "candidate":
 		return "candidate: asking for votes"
 	case "down", "":
 		return "down"
 	}
 	return q.Role
+}
+
+func controllerUp(qs []view.Controller, id int) bool {
+	for _, q := range qs {
+		if q.ID == id {
+			return q.Up
+		}
+	}
+	return false
 }
 
 // roleAttr is the data-role value: the engine's role, "down" when crashed.
@@ -99,6 +126,17 @@ func parseMetadataRecord(s string) metadataRecord {
 // the cluster (and the controller keeps it fenced after a restart).
 func metadataBehind(c view.Cluster, b view.Broker) bool {
 	return b.MetadataOffset < c.MetadataOffset
+}
+
+// metadataLag is how many committed metadata records a broker has yet to
+// replay, as its card's short chip ("−3") and that chip's tooltip.
+func metadataLag(c view.Cluster, b view.Broker) (chip, title string) {
+	n := c.MetadataOffset - b.MetadataOffset
+	s := "s"
+	if n == 1 {
+		s = ""
+	}
+	return "−" + strconv.FormatInt(n, 10), strconv.FormatInt(n, 10) + " committed metadata record" + s + " not replayed yet: this broker acts on an older picture of the cluster"
 }
 
 func u64(n uint64) string { return strconv.FormatUint(n, 10) }
