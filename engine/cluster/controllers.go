@@ -148,6 +148,24 @@ func (c *Cluster) checkControllerID(id int) error {
 	return nil
 }
 
+// FollowQuorum adopts a leader raft elected on its own since the
+// simulation last asked. Raft keeps real time: on a machine too busy to
+// run its heartbeats on time (a loaded CI runner, a browser tab doing
+// other work) the followers stop believing in the leader and elect
+// another, between two lab commands. Transcripts then differ from a quiet
+// run, and say why.
+func (c *Cluster) FollowQuorum() {
+	if c.activeID == 0 || !c.quorumHasMajority() {
+		return
+	}
+	leader := c.quorum.Leader()
+	if leader == 0 || leader == c.activeID {
+		return // no leader right now: the next append waits for the election
+	}
+	c.event(fmt.Sprintf("the quorum elected controller %d on its own: controller %d's heartbeats came late in real time (a busy machine)", leader, c.activeID))
+	c.activate()
+}
+
 // ControllersDown lists the crashed controllers in id order.
 func (c *Cluster) ControllersDown() []int {
 	var out []int

@@ -3,6 +3,7 @@ package cluster
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -310,4 +311,27 @@ func TestCheckerCatchesAControllerBehindTheMetadataLog(t *testing.T) {
 	if !found {
 		t.Fatalf("no controller-image violation: %v", c.Checker().Violations())
 	}
+}
+
+// When raft elects another leader on its own (its timers run in real time),
+// the cluster adopts it at the next command and carries on from it.
+func TestClusterFollowsALeaderRaftElectedOnItsOwn(t *testing.T) {
+	c := newTestCluster(t, 6)
+	before := c.ActiveController()
+	if err := c.quorum.(*quorum.Quorum).StepDown(); err != nil {
+		t.Fatal(err)
+	}
+	c.FollowQuorum()
+	after := c.ActiveController()
+	if after == before || after == 0 || after != c.quorum.Leader() {
+		t.Fatalf("active controller %d after raft moved the leadership from %d to %d", after, before, c.quorum.Leader())
+	}
+	events := strings.Join(c.DrainEvents(), "\n")
+	if !strings.Contains(events, "elected controller") {
+		t.Fatalf("no event says what happened:\n%s", events)
+	}
+	if err := c.CreateTopic("after", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	noViolations(t, c)
 }

@@ -99,6 +99,9 @@ func (l *Lab) Run(line string) (string, error) {
 	if err != nil {
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
 	}
+	if l.cluster != nil {
+		l.cluster.FollowQuorum()
+	}
 	out, err := cmd.run(l, a)
 	events := l.drainEvents(cmd) + l.newViolations()
 	if err != nil {

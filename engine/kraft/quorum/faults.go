@@ -195,3 +195,19 @@ func (q *Quorum) Snapshot(id int) error {
 	}
 	return p.raft.Snapshot().Error()
 }
+
+// StepDown makes the active controller hand its leadership to another
+// controller (raft's leadership transfer), as happens on its own when a
+// busy machine delays the leader's heartbeats; tests use it to reproduce
+// that without a busy machine.
+func (q *Quorum) StepDown() error {
+	p, err := q.activeController(q.cfg.LeaderWait)
+	if err != nil {
+		return err
+	}
+	if err := p.wait(p.raft.LeadershipTransfer()); err != nil {
+		return err
+	}
+	_, err = q.activeController(q.cfg.LeaderWait)
+	return err
+}

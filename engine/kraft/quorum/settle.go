@@ -44,6 +44,13 @@ func (q *Quorum) Settle() {
 	q.mu.Unlock()
 	if p != nil {
 		q.settle(p)
+		// Every log is now the leader's: plan the timeouts on that, so
+		// what Status shows cannot depend on which follower was faster.
+		q.mu.Lock()
+		if q.leaderLocked() == id {
+			q.applyPlan(id, false)
+		}
+		q.mu.Unlock()
 	}
 }
 

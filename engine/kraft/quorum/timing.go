@@ -175,10 +175,11 @@ func (q *Quorum) applyPlan(leader int, reset bool) { q.applyPlanAt(leader, reset
 // not depend on which follower happened to be faster.
 func (q *Quorum) applyPlanAt(leader int, reset bool, upTo uint64) {
 	pos := q.positionsLocked()
-	if upTo > 0 {
+	var at raft.Log
+	if upTo > 0 && q.nodes[leader-1].logs.GetLog(upTo, &at) == nil {
 		for id, p := range pos {
 			if p.index > upTo {
-				pos[id] = logPosition{term: p.term, index: upTo}
+				pos[id] = logPosition{term: at.Term, index: upTo}
 			}
 		}
 	}
