@@ -31,6 +31,9 @@ type Quorum interface {
 	// controller (when there is one).
 	Crash(id int) error
 	Restart(id int) error
+	// TransferLeadership makes controller id the leader again after raft
+	// elected another on its own, waiting until it is active.
+	TransferLeadership(id int) error
 	// Settle waits until every live controller has applied all the active
 	// controller committed, so that Status reads the same on every run.
 	Settle()

@@ -14,6 +14,9 @@ type Options struct {
 	// Transcript keeps the run's full transcript in Result.Transcript
 	// (a long run's transcript runs to megabytes; its hash is always kept).
 	Transcript bool
+	// Pace is handed to the lab (lab.SetPace): under WASM the tests yield
+	// there so that the controllers' raft timers run during long stretches.
+	Pace func()
 
 	// The workload keeps to what Kafka promises (see DefaultMix); these
 	// lift its bounds, to reproduce what they keep out:

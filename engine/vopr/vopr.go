@@ -72,6 +72,9 @@ func Run(seed uint64, steps int, opts Options) Result {
 	w := newWorkload(seed, opts)
 	l := lab.New()
 	defer l.Close()
+	if opts.Pace != nil {
+		l.SetPace(opts.Pace)
+	}
 	h := fnv.New64a()
 	var full strings.Builder
 	out := io.Writer(h)

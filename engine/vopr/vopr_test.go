@@ -40,6 +40,9 @@ const (
 // -lift names lifted.
 func testOptions(t *testing.T) Options {
 	opts := Options{Mix: testMix()}
+	if runtime.GOOS == "js" {
+		opts.Pace = yieldEvery(10 * time.Millisecond)
+	}
 	for _, name := range strings.Split(*liftFlag, ",") {
 		switch name {
 		case "":
@@ -262,4 +265,20 @@ func firstDifference(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("one is a prefix of the other (%d and %d lines)", len(al), len(bl))
+}
+
+// yieldEvery returns a pace function that sleeps a millisecond once budget
+// has passed since it last did: in WASM that returns to the event loop, so
+// raft's timers fire during a long simulation (as wasm/session.go's pacer).
+func yieldEvery(budget time.Duration) func() {
+	var mu sync.Mutex
+	since := time.Now()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(since) >= budget {
+			time.Sleep(time.Millisecond)
+			since = time.Now()
+		}
+	}
 }

@@ -3,7 +3,10 @@ package quorum
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // Crash stops controller id as a crash would: it stops answering at once,
@@ -194,6 +197,41 @@ func (q *Quorum) Snapshot(id int) error {
 		return fmt.Errorf("quorum: controller %d is down", id)
 	}
 	return p.raft.Snapshot().Error()
+}
+
+// TransferLeadership makes controller id the active controller: the
+// current leader hands it the leadership (raft's leadership transfer, which
+// needs id to be up to date; it is, once the quorum has settled).
+func (q *Quorum) TransferLeadership(id int) error {
+	n, err := q.node(id)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		p, err := q.activeController(q.cfg.LeaderWait)
+		if err != nil {
+			return err
+		}
+		q.mu.Lock()
+		leader := q.leaderLocked()
+		target := n.p
+		q.mu.Unlock()
+		if leader == id {
+			return nil
+		}
+		if target == nil {
+			return fmt.Errorf("quorum: controller %d is down", id)
+		}
+		q.settle(p)
+		_ = p.wait(p.raft.LeadershipTransferToServer(raft.ServerID(strconv.Itoa(id)), n.addr))
+		if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
+			return err
+		}
+	}
+	if q.Leader() != id {
+		return fmt.Errorf("quorum: controller %d did not take the leadership back", id)
+	}
+	return nil
 }
 
 // StepDown makes the active controller hand its leadership to another

@@ -264,6 +264,15 @@ func (r *Remote) Restart(id int) error {
 	return fmt.Errorf("quorum: controller %d runs in its own process: start it again with `loglab controller -id %d` and the same -voters and -data-dir", id, id)
 }
 
+// TransferLeadership cannot move another process's leadership; it
+// reports where the leadership is instead.
+func (r *Remote) TransferLeadership(id int) error {
+	if leader := r.Leader(); leader != id {
+		return fmt.Errorf("quorum: controller %d leads; controllers in their own processes elect on their own", leader)
+	}
+	return nil
+}
+
 func (r *Remote) checkID(id int) error {
 	if id < 1 || id > len(r.cfg.APIs) {
 		return fmt.Errorf("quorum: no controller %d (there are %d)", id, len(r.cfg.APIs))
