@@ -4,39 +4,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/kraft"
 )
 
-var controllerCrashCommand = &command{
-	name:    "controller crash",
-	usage:   "controller crash ID",
-	summary: "kill a controller; if it was the active one, the quorum elects another, which resumes from the metadata it replayed",
-	run: func(l *Lab, a *args) (string, error) {
-		id, err := l.controllerArg(a)
-		if err != nil {
-			return "", err
-		}
-		if err := l.cluster.CrashController(id); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("controller %d crashed; %s", id, l.activeSummary()), nil
-	},
-}
+var (
+	controllerCrashCommand = controllerCommand("crash", "crashed",
+		"kill a controller; if it was the active one, the quorum elects another, which resumes from the metadata it replayed",
+		(*cluster.Cluster).CrashController)
+	controllerRestartCommand = controllerCommand("restart", "restarted",
+		"start a crashed controller again: it restores its latest snapshot and catches up from the active controller",
+		(*cluster.Cluster).RestartController)
+)
 
-var controllerRestartCommand = &command{
-	name:    "controller restart",
-	usage:   "controller restart ID",
-	summary: "start a crashed controller again: it restores its latest snapshot and catches up from the active controller",
-	run: func(l *Lab, a *args) (string, error) {
-		id, err := l.controllerArg(a)
-		if err != nil {
-			return "", err
-		}
-		if err := l.cluster.RestartController(id); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("controller %d restarted; %s", id, l.activeSummary()), nil
-	},
+// controllerCommand is `controller VERB ID`: do it, then say who is active.
+func controllerCommand(verb, done, summary string, do func(c *cluster.Cluster, id int) error) *command {
+	return &command{
+		name:    "controller " + verb,
+		usage:   "controller " + verb + " ID",
+		summary: summary,
+		run: func(l *Lab, a *args) (string, error) {
+			id, err := l.controllerArg(a)
+			if err != nil {
+				return "", err
+			}
+			if err := do(l.cluster, id); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("controller %d %s; %s", id, done, l.activeSummary()), nil
+		},
+	}
 }
 
 func (l *Lab) controllerArg(a *args) (int, error) {
