@@ -162,6 +162,15 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration})
 		return
 	}
+	// The old incarnation's session expired but the session check has not
+	// fenced it yet: fence it now, moving its leaderships away, before the
+	// new incarnation registers (Kafka generates these records "to clean up
+	// previous incarnations"). Otherwise the new process would inherit the
+	// old one's leaderships in the same epoch, with whatever its disk kept.
+	if b := c.image.Broker(m.BrokerID); b != nil && !b.Fenced {
+		c.events(fmt.Sprintf("controller: broker %d registers again after its session expired: fencing the previous incarnation first", m.BrokerID))
+		c.fence(m.BrokerID)
+	}
 	// As in KRaft, the broker epoch is the offset of its registration record.
 	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()

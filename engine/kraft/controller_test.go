@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
@@ -119,5 +120,36 @@ func TestImageRecordsRebuildTheImage(t *testing.T) {
 	got := ImageFromRecords(im.Records(), im.Offset)
 	if !reflect.DeepEqual(got, im) {
 		t.Fatalf("rebuilt image differs:\n got %+v\nwant %+v", got, im)
+	}
+}
+
+// A broker registering again after its session expired, before the
+// session check fenced it, first loses its old incarnation's leaderships:
+// the new process must not inherit them in the same epoch.
+func TestReRegistrationFencesThePreviousIncarnation(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 2)
+	if err := c.CreateTopic("orders", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	var led []int32
+	for i, p := range c.Image().Topic("orders").Partitions {
+		if p.Leader == 1 {
+			led = append(led, int32(i))
+		}
+	}
+	if len(led) == 0 {
+		t.Fatal("broker 1 leads nothing: the test proves nothing")
+	}
+	if err := c.sched.Clock.Advance(c.cfg.SessionTimeout + time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	c.register(BrokerNode(1), protocol.BrokerRegistrationRequest{BrokerID: 1})
+	for _, i := range led {
+		if p := c.Image().Partition("orders", i); p.Leader == 1 || p.LeaderEpoch != 1 {
+			t.Errorf("orders/%d: leader %d epoch %d after broker 1 registered anew, want another leader at epoch 1", i, p.Leader, p.LeaderEpoch)
+		}
+	}
+	if b := c.Image().Broker(1); !b.Fenced || b.Epoch == 1 {
+		t.Errorf("broker 1 after re-registering: %+v, want a new epoch, fenced until it catches up", b)
 	}
 }
