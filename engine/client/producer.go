@@ -88,6 +88,7 @@ type Producer struct {
 	inFlight []*producerBatch // sent, awaiting a response
 	corr     int64
 	drainSet bool
+	drainEv  *sim.Event // the next drain; one at a time
 }
 
 // NewProducer attaches a producer to the network.
@@ -165,8 +166,26 @@ func (p *Producer) accumulate(d *Delivery) {
 	p.scheduleDrain(p.cfg.Linger)
 }
 
+// scheduleDrain makes sure a drain runs within d. One drain is pending at
+// a time, the earliest asked for: every caller asking for its own timer
+// made them multiply while a partition had no leader (an event storm the
+// VOPR found).
 func (p *Producer) scheduleDrain(d time.Duration) {
-	p.sched.After(d, "drain "+string(p.ID), p.drain)
+	at := p.sched.Clock.Elapsed() + max(d, 0)
+	if p.drainEv != nil && !p.drainEv.Cancelled && p.drainEv.At <= at {
+		return
+	}
+	if p.drainEv != nil {
+		p.drainEv.Cancelled = true
+	}
+	var ev *sim.Event
+	ev = p.sched.After(d, "drain "+string(p.ID), func() {
+		if p.drainEv == ev {
+			p.drainEv = nil
+		}
+		p.drain()
+	})
+	p.drainEv = ev
 }
 
 // ready says whether a batch may be sent now: full, lingered long enough,
@@ -217,6 +236,17 @@ func (p *Producer) drain() {
 	if needMeta {
 		p.meta.refresh()
 		p.scheduleDrain(p.cfg.RetryBackoff)
+	}
+	// Wake up for the next batch to become ready or to expire, so that
+	// records waiting for a leader still fail after delivery.timeout.ms.
+	for _, b := range p.queues {
+		at := min(b.created+p.cfg.Linger, b.created+p.cfg.DeliveryTimeout+time.Millisecond)
+		if b.attempts > 0 {
+			at = min(b.retryAt, b.created+p.cfg.DeliveryTimeout+time.Millisecond)
+		}
+		if at > now {
+			p.scheduleDrain(at - now)
+		}
 	}
 }
 
