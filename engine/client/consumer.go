@@ -43,6 +43,10 @@ type assignment struct {
 	corr      int64
 	buffered  []ConsumedRecord
 	err       protocol.ErrorCode
+	// backingOff: a retry is scheduled; fetches wait for it rather than
+	// start another chain of retries (each metadata update used to add
+	// one, until a consumer of a dead leader retried every millisecond).
+	backingOff bool
 }
 
 // Consumer is a Kafka consumer with manually assigned partitions (groups
@@ -151,8 +155,20 @@ func (c *Consumer) fetchAll() {
 	}
 }
 
+// retryLater fetches a again after the retry backoff (100 ms), once.
+func (c *Consumer) retryLater(a *assignment) {
+	if a.backingOff {
+		return
+	}
+	a.backingOff = true
+	c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() {
+		a.backingOff = false
+		c.fetch(a)
+	})
+}
+
 func (c *Consumer) fetch(a *assignment) {
-	if a.fetching || a.resetting || len(a.buffered) > 0 || a.err != protocol.None {
+	if a.fetching || a.resetting || a.backingOff || len(a.buffered) > 0 || a.err != protocol.None {
 		return
 	}
 	leader, epoch := c.meta.leader(a.tp)
@@ -214,7 +230,7 @@ func (c *Consumer) handle(env *sim.Envelope) {
 		a.resetting = false
 		if m.Error != protocol.None {
 			c.meta.refresh()
-			c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+			c.retryLater(a)
 			return
 		}
 		c.events(fmt.Sprintf("%s: %s/%d position reset to %d (auto.offset.reset=%s)", c.ID, a.tp.Topic, a.tp.Partition, m.Offset, c.cfg.AutoOffsetReset))
@@ -229,7 +245,7 @@ func (c *Consumer) handle(env *sim.Envelope) {
 				a.fetching, a.resetting = false, false
 				a.corr = -1
 				c.meta.refresh()
-				c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+				c.retryLater(a)
 			}
 		}
 	}
@@ -250,7 +266,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 		return
 	default:
 		c.meta.refresh()
-		c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() { c.fetch(a) })
+		c.retryLater(a)
 		return
 	}
 	for raw := m.Records; len(raw) > 0; {

@@ -51,3 +51,34 @@ func TestProducerWithoutALeaderStaysQuiet(t *testing.T) {
 	}
 	t.Logf("%d events in 10 s", events)
 }
+
+// A consumer whose leader died (and is not fenced yet) retries every
+// retry backoff, not on every event: one chain of retries per partition.
+func TestConsumerOfADeadLeaderStaysQuiet(t *testing.T) {
+	c := newTestCluster(t, 9)
+	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := client.DefaultConsumerConfig()
+	cfg.AutoOffsetReset = "earliest"
+	co, err := c.CreateConsumer("c", cfg, []protocol.TopicPartition{{Topic: "t", Partition: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Poll(co, 10, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := c.PartitionInfo("t", 0)
+	if err := c.CrashBroker(int(info.Leader), false); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Checker().Steps()
+	if _, err := c.Poll(co, 10, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if events := c.Checker().Steps() - before; events > 1000 {
+		t.Fatalf("%d events in 5 s of virtual time for one consumer of a dead leader", events)
+	} else {
+		t.Logf("%d events in 5 s", events)
+	}
+}
