@@ -25,7 +25,7 @@ func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
 	b.Stop()
 	if powerLoss {
 		c.disks[id-1] = c.disks[id-1].Crash()
-		c.checker.powerLoss[int32(id)]++
+		c.checker.lostPower(b)
 	}
 	return nil
 }

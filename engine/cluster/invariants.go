@@ -2,12 +2,14 @@ package cluster
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 )
 
@@ -48,7 +50,11 @@ type Checker struct {
 	denseEnd   map[string]int64 // "topic/p b<id>" -> log end offset + 1 at the last check
 	seen       map[string]bool  // violations already reported
 	violations []Violation
-	powerLoss  map[int32]int // broker -> power-loss crashes
+	// powerLost marks, per partition and replica ("topic/p b<id>"), the
+	// broker incarnation that lost its unsynced writes in a power cut; the
+	// mark goes when a later incarnation is back in the leader's ISR with
+	// everything below the high watermark: then the replica is whole again.
+	powerLost map[string]*broker.Broker
 	unclean    map[protocol.TopicPartition]bool
 	metaRead   int64 // metadata records scanned for unclean elections
 	steps      int
@@ -56,7 +62,7 @@ type Checker struct {
 
 func newChecker(c *Cluster) *Checker {
 	return &Checker{c: c, leaders: map[string]int32{}, hws: map[string]int64{}, agreed: map[string]int64{},
-		verified: map[string]int{}, dense: map[string]int64{}, denseEnd: map[string]int64{}, seen: map[string]bool{}, powerLoss: map[int32]int{}, unclean: map[protocol.TopicPartition]bool{}}
+		verified: map[string]int{}, dense: map[string]int64{}, denseEnd: map[string]int64{}, seen: map[string]bool{}, powerLost: map[string]*broker.Broker{}, unclean: map[protocol.TopicPartition]bool{}}
 }
 
 // Checker returns the cluster's invariant checker.
@@ -138,7 +144,11 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 			k.report("hw-monotonic", fmt.Sprintf("%s leader %d lowered its high watermark from %d to %d in epoch %d", name(tp), b.ID, hw, r.HW, r.LeaderEpoch))
 		}
 		k.hws[key] = max(k.hws[key], r.HW)
-		leader, leaderID = r, b.ID
+		// A deposed leader that has not heard yet still thinks it leads,
+		// in an older epoch: the leader is the one in the newest epoch.
+		if leader == nil || r.LeaderEpoch > leader.LeaderEpoch {
+			leader, leaderID = r, b.ID
+		}
 	}
 	if leader == nil {
 		return
@@ -154,6 +164,9 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 		f := b.Replica(tp)
 		if f == nil {
 			continue
+		}
+		if lost, ok := k.powerLost[replicaKey(tp, id)]; ok && lost != b && f.Log.EndOffset() >= leader.HW {
+			delete(k.powerLost, replicaKey(tp, id))
 		}
 		if leader.HW > f.Log.EndOffset() {
 			k.report("hw-within-isr", fmt.Sprintf("%s high watermark %d is past ISR member %d's log end %d", name(tp), leader.HW, id, f.Log.EndOffset()))
@@ -254,6 +267,10 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 	key := fmt.Sprintf("%s@%d", name(tp), leader.LeaderEpoch)
 	done := k.verified[key]
 	acked := k.c.acked
+	// Acknowledged records come mostly in offset order: decode a run of
+	// the leader's log at once rather than a batch per record.
+	var run []log.RecordAt
+	byOffset := func(r log.RecordAt, off int64) int { return cmp.Compare(r.Offset, off) }
 	for ; done < len(acked); done++ {
 		a := acked[done]
 		if a.TP != tp || a.Offset < leader.Log.StartOffset() {
@@ -261,8 +278,12 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 		}
 		lost := a.Offset >= leader.Log.EndOffset()
 		if !lost {
-			recs, err := leader.Log.Records(a.Offset, 1)
-			lost = err != nil || len(recs) == 0 || recs[0].Offset != a.Offset || !bytes.Equal(recs[0].Value, a.Value)
+			i, found := slices.BinarySearchFunc(run, a.Offset, byOffset)
+			if !found {
+				run, _ = leader.Log.Records(a.Offset, 500)
+				i, found = slices.BinarySearchFunc(run, a.Offset, byOffset)
+			}
+			lost = !found || !bytes.Equal(run[i].Value, a.Value)
 		}
 		if !lost {
 			continue
@@ -290,13 +311,29 @@ func (k *Checker) replicasOf(tp protocol.TopicPartition) []int32 {
 	return p.Replicas
 }
 
+// diskLosses counts the replicas of tp that lost writes in a power cut
+// and have not been whole again since.
 func (k *Checker) diskLosses(tp protocol.TopicPartition) int {
 	n := 0
 	for _, id := range k.replicasOf(tp) {
-		n += k.powerLoss[id]
+		if _, ok := k.powerLost[replicaKey(tp, id)]; ok {
+			n++
+		}
 	}
 	return n
 }
 
 // Steps counts the events run since the cluster started.
 func (k *Checker) Steps() int { return k.steps }
+
+func replicaKey(tp protocol.TopicPartition, id int32) string {
+	return name(tp) + " b" + strconv.Itoa(int(id))
+}
+
+// lostPower marks every partition broker b hosts as missing its unsynced
+// writes on b (see powerLost).
+func (k *Checker) lostPower(b *broker.Broker) {
+	for _, r := range b.Replicas() {
+		k.powerLost[replicaKey(r.TP, b.ID)] = b
+	}
+}
