@@ -16,6 +16,7 @@ func (b *Broker) fetchFromLeader(r *Replica) {
 	}
 	r.fetchInFlight = true
 	b.nextCorr++
+	r.fetchCorr = b.nextCorr
 	b.send(kraft.BrokerNode(r.Leader), protocol.FetchRequest{
 		CorrelationID: b.nextCorr, ReplicaID: b.ID, TP: r.TP, FetchOffset: r.Log.EndOffset(),
 		CurrentLeaderEpoch: r.LeaderEpoch, LastFetchedEpoch: r.Log.Epochs().Latest(),
@@ -37,7 +38,11 @@ func (b *Broker) fetchFromLeader(r *Replica) {
 // and take the leader's high watermark, capped at our own log end.
 func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 	r := b.Replica(m.TP)
-	if r == nil || r.leader || !r.fetchInFlight {
+	// Only the answer to the fetch in flight counts: an answer to one that
+	// timed out (delayed or held by a healed partition) describes the log
+	// as it was then, and appending it after a truncation left a gap (the
+	// VOPR found it). Kafka drops it with the timed-out connection.
+	if r == nil || r.leader || !r.fetchInFlight || m.CorrelationID != r.fetchCorr {
 		return
 	}
 	r.fetchInFlight = false

@@ -36,6 +36,7 @@ type Replica struct {
 
 	// follower side
 	fetchInFlight bool
+	fetchCorr     int64 // the correlation id of the fetch in flight
 	fetchGen      int
 }
 

@@ -55,9 +55,9 @@ type Checker struct {
 	// mark goes when a later incarnation is back in the leader's ISR with
 	// everything below the high watermark: then the replica is whole again.
 	powerLost map[string]*broker.Broker
-	unclean    map[protocol.TopicPartition]bool
-	metaRead   int64 // metadata records scanned for unclean elections
-	steps      int
+	unclean   map[protocol.TopicPartition]bool
+	metaRead  int64 // metadata records scanned for unclean elections
+	steps     int
 }
 
 func newChecker(c *Cluster) *Checker {
