@@ -15,7 +15,8 @@ import (
 // loudly, and a restart brings an active controller back. Every step is a
 // click. The active controller is read from the panel's data-active (the
 // cluster's), not from the raft roles: raft may elect a leader on its own
-// between commands, which the cluster adopts at the next crash or restart.
+// between commands, and the cluster hands the leadership back only at the
+// next command.
 func TestLabControllerFailover(t *testing.T) {
 	p := newPage(t)
 	p.open(t, "/lab")

@@ -21,11 +21,11 @@ func activeLabel(c view.Cluster) string {
 }
 
 // controllerRole is what a controller card calls its role. The raft
-// leader is normally the active controller, the one brokers talk to; the
-// cluster hands that job over only when a controller crashes or restarts,
-// so a leader raft elected on its own meanwhile (a heartbeat came late)
-// shows as not active yet, and the controller still doing the job as a
-// follower. A follower keeps naming the leader it last heard from after
+// leader is normally the active controller, the one brokers talk to. A
+// leader raft elected on its own (a heartbeat came late in real time) gets
+// the leadership taken back at the next command (cluster.FollowQuorum);
+// until then it shows as not active, and the controller still doing the
+// job as a follower. A follower keeps naming the leader it last heard from after
 // that leader crashed, so the card says when that one is down.
 func controllerRole(q view.Controller, c view.Cluster) string {
 	active := q.ID == c.ActiveController
