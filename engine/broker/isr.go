@@ -50,7 +50,8 @@ func (b *Broker) maybeExpandISR(r *Replica, f *followerState) {
 }
 
 // alterPartition sends the ISR change to the controller; until it commits,
-// the leader keeps using the old ISR.
+// the leader's ISR stays the old one, and the high watermark waits for the
+// members of both (maximalISR).
 func (b *Broker) alterPartition(r *Replica, isr []int32) {
 	r.alterInFlight, r.pendingISR = true, slices.Clone(isr)
 	b.send(kraft.ControllerNode, protocol.AlterPartitionRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, TP: r.TP,
