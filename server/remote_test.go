@@ -4,46 +4,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loglab/loglab/engine/kraft/quorum"
+	"github.com/loglab/loglab/internal/freeport"
 )
-
-// freeAddrs returns n loopback addresses nobody listens on, from ports
-// below the kernel's ephemeral range (so that outgoing connections cannot
-// take one before a controller binds it).
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	for len(out) < n {
-		port := 20000 + rand.IntN(10000)
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		api := fmt.Sprintf("127.0.0.1:%d", port+1000)
-		ok := true
-		for _, a := range []string{addr, api} {
-			ln, err := net.Listen("tcp", a)
-			if err != nil {
-				ok = false
-				break
-			}
-			ln.Close()
-		}
-		if ok {
-			out = append(out, addr)
-		}
-	}
-	return out
-}
 
 // The live cluster can use a quorum of controllers that run as their own
 // processes (here: three Process values over raft's TCP transport): its
 // decisions are committed there, and the server shows that quorum.
 func TestLiveClusterOnControllersInOtherProcesses(t *testing.T) {
-	voters := freeAddrs(t, 3)
+	var voters []string
+	for _, port := range freeport.Ports(t, 3, 1000) { // the API listens 1000 above
+		voters = append(voters, fmt.Sprintf("127.0.0.1:%d", port))
+	}
 	var apis []string
 	for i := range voters {
 		p, err := quorum.NewProcess(quorum.ProcessConfig{Config: quorum.Config{Dir: t.TempDir()}, ID: i + 1, Voters: voters})

@@ -5,9 +5,6 @@ package quorum
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"reflect"
@@ -19,35 +16,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/internal/freeport"
 )
-
-// freeAddrs picks n free TCP addresses on 127.0.0.1. The voter set must be
-// known before any controller starts, so ports are chosen first and bound
-// later. They are drawn below the kernel's ephemeral range (32768 and up
-// on Linux, 49152 on macOS), so the outgoing connections of the test
-// itself cannot take one between the choice and a restart's bind.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var out []string
-	seen := map[string]bool{}
-	for tries := 0; len(out) < n; tries++ {
-		if tries > 1000 {
-			t.Fatal("found no free ports between 20000 and 32000")
-		}
-		addr := fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))
-		if seen[addr] {
-			continue
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue
-		}
-		ln.Close()
-		seen[addr] = true
-		out = append(out, addr)
-	}
-	return out
-}
 
 // testLogger shows hashicorp/raft's log with LOGLAB_RAFT_LOG=debug (or
 // info, warn...), as newQuorum does.
@@ -67,7 +37,7 @@ type processQuorum struct {
 }
 
 func newProcessQuorum(t *testing.T, n int) *processQuorum {
-	addrs := freeAddrs(t, 2*n)
+	addrs := freeport.Addrs(t, 2*n)
 	voters, apis := addrs[:n], addrs[n:]
 	dir := t.TempDir()
 	pq := &processQuorum{t: t, procs: make([]*Process, n)}

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/loglab/loglab/engine/kraft/quorum"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/internal/freeport"
 )
 
 func TestControllerUsageErrors(t *testing.T) {
@@ -62,35 +61,6 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// freeRaftPorts picks n ports, below the kernel's ephemeral range (so the
-// test's own outgoing connections cannot take one before a controller
-// binds it), each free along with its API port 1000 higher.
-func freeRaftPorts(t *testing.T, n int) []int {
-	t.Helper()
-	free := func(port int) bool {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			return false
-		}
-		ln.Close()
-		return true
-	}
-	var out []int
-	seen := map[int]bool{}
-	for tries := 0; len(out) < n; tries++ {
-		if tries > 1000 {
-			t.Fatal("found no free ports between 20000 and 31000")
-		}
-		port := 20000 + rand.IntN(11000)
-		if seen[port] || seen[port+1000] || seen[port-1000] || !free(port) || !free(port+1000) {
-			continue
-		}
-		seen[port] = true
-		out = append(out, port)
-	}
-	return out
-}
-
 // The issue's three-process quorum, for real: three `loglab controller`
 // processes on one machine elect a leader, commit what a client appends,
 // and elect another when the leader's process is killed.
@@ -107,7 +77,7 @@ func TestControllerThreeProcesses(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	ports := freeRaftPorts(t, 3)
+	ports := freeport.Ports(t, 3, 1000) // the default API port is 1000 above
 	var voters, apis []string
 	for i, port := range ports {
 		voters = append(voters, fmt.Sprintf("%d=127.0.0.1:%d", i+1, port))
