@@ -87,7 +87,6 @@ type Producer struct {
 	queues   []*producerBatch // accumulating or waiting to be (re)sent, in order
 	inFlight []*producerBatch // sent, awaiting a response
 	corr     int64
-	drainSet bool
 	drainEv  *sim.Event // the next drain; one at a time
 }
 
