@@ -41,8 +41,6 @@ type Controller struct {
 	events func(string)
 
 	lastHeartbeat map[int32]time.Duration
-	brokerOffset  map[int32]int64 // how far each broker has applied, from heartbeats
-	nextEpoch     int64
 	stopped       bool // a standby now, or crashed: it decides nothing more
 }
 
@@ -53,7 +51,7 @@ type Controller struct {
 // controller cannot know when a broker last heartbeated to its predecessor.
 func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, image *Image, events func(string)) *Controller {
 	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: image, events: events,
-		lastHeartbeat: map[int32]time.Duration{}, brokerOffset: map[int32]int64{}}
+		lastHeartbeat: map[int32]time.Duration{}}
 	if image == nil {
 		c.image = NewImage()
 		for _, r := range log.Read(0) {
@@ -62,7 +60,6 @@ func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler,
 	}
 	for _, b := range c.image.Brokers {
 		c.lastHeartbeat[b.ID] = sched.Clock.Elapsed()
-		c.brokerOffset[b.ID] = -1
 	}
 	net.Attach(ControllerNode, c.handle)
 	c.scheduleSessionCheck()
@@ -174,7 +171,6 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 	// As in KRaft, the broker epoch is the offset of its registration record.
 	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
-	c.brokerOffset[m.BrokerID] = -1
 	c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: m.BrokerID, BrokerEpoch: epoch})
 	c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch})
 }
@@ -186,7 +182,6 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 		return
 	}
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
-	c.brokerOffset[m.BrokerID] = m.MetadataOffset
 	// A broker is unfenced once it has caught up with the metadata log,
 	// as in KRaft: it must know the current leaders before it serves.
 	if b.Fenced && m.MetadataOffset >= c.log.End()-1 {
