@@ -34,7 +34,7 @@ var forbiddenTimeCalls = map[string]bool{
 }
 
 // adapters are the only engine packages allowed to touch the outside world,
-// each behind an interface the core defines (DESIGN §1): the file storage
+// each behind an interface the core defines (docs/architecture.md): the file storage
 // backend and the hashicorp/raft quorum. They join this list when they exist.
 var adapters = map[string]bool{
 	"storage/osfs": true,

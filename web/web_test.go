@@ -100,7 +100,7 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 	}
 }
 
-// web may import only engine/view from this module (DESIGN §1), so views
+// web may import only engine/view from this module (docs/architecture.md), so views
 // cannot reach into live engine state.
 func TestWebImportsOnlyEngineView(t *testing.T) {
 	files, _ := filepath.Glob("*.go")

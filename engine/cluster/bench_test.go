@@ -12,7 +12,7 @@ import (
 )
 
 // Benchmarks report ratios against limits measured in the same run
-// (DESIGN §8). The limit of a simulated replicated produce is appending
+// (docs/architecture.md, "Benchmarks"). The limit of a simulated replicated produce is appending
 // the same records to one log on an in-memory disk: everything the
 // simulator adds (three replicas, the producer's batching and retries,
 // Produce and Fetch requests on the simulated network, the scheduler, the

@@ -13,7 +13,7 @@ import (
 )
 
 // Benchmarks report ratios against limits measured in the same run
-// (DESIGN §8): absolute speeds on a shared 2-core machine mean little.
+// (docs/architecture.md, "Benchmarks"): absolute speeds on a shared 2-core machine mean little.
 
 // kibBatch is 16 records of 1 KiB: a full 16 KiB producer batch.
 func kibBatch() *record.Batch {
