@@ -126,18 +126,26 @@ func (c *EpochCache) Assign(epoch int32, startOffset int64) error {
 	return c.flush()
 }
 
-// EndOffsetFor answers OffsetForLeaderEpoch: the largest epoch at or below
-// the requested one, and the offset where it ended (the next epoch's start,
-// or logEndOffset for the current epoch).
+// EndOffsetFor answers OffsetForLeaderEpoch as Kafka's
+// LeaderEpochFileCache.endOffsetFor does: the largest epoch at or below the
+// requested one and the offset where it ended (the next epoch's start, or
+// logEndOffset for the latest epoch). An epoch older than the whole history
+// (retention dropped the entries before it) answers with the requested
+// epoch and the first entry's start, so a follower cuts there and fetches
+// what the leader still has; an undefined or a newer epoch than any known
+// has no answer (UndefinedEpoch, UndefinedOffset).
 func (c *EpochCache) EndOffsetFor(requested int32, logEndOffset int64) (int32, int64) {
-	if len(c.entries) == 0 || requested < c.entries[0].Epoch {
+	n := len(c.entries)
+	switch {
+	case requested == UndefinedEpoch || n == 0 || requested > c.entries[n-1].Epoch:
 		return UndefinedEpoch, UndefinedOffset
+	case requested == c.entries[n-1].Epoch:
+		return requested, logEndOffset
+	case requested < c.entries[0].Epoch:
+		return requested, c.entries[0].StartOffset
 	}
-	for i := len(c.entries) - 1; i >= 0; i-- {
+	for i := n - 2; i >= 0; i-- {
 		if c.entries[i].Epoch <= requested {
-			if i == len(c.entries)-1 {
-				return c.entries[i].Epoch, logEndOffset
-			}
 			return c.entries[i].Epoch, c.entries[i+1].StartOffset
 		}
 	}

@@ -36,12 +36,14 @@ func TestEpochCacheFollowsTheLog(t *testing.T) {
 	if got := l.Epochs().Entries(); !slices.Equal(got, want) {
 		t.Fatalf("epochs %v, want %v", got, want)
 	}
-	// OffsetForLeaderEpoch: where did each epoch end?
+	// OffsetForLeaderEpoch: where did each epoch end? As in Kafka's
+	// LeaderEpochFileCache.endOffsetFor, an epoch newer than any known has no
+	// answer, and one older than the history ends where the history begins.
 	for _, c := range []struct {
 		ask    int32
 		epoch  int32
 		endsAt int64
-	}{{0, 0, 3}, {1, 1, 7}, {2, 2, 9}, {5, 2, 9}, {-2, UndefinedEpoch, UndefinedOffset}} {
+	}{{0, 0, 3}, {1, 1, 7}, {2, 2, 9}, {5, UndefinedEpoch, UndefinedOffset}, {UndefinedEpoch, UndefinedEpoch, UndefinedOffset}, {-2, -2, 0}} {
 		e, off := l.Epochs().EndOffsetFor(c.ask, l.EndOffset())
 		if e != c.epoch || off != c.endsAt {
 			t.Errorf("EndOffsetFor(%d) = (%d, %d), want (%d, %d)", c.ask, e, off, c.epoch, c.endsAt)

@@ -468,6 +468,26 @@ func (l *Log) TruncateTo(offset int64) error {
 	return l.epochs.truncateFromEnd(l.EndOffset())
 }
 
+// TruncateFullyAndStartAt deletes every segment and the epoch history and
+// starts an empty log at offset (Kafka's UnifiedLog.truncateFullyAndStartAt):
+// what a follower does when the leader's retention has deleted everything
+// up to past its log end, so nothing it holds is worth keeping.
+func (l *Log) TruncateFullyAndStartAt(offset int64) error {
+	for _, s := range l.segments {
+		if err := s.remove(l.fs); err != nil {
+			return err
+		}
+	}
+	fresh, err := createSegment(l.fs, l.dir, offset, l.cfg)
+	if err != nil {
+		return err
+	}
+	l.segments = []*segment{fresh}
+	l.startOffset, l.recoveryPoint, l.cleanedUpTo = offset, offset, offset
+	l.epochs.entries = nil
+	return l.epochs.flush()
+}
+
 // Close closes every file.
 func (l *Log) Close() error {
 	var errs []error
