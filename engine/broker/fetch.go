@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/replica"
 	"github.com/loglab/loglab/engine/sim"
 )
 
@@ -26,18 +27,27 @@ func (b *Broker) handleFetch(from sim.NodeID, m protocol.FetchRequest) {
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, HighWatermark: -1})
 		return
 	}
-	if m.ReplicaID >= 0 {
-		if div := b.divergence(r, m); div != nil {
-			b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, HighWatermark: r.HW,
-				LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, DivergingEpoch: div})
-			return
-		}
-		b.updateFollower(r, m)
+	lastFetchedEpoch := m.LastFetchedEpoch
+	if m.ReplicaID < 0 {
+		lastFetchedEpoch = -1 // consumers do not name epochs here
 	}
-	if m.FetchOffset < r.Log.StartOffset() || m.FetchOffset > r.Log.EndOffset() {
-		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: protocol.OffsetOutOfRange,
-			HighWatermark: r.HW, LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch})
+	div, code := replica.ReadCheck(lastFetchedEpoch, m.FetchOffset, r.Log.StartOffset(), r.Log.EndOffset(), r.endOffsetFor)
+	switch {
+	case code != protocol.None:
+		// The follower (or consumer) asks for what is not here; a follower
+		// finds out where to fetch from with the log start and end offsets
+		// (replica.OutOfRange). Its position is not recorded, as in Kafka,
+		// where the read throws before updateFollowerFetchState.
+		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code,
+			HighWatermark: r.HW, LogStartOffset: r.Log.StartOffset(), LogEndOffset: r.Log.EndOffset(), LeaderEpoch: r.LeaderEpoch})
 		return
+	case div != nil:
+		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, HighWatermark: r.HW,
+			LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, DivergingEpoch: div})
+		return
+	}
+	if m.ReplicaID >= 0 {
+		b.updateFollower(r, m)
 	}
 	d := &delayedFetch{from: from, req: m, replica: r}
 	if b.tryCompleteFetch(d, m.MaxWaitMs <= 0) {
@@ -65,38 +75,17 @@ func (b *Broker) checkFetch(r *Replica, m protocol.FetchRequest) protocol.ErrorC
 	return protocol.None
 }
 
-// divergence is the leader's half of KIP-320/KIP-595: if the epoch the
-// follower last fetched ended earlier here (or never existed here), the
-// follower's log has a suffix the leader's lacks; tell it where to cut.
-func (b *Broker) divergence(r *Replica, m protocol.FetchRequest) *protocol.EpochEndOffset {
-	if m.LastFetchedEpoch < 0 {
-		return nil
-	}
-	epoch, end := r.Log.Epochs().EndOffsetFor(m.LastFetchedEpoch, r.Log.EndOffset())
-	if epoch != m.LastFetchedEpoch || end < m.FetchOffset {
-		return &protocol.EpochEndOffset{Epoch: epoch, EndOffset: end}
-	}
-	return nil
-}
-
 // updateFollower records a follower's position (Kafka's
-// updateFollowerFetchState): caught up if it fetched from the leader's log
-// end, or from where the leader's log ended at its previous fetch.
+// updateFollowerFetchState): its fetch offset is its log end, and whether
+// it reached the leader's log end tells how long it has lagged.
 func (b *Broker) updateFollower(r *Replica, m protocol.FetchRequest) {
-	f := r.follower(m.ReplicaID)
+	st := r.state(b.ID)
+	f := st.Follower(m.ReplicaID)
 	if f == nil {
 		return
 	}
-	now := b.sched.Clock.Elapsed()
-	leo := r.Log.EndOffset()
-	switch {
-	case m.FetchOffset >= leo:
-		f.LastCaughtUp = now
-	case m.FetchOffset >= f.LastFetchLeaderLEO && f.LEO >= 0:
-		f.LastCaughtUp = max(f.LastCaughtUp, f.LastFetchTime)
-	}
-	f.LEO, f.LastFetchTime, f.LastFetchLeaderLEO = m.FetchOffset, now, leo
-	b.maybeExpandISR(r, f)
+	f.UpdateFetchState(m.FetchOffset, b.sched.Clock.Elapsed(), r.Log.EndOffset())
+	b.maybeExpandISR(r, m.ReplicaID)
 	if r.maybeIncrementHW(b.ID) {
 		b.onHWChange(r)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/replica"
 )
 
 // fetchFromLeader sends the follower's next Fetch: from its log end, with
@@ -48,6 +49,9 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 	r.fetchInFlight = false
 	r.fetchGen++
 	switch {
+	case m.Error == protocol.OffsetOutOfRange:
+		b.resetOutOfRange(r, m)
+		return
 	case m.Error != protocol.None:
 		// Not (or no longer) the leader we think: wait for metadata.
 		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
@@ -68,18 +72,13 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 }
 
 // truncateDiverging cuts the follower's log where its history parted from
-// the leader's: at the end of the last common epoch.
+// the leader's, as replica.Truncation decides. When it cannot tell yet
+// (the leader named an epoch this log never had), it cuts to the end of
+// its own earlier epoch and the next fetch asks again with that one.
 func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
-	to := div.EndOffset
-	if div.Epoch >= 0 {
-		if e, localEnd := r.Log.Epochs().EndOffsetFor(div.Epoch, r.Log.EndOffset()); e == div.Epoch {
-			to = min(to, localEnd)
-		}
-	}
-	if to < 0 {
-		to = 0
-	}
 	before := r.Log.EndOffset()
+	to, final := replica.Truncation(div.Epoch, div.EndOffset, r.endOffsetFor, before, before)
+	to = max(to, 0)
 	if to >= before {
 		r.Log.TruncateTo(to) // drops an empty epoch from the cache
 		return
@@ -89,6 +88,48 @@ func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
 		return
 	}
 	r.HW = min(r.HW, r.Log.EndOffset())
-	b.events(fmt.Sprintf("%s: truncated %s/%d from %d to %d: its records there diverged from the leader's (epoch %d ends at %d)",
-		b.Node, r.TP.Topic, r.TP.Partition, before, r.Log.EndOffset(), div.Epoch, div.EndOffset))
+	why := fmt.Sprintf("epoch %d ends at %d", div.Epoch, div.EndOffset)
+	if !final {
+		why = fmt.Sprintf("the leader's epoch %d, ending at %d, is unknown here: cut to the end of an earlier epoch and ask again", div.Epoch, div.EndOffset)
+	}
+	b.events(fmt.Sprintf("%s: truncated %s/%d from %d to %d: its records there diverged from the leader's (%s)",
+		b.Node, r.TP.Topic, r.TP.Partition, before, r.Log.EndOffset(), why))
+}
+
+// resetOutOfRange is the follower's answer to OFFSET_OUT_OF_RANGE
+// (replica.OutOfRange): truncate to a leader whose log ends below ours, or,
+// when the leader's retention deleted everything up to past our log end,
+// empty the log and start at the leader's log start offset
+// (truncateFullyAndStartAt); then fetch again.
+func (b *Broker) resetOutOfRange(r *Replica, m protocol.FetchResponse) {
+	before := r.Log.EndOffset()
+	to, fully := replica.OutOfRange(m.LogStartOffset, m.LogEndOffset, before)
+	var err error
+	switch {
+	case fully:
+		err = r.Log.TruncateFullyAndStartAt(to)
+	case to < before:
+		err = r.Log.TruncateTo(to)
+	}
+	if err != nil {
+		b.events(fmt.Sprintf("%s: resetting %s/%d after OFFSET_OUT_OF_RANGE failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
+		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
+		return
+	}
+	r.HW = min(r.HW, r.Log.EndOffset())
+	switch {
+	case fully:
+		r.HW = r.Log.EndOffset() // an empty log's high watermark is its start (UnifiedLog.truncateFullyAndStartAt)
+		b.events(fmt.Sprintf("%s: %s/%d: fetch offset %d is out of range, the leader's log starts at %d: emptied the log to start at %d",
+			b.Node, r.TP.Topic, r.TP.Partition, before, m.LogStartOffset, to))
+	case to < before:
+		b.events(fmt.Sprintf("%s: %s/%d: fetch offset %d is out of range, the leader's log ends at %d: truncated to %d",
+			b.Node, r.TP.Topic, r.TP.Partition, before, m.LogEndOffset, to))
+	default:
+		// Nothing to cut: the leader could not place our fetch for another
+		// reason. Ask again after a pause rather than at once.
+		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
+		return
+	}
+	b.fetchFromLeader(r)
 }

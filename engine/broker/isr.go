@@ -8,21 +8,18 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// shrinkISRs runs every replica.lag.time.max.ms / 2: a follower that has
-// not caught up with the leader's log end for replica.lag.time.max.ms is
-// asked out of the ISR.
+// shrinkISRs runs every replica.lag.time.max.ms / 2 (Kafka's
+// isr-expiration task): followers that lag behind the leader's log end
+// for longer than replica.lag.time.max.ms are asked out of the ISR
+// (replica.Leader.OutOfSync). A follower that has everything stays, even
+// if it has not fetched for a while.
 func (b *Broker) shrinkISRs() {
 	now := b.sched.Clock.Elapsed()
 	for _, r := range b.replicas {
-		if !r.leader || r.alterInFlight {
+		if !r.leader {
 			continue
 		}
-		var lagging []int32
-		for _, id := range r.ISR {
-			if f := r.follower(id); f != nil && now-f.LastCaughtUp > b.cfg.ReplicaLagTimeMax {
-				lagging = append(lagging, id)
-			}
-		}
+		lagging := r.state(b.ID).OutOfSync(r.Log.EndOffset(), now, b.cfg.ReplicaLagTimeMax)
 		if len(lagging) == 0 {
 			continue
 		}
@@ -34,33 +31,32 @@ func (b *Broker) shrinkISRs() {
 }
 
 // maybeExpandISR asks for a follower to rejoin the ISR once it has caught
-// up to the high watermark and to the start of the current leader epoch.
-func (b *Broker) maybeExpandISR(r *Replica, f *followerState) {
-	if r.alterInFlight || r.inISR(f.ID) || f.LEO < r.HW || f.LEO < r.leaderEpochStart {
-		return
-	}
+// up to the high watermark and to the start of the current leader epoch
+// (replica.Leader.CanJoinISR).
+func (b *Broker) maybeExpandISR(r *Replica, id int32) {
 	// Only a broker the metadata shows as live may join (KIP-841).
-	if bi := b.image.Broker(f.ID); bi == nil || bi.Fenced {
+	bi := b.image.Broker(id)
+	if !r.state(b.ID).CanJoinISR(id, r.HW, bi != nil && !bi.Fenced) {
 		return
 	}
-	isr := append(slices.Clone(r.ISR), f.ID)
+	isr := append(slices.Clone(r.ISR), id)
 	slices.Sort(isr)
-	b.events(fmt.Sprintf("%s: %s/%d: replica %d caught up: expanding the ISR to %s", b.Node, r.TP.Topic, r.TP.Partition, f.ID, protocol.JoinIDs(isr)))
+	b.events(fmt.Sprintf("%s: %s/%d: replica %d caught up: expanding the ISR to %s", b.Node, r.TP.Topic, r.TP.Partition, id, protocol.JoinIDs(isr)))
 	b.alterPartition(r, isr)
 }
 
 // alterPartition sends the ISR change to the controller; until it commits,
 // the leader's ISR stays the old one, and the high watermark waits for the
-// members of both (maximalISR).
+// members of both (the maximal ISR).
 func (b *Broker) alterPartition(r *Replica, isr []int32) {
-	r.alterInFlight, r.pendingISR = true, slices.Clone(isr)
+	r.pendingISR = slices.Clone(isr)
 	b.send(kraft.ControllerNode, protocol.AlterPartitionRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, TP: r.TP,
 		LeaderEpoch: r.LeaderEpoch, PartitionEpoch: r.PartitionEpoch, NewISR: isr})
 	// If the answer is lost, allow another attempt later.
 	gen := r.PartitionEpoch
 	b.after(b.cfg.ReplicaLagTimeMax/2, "alter-partition-retry", func() {
-		if r.alterInFlight && r.PartitionEpoch == gen {
-			r.alterInFlight = false
+		if r.pendingISR != nil && r.PartitionEpoch == gen {
+			r.pendingISR = nil
 		}
 	})
 }
@@ -70,7 +66,7 @@ func (b *Broker) handleAlterPartitionResponse(m protocol.AlterPartitionResponse)
 	if r == nil {
 		return
 	}
-	r.alterInFlight = false
+	r.pendingISR = nil
 	if m.Error != protocol.None || !r.leader || m.LeaderEpoch != r.LeaderEpoch || m.PartitionEpoch < r.PartitionEpoch {
 		return
 	}

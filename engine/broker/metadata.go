@@ -8,6 +8,7 @@ import (
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/replica"
 )
 
 // applyMetadata replays committed records in offset order. Records that
@@ -91,7 +92,7 @@ func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
 		b.becomeFollower(r, wasLeader)
 	case r.leader:
 		// Same leadership, new ISR: the HW may move, waiting produces may finish.
-		r.alterInFlight = false
+		r.pendingISR = nil
 		if r.maybeIncrementHW(b.ID) {
 			b.onHWChange(r)
 		}
@@ -160,14 +161,14 @@ func (b *Broker) becomeLeader(r *Replica) {
 	r.leader = true
 	r.fetchGen++ // stop following
 	r.fetchInFlight = false
-	r.alterInFlight = false
+	r.pendingISR = nil
 	r.leaderEpochStart = r.Log.EndOffset()
 	r.Log.Epochs().Assign(r.LeaderEpoch, r.Log.EndOffset())
 	r.followers = nil
 	now := b.sched.Clock.Elapsed()
 	for _, id := range r.Replicas {
 		if id != b.ID {
-			r.followers = append(r.followers, &followerState{ID: id, LEO: -1, LastCaughtUp: now, LastFetchTime: now})
+			r.followers = append(r.followers, replica.NewFollower(id, now, slices.Contains(r.ISR, id)))
 		}
 	}
 	r.HW = min(r.HW, r.Log.EndOffset())

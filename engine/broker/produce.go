@@ -23,11 +23,13 @@ type delayedProduce struct {
 }
 
 // handleProduce is the leader's Produce: with acks=all it refuses the write
-// up front when the ISR is smaller than min.insync.replicas
+// up front when the ISR is smaller than the effective min.insync.replicas
 // (NOT_ENOUGH_REPLICAS); otherwise it appends with its leader epoch, then
 // answers at once for acks=1, never for acks=0, and for acks=all when the
-// high watermark passes the batch, or with NOT_ENOUGH_REPLICAS_AFTER_APPEND
-// if the ISR shrank below the minimum meanwhile.
+// high watermark passes the batch (replica.Leader.CheckEnoughReplicasReachOffset).
+// Under min ISR the high watermark stands still, so an acks=all write
+// appended before the ISR shrank waits until request.timeout.ms
+// (REQUEST_TIMED_OUT), and an acks=1 write stays invisible to consumers.
 func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 	reply := func(code protocol.ErrorCode, base int64) {
 		if m.Acks != 0 {
@@ -45,8 +47,8 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 	case m.Acks != 0 && m.Acks != 1 && m.Acks != -1:
 		reply(protocol.InvalidRequiredAcks, -1)
 		return
-	case m.Acks == -1 && len(r.ISR) < r.MinISR:
-		reply(protocol.NotEnoughReplicas, -1)
+	case r.state(b.ID).AppendError(m.Acks) != protocol.None:
+		reply(r.state(b.ID).AppendError(m.Acks), -1)
 		return
 	}
 	raw := slices.Clone(m.Records)
@@ -94,12 +96,9 @@ func (b *Broker) tryCompleteProduce(d *delayedProduce) bool {
 		b.send(d.from, protocol.ProduceResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: protocol.NotLeaderOrFollower, BaseOffset: -1})
 		return true
 	}
-	if r.HW < d.required {
+	done, code := r.state(b.ID).CheckEnoughReplicasReachOffset(r.HW, d.required)
+	if !done {
 		return false
-	}
-	code := protocol.None
-	if len(r.ISR) < r.MinISR {
-		code = protocol.NotEnoughReplicasAfterAppend
 	}
 	b.send(d.from, protocol.ProduceResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: code, BaseOffset: d.base})
 	return true

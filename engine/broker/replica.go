@@ -1,11 +1,9 @@
 package broker
 
 import (
-	"slices"
-	"time"
-
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/replica"
 )
 
 // Replica is this broker's copy of one partition.
@@ -19,34 +17,21 @@ type Replica struct {
 	PartitionEpoch int32
 	// HW is the high watermark: the offset below which every ISR member
 	// has the records. Consumers read only below it; acks=all waits for it.
-	HW        int64
-	MinISR    int
-	leader    bool
-	followers []*followerState // leader only, ordered by broker id
+	HW     int64
+	MinISR int // min.insync.replicas as configured
+	leader bool
 
-	// leaderEpochStart is where this broker's current leadership began.
+	// Leader only: what it knows of each follower (ordered by broker id),
+	// where its leadership began, and the ISR an AlterPartition in flight
+	// asks for (nil when none is; see replica.Leader).
+	followers        []replica.Follower
 	leaderEpochStart int64
-	// alterInFlight: an ISR change is on its way to the controller;
-	// pendingISR is the ISR it asks for. Until the controller answers, the
-	// high watermark counts the replicas of both ISRs (Kafka's "maximal
-	// ISR"): a follower being added must already have what the HW covers,
-	// and one being removed is still waited for.
-	alterInFlight bool
-	pendingISR    []int32
+	pendingISR       []int32
 
 	// follower side
 	fetchInFlight bool
 	fetchCorr     int64 // the correlation id of the fetch in flight
 	fetchGen      int
-}
-
-// followerState is what the leader knows of a follower, from its fetches.
-type followerState struct {
-	ID                 int32
-	LEO                int64 // -1 until its first fetch
-	LastCaughtUp       time.Duration
-	LastFetchTime      time.Duration
-	LastFetchLeaderLEO int64
 }
 
 // IsLeader reports whether this broker leads the partition.
@@ -56,39 +41,24 @@ func (r *Replica) IsLeader() bool { return r.leader }
 func (r *Replica) FollowerLEO(id int32) (int64, bool) {
 	for _, f := range r.followers {
 		if f.ID == id {
-			return f.LEO, f.LEO >= 0
+			return f.LEO, f.LEO != replica.UnknownOffset
 		}
 	}
 	return 0, false
 }
 
-func (r *Replica) follower(id int32) *followerState {
-	for _, f := range r.followers {
-		if f.ID == id {
-			return f
-		}
-	}
-	return nil
+// state is the leader's bookkeeping as the pure replica.Leader the
+// decisions are made on; its Followers share r.followers, so updates to a
+// follower through it stick.
+func (r *Replica) state(self int32) *replica.Leader {
+	return &replica.Leader{Self: self, Replicas: r.Replicas, ISR: r.ISR, Pending: r.pendingISR,
+		MinInsyncReplicas: r.MinISR, EpochStart: r.leaderEpochStart, Followers: r.followers}
 }
 
-func (r *Replica) inISR(id int32) bool { return slices.Contains(r.ISR, id) }
-
-// maybeIncrementHW moves the high watermark to the smallest log end offset
-// in the ISR. It never moves backwards.
+// maybeIncrementHW moves the high watermark as replica.Leader.HighWatermark
+// decides, and reports whether it moved.
 func (r *Replica) maybeIncrementHW(self int32) bool {
-	hw := r.Log.EndOffset()
-	for _, id := range r.maximalISR() {
-		if id == self {
-			continue
-		}
-		f := r.follower(id)
-		if f == nil || f.LEO < 0 {
-			return false
-		}
-		hw = min(hw, f.LEO)
-	}
-	// Kafka only advances the HW past offsets of the current epoch once the
-	// ISR has caught up to the epoch's start; min over the ISR covers it.
+	hw := r.state(self).HighWatermark(r.HW, r.Log.EndOffset())
 	if hw > r.HW {
 		r.HW = hw
 		return true
@@ -96,16 +66,7 @@ func (r *Replica) maybeIncrementHW(self int32) bool {
 	return false
 }
 
-// maximalISR is the committed ISR plus the replicas a pending change adds.
-func (r *Replica) maximalISR() []int32 {
-	if !r.alterInFlight {
-		return r.ISR
-	}
-	out := slices.Clone(r.ISR)
-	for _, id := range r.pendingISR {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
+// endOffsetFor is the log's OffsetForLeaderEpoch, for replica's decisions.
+func (r *Replica) endOffsetFor(epoch int32) (int32, int64) {
+	return r.Log.Epochs().EndOffsetFor(epoch, r.Log.EndOffset())
 }

@@ -53,6 +53,9 @@ type FetchResponse struct {
 	Error          ErrorCode
 	HighWatermark  int64
 	LogStartOffset int64
+	// LogEndOffset is set with OFFSET_OUT_OF_RANGE only, for a follower:
+	// Kafka's follower asks for it with a ListOffsets request instead.
+	LogEndOffset   int64
 	LeaderEpoch    int32
 	DivergingEpoch *EpochEndOffset
 	Records        []byte // whole batches
