@@ -21,7 +21,7 @@ type Replica struct {
 	MinISR int // min.insync.replicas as configured
 	leader bool
 
-	// Leader only: what it knows of each follower (ordered by broker id),
+	// Leader only: what it knows of each follower (in assignment order),
 	// where its leadership began, and the ISR an AlterPartition in flight
 	// asks for (nil when none is; see replica.Leader).
 	followers        []replica.Follower

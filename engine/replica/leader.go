@@ -21,7 +21,7 @@ type Leader struct {
 	// EpochStart is this leader's log end offset when its epoch began: a
 	// follower must reach it before it may join the ISR.
 	EpochStart int64
-	Followers  []Follower // ordered by id
+	Followers  []Follower // in assignment order
 }
 
 // Follower finds a follower's state, or nil.
