@@ -77,6 +77,9 @@ func (l *Leader) AppendError(acks int16) protocol.ErrorCode {
 // the effective min ISR: a record written with acks=1 then stays invisible
 // to consumers, because fewer replicas than the topic demands have it.
 // A member whose position is still unknown holds it where it is.
+// Unlike Kafka, a caught-up follower outside the ISR does not hold it
+// (maybeIncrementLeaderHW's shouldWaitForReplicaToJoinIsr); README lists
+// the difference.
 func (l *Leader) HighWatermark(hw, leaderEnd int64) int64 {
 	if l.UnderMinISR() {
 		return hw
