@@ -177,6 +177,8 @@ func (b *Broker) handle(env *sim.Envelope) {
 		b.handleMetadata(env.From, m)
 	case protocol.ListOffsetsRequest:
 		b.handleListOffsets(env.From, m)
+	case protocol.ListOffsetsResponse:
+		b.handleListOffsetsResponse(m)
 	case protocol.AlterPartitionResponse:
 		b.handleAlterPartitionResponse(m)
 	case sim.Disconnected:
@@ -227,7 +229,8 @@ func (b *Broker) handleMetadata(from sim.NodeID, m protocol.MetadataRequest) {
 }
 
 // handleListOffsets answers earliest (-2) and latest (-1) offset queries;
-// latest is the high watermark, the last offset a consumer may read.
+// latest is the high watermark, the last offset a consumer may read, or,
+// for a follower (ReplicaID set), the log end offset.
 func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsRequest) {
 	resp := protocol.ListOffsetsResponse{CorrelationID: m.CorrelationID, TP: m.TP}
 	r := b.Replica(m.TP)
@@ -236,6 +239,8 @@ func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsReques
 		resp.Error = protocol.NotLeaderOrFollower
 	case m.Timestamp == -2:
 		resp.Offset = r.Log.StartOffset()
+	case m.Timestamp == -1 && m.ReplicaID > 0:
+		resp.Offset = r.Log.EndOffset()
 	case m.Timestamp == -1:
 		resp.Offset = r.HW
 	default:

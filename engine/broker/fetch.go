@@ -35,11 +35,11 @@ func (b *Broker) handleFetch(from sim.NodeID, m protocol.FetchRequest) {
 	switch {
 	case code != protocol.None:
 		// The follower (or consumer) asks for what is not here; a follower
-		// finds out where to fetch from with the log start and end offsets
-		// (replica.OutOfRange). Its position is not recorded, as in Kafka,
-		// where the read throws before updateFollowerFetchState.
+		// then asks where the log ends and starts (resetOutOfRange). Its
+		// position is not recorded, as in Kafka, where the read throws
+		// before updateFollowerFetchState.
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code,
-			HighWatermark: r.HW, LogStartOffset: r.Log.StartOffset(), LogEndOffset: r.Log.EndOffset(), LeaderEpoch: r.LeaderEpoch})
+			HighWatermark: r.HW, LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch})
 		return
 	case div != nil:
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, HighWatermark: r.HW,

@@ -6,6 +6,7 @@ import (
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/replica"
+	"github.com/loglab/loglab/engine/sim"
 )
 
 // fetchFromLeader sends the follower's next Fetch: from its log end, with
@@ -15,15 +16,23 @@ func (b *Broker) fetchFromLeader(r *Replica) {
 	if r.leader || r.Leader < 0 || r.fetchInFlight || !b.alive {
 		return
 	}
+	b.sendToLeader(r, func(corr int64) sim.Message {
+		return protocol.FetchRequest{
+			CorrelationID: corr, ReplicaID: b.ID, TP: r.TP, FetchOffset: r.Log.EndOffset(),
+			CurrentLeaderEpoch: r.LeaderEpoch, LastFetchedEpoch: r.Log.Epochs().Latest(),
+			MaxBytes: int32(b.cfg.ReplicaFetchMaxBytes), MinBytes: 1, MaxWaitMs: int32(b.cfg.ReplicaFetchWaitMax.Milliseconds()),
+		}
+	})
+}
+
+// sendToLeader sends the follower's one request in flight to its leader (a
+// Fetch, or a ListOffsets while it resets an out-of-range position); if no
+// answer comes (a partition, a crash), it starts over with a fetch later.
+func (b *Broker) sendToLeader(r *Replica, req func(corr int64) sim.Message) {
 	r.fetchInFlight = true
 	b.nextCorr++
 	r.fetchCorr = b.nextCorr
-	b.send(kraft.BrokerNode(r.Leader), protocol.FetchRequest{
-		CorrelationID: b.nextCorr, ReplicaID: b.ID, TP: r.TP, FetchOffset: r.Log.EndOffset(),
-		CurrentLeaderEpoch: r.LeaderEpoch, LastFetchedEpoch: r.Log.Epochs().Latest(),
-		MaxBytes: int32(b.cfg.ReplicaFetchMaxBytes), MinBytes: 1, MaxWaitMs: int32(b.cfg.ReplicaFetchWaitMax.Milliseconds()),
-	})
-	// If the response never comes (a partition, a crash), try again later.
+	b.send(kraft.BrokerNode(r.Leader), req(r.fetchCorr))
 	gen := r.fetchGen
 	b.after(b.cfg.ReplicaFetchWaitMax+b.cfg.ReplicaFetchBackoff, "fetch-retry", func() {
 		if r.fetchGen == gen && r.fetchInFlight {
@@ -50,7 +59,7 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 	r.fetchGen++
 	switch {
 	case m.Error == protocol.OffsetOutOfRange:
-		b.resetOutOfRange(r, m)
+		b.askLeaderOffset(r, -1)
 		return
 	case m.Error != protocol.None:
 		// Not (or no longer) the leader we think: wait for metadata.
@@ -94,42 +103,4 @@ func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
 	}
 	b.events(fmt.Sprintf("%s: truncated %s/%d from %d to %d: its records there diverged from the leader's (%s)",
 		b.Node, r.TP.Topic, r.TP.Partition, before, r.Log.EndOffset(), why))
-}
-
-// resetOutOfRange is the follower's answer to OFFSET_OUT_OF_RANGE
-// (replica.OutOfRange): truncate to a leader whose log ends below ours, or,
-// when the leader's retention deleted everything up to past our log end,
-// empty the log and start at the leader's log start offset
-// (truncateFullyAndStartAt); then fetch again.
-func (b *Broker) resetOutOfRange(r *Replica, m protocol.FetchResponse) {
-	before := r.Log.EndOffset()
-	to, fully := replica.OutOfRange(m.LogStartOffset, m.LogEndOffset, before)
-	var err error
-	switch {
-	case fully:
-		err = r.Log.TruncateFullyAndStartAt(to)
-	case to < before:
-		err = r.Log.TruncateTo(to)
-	}
-	if err != nil {
-		b.events(fmt.Sprintf("%s: resetting %s/%d after OFFSET_OUT_OF_RANGE failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
-		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
-		return
-	}
-	r.HW = min(r.HW, r.Log.EndOffset())
-	switch {
-	case fully:
-		r.HW = r.Log.EndOffset() // an empty log's high watermark is its start (UnifiedLog.truncateFullyAndStartAt)
-		b.events(fmt.Sprintf("%s: %s/%d: fetch offset %d is out of range, the leader's log starts at %d: emptied the log to start at %d",
-			b.Node, r.TP.Topic, r.TP.Partition, before, m.LogStartOffset, to))
-	case to < before:
-		b.events(fmt.Sprintf("%s: %s/%d: fetch offset %d is out of range, the leader's log ends at %d: truncated to %d",
-			b.Node, r.TP.Topic, r.TP.Partition, before, m.LogEndOffset, to))
-	default:
-		// Nothing to cut: the leader could not place our fetch for another
-		// reason. Ask again after a pause rather than at once.
-		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
-		return
-	}
-	b.fetchFromLeader(r)
 }

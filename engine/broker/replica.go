@@ -32,6 +32,7 @@ type Replica struct {
 	fetchInFlight bool
 	fetchCorr     int64 // the correlation id of the fetch in flight
 	fetchGen      int
+	askingOffset  int64 // the ListOffsets timestamp in flight (-1 latest, -2 earliest) while resetting an out-of-range position
 }
 
 // IsLeader reports whether this broker leads the partition.

@@ -53,9 +53,6 @@ type FetchResponse struct {
 	Error          ErrorCode
 	HighWatermark  int64
 	LogStartOffset int64
-	// LogEndOffset is set with OFFSET_OUT_OF_RANGE only, for a follower:
-	// Kafka's follower asks for it with a ListOffsets request instead.
-	LogEndOffset   int64
 	LeaderEpoch    int32
 	DivergingEpoch *EpochEndOffset
 	Records        []byte // whole batches
@@ -83,8 +80,13 @@ type MetadataResponse struct {
 // ListOffsetsRequest asks for the earliest (-2) or latest (-1) offset.
 type ListOffsetsRequest struct {
 	CorrelationID int64
-	TP            TopicPartition
-	Timestamp     int64
+	// ReplicaID is Kafka's replica_id: the asking follower's broker id. A
+	// follower's "latest" is the leader's log end, a client's the high
+	// watermark. Clients leave it 0 (Kafka's consumers send -1): loglab
+	// numbers brokers from 1.
+	ReplicaID int32
+	TP        TopicPartition
+	Timestamp int64
 }
 
 // ListOffsetsResponse answers it.

@@ -41,20 +41,29 @@ func Truncation(leaderEpoch int32, leaderEnd int64, local EndOffsetFor, leo, fet
 	}
 }
 
-// OutOfRange is the follower's answer to OFFSET_OUT_OF_RANGE
-// (AbstractFetcherThread.fetchOffsetAndTruncate), given the leader's log
-// start and end offsets and its own log end. A leader whose log ends below
-// ours (after an unclean election) makes us truncate to its end. A leader
-// whose retention already deleted everything up to past our end makes our
-// whole log stale: we empty it and start at the leader's log start
-// (truncateFullyAndStartAt). Otherwise we fetch from our own end again.
-func OutOfRange(leaderStart, leaderEnd, leo int64) (to int64, fully bool) {
-	switch {
-	case leaderEnd < leo:
-		return leaderEnd, false
-	case leaderStart > leo:
-		return leaderStart, true
-	default:
-		return leo, false
+// The follower's answer to OFFSET_OUT_OF_RANGE is
+// AbstractFetcherThread.fetchOffsetAndTruncate, in two steps, each after a
+// ListOffsets request to the leader.
+
+// OutOfRangeLatest is its first step, given the leader's log end offset: a
+// leader whose log ends below ours (after an unclean election) makes us
+// truncate to its end, and that settles it; otherwise ask for the leader's
+// log start (done is false).
+func OutOfRangeLatest(leaderEnd, leo int64) (to int64, done bool) {
+	if leaderEnd < leo {
+		return leaderEnd, true
 	}
+	return leo, false
+}
+
+// OutOfRangeEarliest is its second step, given the leader's log start
+// offset: when the leader's retention already deleted everything up to
+// past our log end, nothing we hold is worth keeping: empty the log and
+// start it at the leader's log start (truncateFullyAndStartAt, fully is
+// true). Otherwise fetch from our own end again.
+func OutOfRangeEarliest(leaderStart, leo int64) (to int64, fully bool) {
+	if leaderStart > leo {
+		return leaderStart, true
+	}
+	return leo, false
 }

@@ -92,22 +92,38 @@ func TestDivergingEpochsSettle(t *testing.T) {
 	}
 }
 
-// AbstractFetcherThread.fetchOffsetAndTruncate.
+// AbstractFetcherThread.fetchOffsetAndTruncate, its two steps.
 func TestOutOfRange(t *testing.T) {
 	for _, c := range []struct {
-		name                   string
-		leaderStart, leaderEnd int64
-		leo                    int64
-		to                     int64
-		fully                  bool
+		name      string
+		leaderEnd int64
+		leo       int64
+		to        int64
+		done      bool
 	}{
-		{"retention moved the leader's start past our end: truncateFullyAndStartAt", 11, 11, 1, 11, true},
-		{"the leader's log ends below ours (unclean election): truncate to it", 0, 3, 5, 3, false},
-		{"our end is within the leader's log: fetch from it again", 2, 9, 5, 5, false},
+		{"the leader's log ends below ours (unclean election): truncate to it", 3, 5, 3, true},
+		{"the leader's log reaches ours: ask for its log start", 11, 1, 1, false},
+		{"equal ends: ask for its log start", 5, 5, 5, false},
 	} {
-		to, fully := OutOfRange(c.leaderStart, c.leaderEnd, c.leo)
+		to, done := OutOfRangeLatest(c.leaderEnd, c.leo)
+		if to != c.to || done != c.done {
+			t.Errorf("%s: OutOfRangeLatest = (%d, %v), want (%d, %v)", c.name, to, done, c.to, c.done)
+		}
+	}
+	for _, c := range []struct {
+		name        string
+		leaderStart int64
+		leo         int64
+		to          int64
+		fully       bool
+	}{
+		{"retention moved the leader's start past our end: truncateFullyAndStartAt", 11, 1, 11, true},
+		{"the leader's start is within our log: fetch from our end", 2, 5, 5, false},
+		{"the leader's start is our end: fetch from it, nothing to empty", 5, 5, 5, false},
+	} {
+		to, fully := OutOfRangeEarliest(c.leaderStart, c.leo)
 		if to != c.to || fully != c.fully {
-			t.Errorf("%s: OutOfRange = (%d, %v), want (%d, %v)", c.name, to, fully, c.to, c.fully)
+			t.Errorf("%s: OutOfRangeEarliest = (%d, %v), want (%d, %v)", c.name, to, fully, c.to, c.fully)
 		}
 	}
 }
