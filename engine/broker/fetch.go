@@ -84,9 +84,9 @@ func (b *Broker) updateFollower(r *Replica, m protocol.FetchRequest) {
 	if f == nil {
 		return
 	}
-	f.UpdateFetchState(m.FetchOffset, b.sched.Clock.Elapsed(), r.Log.EndOffset())
+	f.UpdateFetchState(m.FetchOffset, b.now(), r.Log.EndOffset())
 	b.maybeExpandISR(r, m.ReplicaID)
-	if r.maybeIncrementHW(b.ID) {
+	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // (replica.Leader.OutOfSync). A follower that has everything stays, even
 // if it has not fetched for a while.
 func (b *Broker) shrinkISRs() {
-	now := b.sched.Clock.Elapsed()
+	now := b.now()
 	for _, r := range b.replicas {
 		if !r.leader {
 			continue
@@ -34,9 +34,7 @@ func (b *Broker) shrinkISRs() {
 // up to the high watermark and to the start of the current leader epoch
 // (replica.Leader.CanJoinISR).
 func (b *Broker) maybeExpandISR(r *Replica, id int32) {
-	// Only a broker the metadata shows as live may join (KIP-841).
-	bi := b.image.Broker(id)
-	if !r.state(b.ID).CanJoinISR(id, r.HW, bi != nil && !bi.Fenced) {
+	if !r.state(b.ID).CanJoinISR(id, r.HW, b.isrEligible(id)) {
 		return
 	}
 	isr := append(slices.Clone(r.ISR), id)
@@ -71,7 +69,7 @@ func (b *Broker) handleAlterPartitionResponse(m protocol.AlterPartitionResponse)
 		return
 	}
 	r.ISR, r.PartitionEpoch = slices.Clone(m.ISR), m.PartitionEpoch
-	if r.maybeIncrementHW(b.ID) {
+	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)
 	}
 	b.completeProduces(r)

@@ -93,7 +93,7 @@ func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
 	case r.leader:
 		// Same leadership, new ISR: the HW may move, waiting produces may finish.
 		r.pendingISR = nil
-		if r.maybeIncrementHW(b.ID) {
+		if b.maybeIncrementHW(r) {
 			b.onHWChange(r)
 		}
 		b.completeProduces(r)
@@ -165,7 +165,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 	r.leaderEpochStart = r.Log.EndOffset()
 	r.Log.Epochs().Assign(r.LeaderEpoch, r.Log.EndOffset())
 	r.followers = nil
-	now := b.sched.Clock.Elapsed()
+	now := b.now()
 	for _, id := range r.Replicas {
 		if id != b.ID {
 			r.followers = append(r.followers, replica.NewFollower(id, now, slices.Contains(r.ISR, id)))
@@ -173,7 +173,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 	}
 	r.HW = min(r.HW, r.Log.EndOffset())
 	b.events(fmt.Sprintf("%s: leader of %s/%d at epoch %d (log end %d, high watermark %d)", b.Node, r.TP.Topic, r.TP.Partition, r.LeaderEpoch, r.Log.EndOffset(), r.HW))
-	if r.maybeIncrementHW(b.ID) {
+	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)
 	}
 }

@@ -70,7 +70,7 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 	}
 	// New data: parked follower fetches can be answered now.
 	b.completeFetches(r)
-	if r.maybeIncrementHW(b.ID) { // a lone leader's HW moves at once
+	if b.maybeIncrementHW(r) { // a lone leader's HW moves at once
 		b.onHWChange(r)
 	}
 	switch m.Acks {

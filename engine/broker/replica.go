@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"time"
+
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/replica"
@@ -58,14 +60,26 @@ func (r *Replica) state(self int32) *replica.Leader {
 
 // maybeIncrementHW moves the high watermark as replica.Leader.HighWatermark
 // decides, and reports whether it moved.
-func (r *Replica) maybeIncrementHW(self int32) bool {
-	hw := r.state(self).HighWatermark(r.HW, r.Log.EndOffset())
+func (b *Broker) maybeIncrementHW(r *Replica) bool {
+	hw := r.state(b.ID).HighWatermark(r.HW, r.Log.EndOffset(), b.now(), b.cfg.ReplicaLagTimeMax, b.isrEligible)
 	if hw > r.HW {
 		r.HW = hw
 		return true
 	}
 	return false
 }
+
+// isrEligible is Partition.isReplicaIsrEligible: only a broker the metadata
+// shows as registered and unfenced may join an ISR (KIP-841).
+func (b *Broker) isrEligible(id int32) bool {
+	bi := b.image.Broker(id)
+	return bi != nil && !bi.Fenced
+}
+
+// now is the time the replica bookkeeping uses: since the Unix epoch, as
+// Kafka's milliseconds are, so that a follower never caught up (time 0)
+// is long out of date at any virtual time.
+func (b *Broker) now() time.Duration { return b.sched.Clock.Now().Sub(time.Unix(0, 0)) }
 
 // endOffsetFor is the log's OffsetForLeaderEpoch, for replica's decisions.
 func (r *Replica) endOffsetFor(epoch int32) (int32, int64) {

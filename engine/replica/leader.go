@@ -72,28 +72,26 @@ func (l *Leader) AppendError(acks int16) protocol.ErrorCode {
 }
 
 // HighWatermark is Partition.maybeIncrementLeaderHW: the smallest log end
-// offset among the leader and the maximal ISR, or hw unchanged. Since
-// KAFKA-15583 (Kafka 3.7) it does not move at all while the ISR is below
-// the effective min ISR: a record written with acks=1 then stays invisible
-// to consumers, because fewer replicas than the topic demands have it.
-// A member whose position is still unknown holds it where it is.
-// Unlike Kafka, a caught-up follower outside the ISR does not hold it
-// (maybeIncrementLeaderHW's shouldWaitForReplicaToJoinIsr); README lists
-// the difference.
-func (l *Leader) HighWatermark(hw, leaderEnd int64) int64 {
+// offset among the leader and the followers it waits for, or hw unchanged.
+// It waits for the maximal ISR, and for a follower outside it that is
+// caught up and eligible (not fenced) and so about to join: otherwise a
+// follower chasing a busy leader would find the high watermark always a
+// little ahead of it and never qualify (shouldWaitForReplicaToJoinIsr).
+// Since KAFKA-15583 (Kafka 3.7) it does not move at all while the ISR is
+// below the effective min ISR: a record written with acks=1 then stays
+// invisible to consumers, because fewer replicas than the topic demands
+// have it. A member whose position is still unknown holds it where it is.
+func (l *Leader) HighWatermark(hw, leaderEnd int64, now, maxLag time.Duration, eligible func(id int32) bool) int64 {
 	if l.UnderMinISR() {
 		return hw
 	}
+	maximal := l.MaximalISR()
 	next := leaderEnd
-	for _, id := range l.MaximalISR() {
-		if id == l.Self {
-			continue
+	for _, f := range l.Followers {
+		wait := slices.Contains(maximal, f.ID) || (f.IsCaughtUp(leaderEnd, now, maxLag) && eligible(f.ID))
+		if wait && f.LEO < next {
+			next = f.LEO
 		}
-		f := l.Follower(id)
-		if f == nil || f.LEO == UnknownOffset {
-			return hw
-		}
-		next = min(next, f.LEO)
 	}
 	return max(hw, next)
 }

@@ -23,24 +23,38 @@ func leader(isr []int32, pending []int32, minISR int, leos map[int32]int64) *Lea
 
 // Partition.maybeIncrementLeaderHW.
 func TestHighWatermark(t *testing.T) {
+	const now, maxLag = 100 * s, 30 * s
+	// joining: replica 3 outside the ISR, fetched up to the leader's end
+	// (then 10) 5 seconds ago, and has 8 of the leader's 12 now.
+	joining := func(eligible bool) (*Leader, func(int32) bool) {
+		l := leader([]int32{1, 2}, nil, 1, map[int32]int64{2: 12})
+		l.Follower(3).LEO, l.Follower(3).LastCaughtUp = 8, 95*s
+		return l, func(id int32) bool { return id != 3 || eligible }
+	}
+	joiningEligible, eligibleYes := joining(true)
+	joiningFenced, eligibleNo := joining(false)
+	all := func(int32) bool { return true }
 	for _, c := range []struct {
-		name    string
-		l       *Leader
-		hw, end int64
-		want    int64
+		name     string
+		l        *Leader
+		eligible func(int32) bool
+		hw, end  int64
+		want     int64
 	}{
-		{"smallest log end in the ISR", leader([]int32{1, 2, 3}, nil, 1, map[int32]int64{2: 7, 3: 5}), 0, 10, 5},
-		{"a replica outside the ISR does not hold it", leader([]int32{1, 2}, nil, 1, map[int32]int64{2: 7, 3: 1}), 0, 10, 7},
-		{"never moves back", leader([]int32{1, 2}, nil, 1, map[int32]int64{2: 3}), 5, 10, 5},
-		{"a member whose position is unknown holds it", leader([]int32{1, 2, 3}, nil, 1, map[int32]int64{2: 7}), 2, 10, 2},
-		{"maximal ISR: a replica being added counts at once", leader([]int32{1, 2}, []int32{1, 2, 3}, 1, map[int32]int64{2: 9, 3: 6}), 0, 10, 6},
-		{"maximal ISR: a replica being removed still counts", leader([]int32{1, 2, 3}, []int32{1, 2}, 1, map[int32]int64{2: 9, 3: 6}), 0, 10, 6},
-		{"a lone leader: its own log end", leader([]int32{1}, nil, 1, nil), 0, 10, 10},
-		{"under min ISR (KAFKA-15583): stands still", leader([]int32{1}, nil, 2, nil), 4, 10, 4},
-		{"under min ISR while an expansion is pending: stands still (committed ISR counts)", leader([]int32{1}, []int32{1, 2}, 2, map[int32]int64{2: 10}), 4, 10, 4},
-		{"at min ISR: moves", leader([]int32{1, 2}, nil, 2, map[int32]int64{2: 8}), 4, 10, 8},
+		{"smallest log end in the ISR", leader([]int32{1, 2, 3}, nil, 1, map[int32]int64{2: 7, 3: 5}), all, 0, 10, 5},
+		{"a lagging replica outside the ISR does not hold it", leader([]int32{1, 2}, nil, 1, map[int32]int64{2: 7, 3: 1}), all, 0, 10, 7},
+		{"never moves back", leader([]int32{1, 2}, nil, 1, map[int32]int64{2: 3}), all, 5, 10, 5},
+		{"a member whose position is unknown holds it", leader([]int32{1, 2, 3}, nil, 1, map[int32]int64{2: 7}), all, 2, 10, 2},
+		{"maximal ISR: a replica being added counts at once", leader([]int32{1, 2}, []int32{1, 2, 3}, 1, map[int32]int64{2: 9, 3: 6}), all, 0, 10, 6},
+		{"maximal ISR: a replica being removed still counts", leader([]int32{1, 2, 3}, []int32{1, 2}, 1, map[int32]int64{2: 9, 3: 6}), all, 0, 10, 6},
+		{"shouldWaitForReplicaToJoinIsr: a caught-up follower outside the ISR holds it", joiningEligible, eligibleYes, 0, 12, 8},
+		{"shouldWaitForReplicaToJoinIsr: unless it is fenced", joiningFenced, eligibleNo, 0, 12, 12},
+		{"a lone leader: its own log end", leader([]int32{1}, nil, 1, nil), all, 0, 10, 10},
+		{"under min ISR (KAFKA-15583): stands still", leader([]int32{1}, nil, 2, nil), all, 4, 10, 4},
+		{"under min ISR while an expansion is pending: stands still (committed ISR counts)", leader([]int32{1}, []int32{1, 2}, 2, map[int32]int64{2: 10}), all, 4, 10, 4},
+		{"at min ISR: moves", leader([]int32{1, 2}, nil, 2, map[int32]int64{2: 8}), all, 4, 10, 8},
 	} {
-		if got := c.l.HighWatermark(c.hw, c.end); got != c.want {
+		if got := c.l.HighWatermark(c.hw, c.end, now, maxLag, c.eligible); got != c.want {
 			t.Errorf("%s: HighWatermark = %d, want %d", c.name, got, c.want)
 		}
 	}
