@@ -3,7 +3,9 @@
 // leader, fetches from leaders as follower, keeps the ISR and high
 // watermark, heartbeats to the controller and learns leadership only by
 // replaying committed metadata records. One file per concern, kfake style:
-// produce.go, fetch.go, follower.go, isr.go, metadata.go, housekeeping.go.
+// produce.go, fetch.go, follower.go, out_of_range.go, isr.go, metadata.go,
+// housekeeping.go. The decisions about replicas (lag, ISR, high watermark,
+// truncation) are engine/replica's pure functions.
 package broker
 
 import (

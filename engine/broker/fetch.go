@@ -35,7 +35,7 @@ func (b *Broker) handleFetch(from sim.NodeID, m protocol.FetchRequest) {
 	switch {
 	case code != protocol.None:
 		// The follower (or consumer) asks for what is not here; a follower
-		// then asks where the log ends and starts (resetOutOfRange). Its
+		// then asks where the log ends and starts (askLeaderOffset). Its
 		// position is not recorded, as in Kafka, where the read throws
 		// before updateFollowerFetchState.
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code,
