@@ -66,7 +66,14 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
 		return
 	case m.DivergingEpoch != nil:
+		// Truncate, but leave the high watermark alone until a fetch after
+		// the truncation: a cut to an earlier epoch's end may still keep
+		// records the leader does not have, and the leader's high watermark
+		// must not vouch for them (Kafka's processFetchRequest skips the
+		// partition data of a diverging response for this reason).
 		b.truncateDiverging(r, *m.DivergingEpoch)
+		b.fetchFromLeader(r)
+		return
 	case len(m.Records) > 0:
 		if _, err := r.Log.AppendEncoded(m.Records); err != nil {
 			b.events(fmt.Sprintf("%s: cannot append fetched data to %s/%d: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
