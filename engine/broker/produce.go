@@ -47,8 +47,9 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 	case m.Acks != 0 && m.Acks != 1 && m.Acks != -1:
 		reply(protocol.InvalidRequiredAcks, -1)
 		return
-	case r.state(b.ID).AppendError(m.Acks) != protocol.None:
-		reply(r.state(b.ID).AppendError(m.Acks), -1)
+	}
+	if code := r.state(b.ID).AppendError(m.Acks); code != protocol.None {
+		reply(code, -1)
 		return
 	}
 	raw := slices.Clone(m.Records)
