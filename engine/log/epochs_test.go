@@ -61,3 +61,38 @@ func TestEpochCacheFollowsTheLog(t *testing.T) {
 		t.Fatalf("after truncating to 5 and reopening: %v", got)
 	}
 }
+
+// UnifiedLog.truncateFullyAndStartAt: a follower whose log ends before the
+// leader's log start drops everything, epochs included, and starts empty
+// at the leader's log start, on disk too.
+func TestTruncateFullyAndStartAt(t *testing.T) {
+	fs := storage.NewMem()
+	l := openLog(t, fs, smallConfig())
+	for range 5 {
+		l.AppendAsLeader(mkBatch(0, rec("k", "v")), 0)
+	}
+	if err := l.TruncateFullyAndStartAt(11); err != nil {
+		t.Fatal(err)
+	}
+	if l.StartOffset() != 11 || l.EndOffset() != 11 || len(l.Epochs().Entries()) != 0 {
+		t.Fatalf("start %d end %d epochs %v, want 11, 11, none", l.StartOffset(), l.EndOffset(), l.Epochs().Entries())
+	}
+	// Fetched batches (the leader's offsets, from 11 on) append after it.
+	b := mkBatch(0, rec("k", "w"))
+	b.BaseOffset = 11
+	raw, err := b.AppendEncoded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AppendEncoded(raw); err != nil {
+		t.Fatalf("appending the leader's offset 11: %v", err)
+	}
+	l.Close()
+	re, _, err := Open(fs, "orders-0", smallConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.StartOffset() != 11 || re.EndOffset() != 12 || len(re.Segments()) != 1 {
+		t.Fatalf("reopened: start %d end %d, %d segments; want 11, 12, 1", re.StartOffset(), re.EndOffset(), len(re.Segments()))
+	}
+}
