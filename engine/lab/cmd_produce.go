@@ -126,9 +126,24 @@ var produceCommand = &command{
 		if err != nil {
 			return "", err
 		}
-		return describeDeliveries(p, ds), nil
+		report, failed := describeDeliveries(p, ds)
+		if failed {
+			return "", &recordsFailed{report: report}
+		}
+		return report, nil
 	},
 }
+
+// recordsFailed is a produce some of whose records got no offset: the
+// command ran, and its outcome is Kafka's error, printed as the command's
+// error so that `loglab script` exits 1. It is no mistake in the command
+// line, so no usage line follows it.
+type recordsFailed struct{ report string }
+
+func (e *recordsFailed) Error() string { return e.report }
+
+// Outcome marks the error as the command's result rather than a misuse.
+func (e *recordsFailed) Outcome() {}
 
 // producer returns the named producer, or the console producer.
 func (l *Lab) producer(name string) (*client.Producer, error) {
@@ -150,26 +165,35 @@ func expandIndex(s string, i int) string {
 }
 
 // describeDeliveries summarises delivery reports: one line per partition
-// and outcome, with offset ranges, in the order they were sent.
-func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
+// and outcome, with offset ranges, in the order they were sent. It never
+// calls a record sent without its partition, nor acknowledged without its
+// offset, and reports whether any record failed or got no report at all.
+func describeDeliveries(p *client.Producer, ds []*client.Delivery) (string, bool) {
 	type group struct {
 		partition int32
 		err       protocol.ErrorCode
+		message   string
+		done      bool
 		first     int64
 		last      int64
 		n         int
 		attempts  int
 	}
 	var groups []*group
+	failed := false
 	for _, d := range ds {
+		if d.Err != protocol.None || !d.Done || (d.Acks != 0 && d.Offset < 0) {
+			failed = true
+		}
 		var g *group
 		for _, x := range groups {
-			if x.partition == d.Partition && x.err == d.Err && (d.Err != protocol.None || d.Offset < 0 || d.Offset == x.last+1) {
+			if x.partition == d.Partition && x.err == d.Err && x.message == d.Message && x.done == d.Done &&
+				(d.Err != protocol.None || !d.Done || d.Offset < 0 || d.Offset == x.last+1) {
 				g = x
 			}
 		}
 		if g == nil {
-			g = &group{partition: d.Partition, err: d.Err, first: d.Offset}
+			g = &group{partition: d.Partition, err: d.Err, message: d.Message, done: d.Done, first: d.Offset}
 			groups = append(groups, g)
 		}
 		g.last = d.Offset
@@ -191,9 +215,19 @@ func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
 		if g.attempts > 1 {
 			retried = fmt.Sprintf(" after %d attempts", g.attempts)
 		}
+		where := fmt.Sprintf("%s/%d", topic, g.partition)
+		if g.partition < 0 {
+			where = topic // the partitioner never ran: no metadata for the topic
+		}
 		switch {
+		case !g.done:
+			fmt.Fprintf(&b, "%s to %s got no delivery report: still waiting when the command gave up", records, where)
+		case g.err == protocol.MaxBlockTimeout:
+			fmt.Fprintf(&b, "%s to %s failed: TimeoutException: %s (max.block.ms)", records, where, g.message)
 		case g.err != protocol.None:
-			fmt.Fprintf(&b, "%s to %s/%d failed%s: %s", records, topic, g.partition, retried, g.err.Name())
+			fmt.Fprintf(&b, "%s to %s failed%s: %s", records, where, retried, g.err.Name())
+		case g.first < 0 && p.Config().Acks != 0:
+			fmt.Fprintf(&b, "%s to %s: acknowledged without an offset", records, where)
 		case g.first < 0:
 			fmt.Fprintf(&b, "%s sent to %s/%d (acks=0: no acknowledgement, no offset)", records, topic, g.partition)
 		case g.n == 1:
@@ -202,5 +236,5 @@ func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
 			fmt.Fprintf(&b, "produced %s to %s/%d at offsets %d-%d (acks=%s%s)", records, topic, g.partition, g.first, g.last, acks, retried)
 		}
 	}
-	return b.String()
+	return b.String(), failed
 }
