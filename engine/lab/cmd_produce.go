@@ -22,7 +22,7 @@ const consoleProducer = "console-producer"
 var producerCreateCommand = &command{
 	name: "producer create",
 	usage: "producer create NAME [acks=all] [linger.ms=5] [batch.size=16384] [max.in.flight.requests.per.connection=5] [retries=2147483647] " +
-		"[retry.backoff.ms=100] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
+		"[retry.backoff.ms=100] [retry.backoff.max.ms=1000] [max.block.ms=60000] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
 	summary: "create a producer; max.in.flight is short for max.in.flight.requests.per.connection",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
@@ -42,6 +42,8 @@ var producerCreateCommand = &command{
 		}
 		cfg.Retries = a.integer("retries", cfg.Retries, 0, math.MaxInt32)
 		cfg.RetryBackoff = a.millisOrZero("retry.backoff.ms", cfg.RetryBackoff)
+		cfg.RetryBackoffMax = a.millisOrZero("retry.backoff.max.ms", cfg.RetryBackoffMax)
+		cfg.MaxBlock = a.millisOrZero("max.block.ms", cfg.MaxBlock)
 		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
 		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
 		codec := a.str("compression.type", "none")
