@@ -452,6 +452,16 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		for i, d := range b.records {
 			p.complete(d, base+int64(i), protocol.None)
 		}
+	case code == protocol.MessageTooLarge && len(b.records) > 1:
+		if b.lastErr != code {
+			p.events(fmt.Sprintf("%s: produce to %s/%d failed with MESSAGE_TOO_LARGE: splitting the batch of %d records by batch.size=%d and resending", p.ID, b.tp.Topic, b.tp.Partition, len(b.records), p.cfg.BatchSize))
+		}
+		// Sender.completeBatch splits a rejected multi-record batch by
+		// batch.size and puts the pieces back at the head of the queue,
+		// without counting an attempt. A batch that is already within
+		// batch.size splits into itself and is resent until
+		// delivery.timeout.ms: keep batch.size below max.message.bytes.
+		p.queues = append(p.split(b), p.queues...)
 	case code.Retriable() && b.attempts <= p.cfg.Retries && now-b.created < p.cfg.DeliveryTimeout:
 		if code != b.lastErr {
 			// Say it once per kind of failure, not at every retry.
@@ -474,6 +484,32 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		p.fail(b, code)
 	}
 	p.scheduleDrain(0)
+}
+
+// split is ProducerBatch.split: the records again, in order, in batches
+// holding what fits in batch.size, each keeping the original creation time
+// (so delivery.timeout.ms still counts from it) and every record its
+// CreateTime.
+func (p *Producer) split(b *producerBatch) []*producerBatch {
+	var out []*producerBatch
+	var cur *producerBatch
+	for _, d := range b.records {
+		if cur != nil {
+			size := recordSize(len(cur.records), d.Timestamp-cur.records[0].Timestamp, d)
+			if cur.bytes+size <= p.cfg.BatchSize {
+				cur.records = append(cur.records, d)
+				cur.bytes += size
+				continue
+			}
+		}
+		cur = &producerBatch{tp: b.tp, records: []*Delivery{d}, bytes: record.HeaderSize + recordSize(0, 0, d),
+			created: b.created, closed: true, sentTo: -1}
+		out = append(out, cur)
+	}
+	for _, x := range out {
+		x.lastErr = protocol.MessageTooLarge
+	}
+	return out
 }
 
 func (p *Producer) expire(b *producerBatch) {
