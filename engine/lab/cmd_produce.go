@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/cluster"
@@ -79,8 +80,8 @@ var producerCreateCommand = &command{
 
 var produceCommand = &command{
 	name:    "produce",
-	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [producer=NAME]",
-	summary: "send records and wait for their delivery reports; keyed records go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...",
+	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [interval=0s] [producer=NAME]",
+	summary: "send records and wait for their delivery reports; keyed records go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...; interval= sends one record every interval of virtual time",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -97,7 +98,12 @@ var produceCommand = &command{
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
 		count := a.integer("count", 1, 1, maxProduceCount)
 		producerName := a.str("producer", "")
+		intervalText := a.str("interval", "0s")
 		if err := a.finish(); err != nil {
+			return "", err
+		}
+		interval, err := parseDuration(intervalText)
+		if err != nil {
 			return "", err
 		}
 		switch {
@@ -124,7 +130,12 @@ var produceCommand = &command{
 				msgs[i].Key = []byte(expandIndex(key, i))
 			}
 		}
-		ds, err := l.cluster.Produce(p, topic, msgs)
+		var ds []*client.Delivery
+		if interval > 0 {
+			ds, err = produceEvery(l.cluster, p, topic, msgs, interval)
+		} else {
+			ds, err = l.cluster.Produce(p, topic, msgs)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -146,6 +157,31 @@ func (e *recordsFailed) Error() string { return e.report }
 
 // Outcome marks the error as the command's result rather than a misuse.
 func (e *recordsFailed) Outcome() {}
+
+// produceEvery sends one message every interval of virtual time, as an
+// application calling send() in a paced loop, then waits for every
+// delivery report: records sent later carry later CreateTimes.
+func produceEvery(c *cluster.Cluster, p *client.Producer, topic string, msgs []cluster.Message, interval time.Duration) ([]*client.Delivery, error) {
+	var ds []*client.Delivery
+	for i, m := range msgs {
+		if i > 0 {
+			if err := c.Tick(interval); err != nil {
+				return ds, err
+			}
+		}
+		ds = append(ds, c.Send(p, topic, []cluster.Message{m})...)
+	}
+	cfg := p.Config()
+	_, err := c.RunUntil(func() bool {
+		for _, d := range ds {
+			if !d.Done {
+				return false
+			}
+		}
+		return true
+	}, cfg.MaxBlock+cfg.DeliveryTimeout+cfg.RequestTimeout+time.Second)
+	return ds, err
+}
 
 // producer returns the named producer, or the console producer.
 func (l *Lab) producer(name string) (*client.Producer, error) {
