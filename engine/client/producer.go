@@ -133,7 +133,7 @@ func (p *Producer) Send(topic string, partition int32, key, value []byte) *Deliv
 	d := &Delivery{Topic: topic, Partition: -1, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
 		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}, sentAt: p.sched.Clock.Elapsed()}
 	p.waiting = append(p.waiting, d)
-	if p.meta.partitions(topic) == 0 {
+	if n := p.meta.partitions(topic); n == 0 || int(partition) >= n {
 		p.meta.requestUpdate(true)
 		p.scheduleBlockExpiry()
 		return d
@@ -167,6 +167,9 @@ func (p *Producer) expireWaiting() {
 			continue
 		}
 		d.Message = fmt.Sprintf("Topic %s not present in metadata after %d ms.", d.Topic, p.cfg.MaxBlock.Milliseconds())
+		if n := p.meta.partitions(d.Topic); n > 0 {
+			d.Message = fmt.Sprintf("Partition %d of topic %s with partition count %d is not present in metadata after %d ms.", d.record.partition, d.Topic, n, p.cfg.MaxBlock.Milliseconds())
+		}
 		p.complete(d, -1, protocol.MaxBlockTimeout)
 	}
 	if len(still) < len(p.waiting) {
@@ -183,7 +186,9 @@ func (p *Producer) onMetadata() {
 	now := p.sched.Clock.NowMs()
 	for _, d := range p.waiting {
 		n := p.meta.partitions(d.Topic)
-		if n == 0 {
+		if n == 0 || int(d.record.partition) >= n {
+			// waitOnMetadata waits for the topic, and for a partition
+			// number the metadata does not know yet.
 			still = append(still, d)
 			continue
 		}
@@ -191,10 +196,6 @@ func (p *Producer) onMetadata() {
 		d.Timestamp = now
 		switch {
 		case d.record.partition >= 0:
-			if int(d.record.partition) >= n {
-				p.complete(d, -1, protocol.UnknownTopicOrPartition)
-				continue
-			}
 			d.Partition = d.record.partition
 			p.accumulate(d)
 		case d.Key != nil:

@@ -168,3 +168,39 @@ func TestMessageTooLargeSplitsThenFails(t *testing.T) {
 		}
 	}
 }
+
+// KafkaProducer.waitOnMetadata: a record for a topic (or partition) the
+// metadata does not have waits, asking again, and fails with a
+// TimeoutException after max.block.ms; it is never reported sent.
+func TestSendWaitsMaxBlockForMetadata(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		partitions int
+		partition  int32
+		message    string
+	}{
+		{"unknown topic", 0, -1, "Topic t not present in metadata after 5000 ms."},
+		{"unknown partition", 1, 3, "Partition 3 of topic t with partition count 1 is not present in metadata after 5000 ms."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultProducerConfig()
+			cfg.MaxBlock = 5 * time.Second
+			leader := &fakeLeader{partitions: c.partitions}
+			p, sched := newTestProducer(t, cfg, leader)
+			d := p.Send("t", c.partition, nil, []byte("v"))
+			runUntilDone(t, sched, d)
+			if d.Err != protocol.MaxBlockTimeout || d.Message != c.message || d.Partition != -1 {
+				t.Fatalf("got %s %q partition %d, want MAX_BLOCK_TIMEOUT %q without a partition", d.Err.Name(), d.Message, d.Partition, c.message)
+			}
+			if now := sched.Clock.Elapsed(); now != cfg.MaxBlock {
+				t.Fatalf("failed at %v, want after max.block.ms (%v)", now, cfg.MaxBlock)
+			}
+			if len(leader.got) != 0 {
+				t.Fatalf("%d produce requests for a record without metadata", len(leader.got))
+			}
+			if n := p.MetadataRequests(); n < 3 {
+				t.Fatalf("%d metadata requests in %v: the producer stopped asking", n, cfg.MaxBlock)
+			}
+		})
+	}
+}
