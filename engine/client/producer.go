@@ -339,7 +339,9 @@ func (p *Producer) drain() {
 	}
 	if needMeta {
 		p.meta.refresh()
-		p.scheduleDrain(p.cfg.RetryBackoff)
+		// At least a millisecond: with retry.backoff.ms=0 a drain waiting
+		// for a leader would otherwise run again at the same instant forever.
+		p.scheduleDrain(max(p.cfg.RetryBackoff, time.Millisecond))
 	}
 	// Wake up for the next batch to become ready or to expire, so that
 	// records waiting for a leader still fail after delivery.timeout.ms.
