@@ -62,6 +62,8 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 		switch {
 		case errors.Is(err, log.ErrMessageTooLarge):
 			reply(protocol.MessageTooLarge, -1)
+		case errors.Is(err, log.ErrRecordBatchTooLarge):
+			reply(protocol.RecordBatchTooLarge, -1)
 		case errors.Is(err, log.ErrInvalidRecord):
 			reply(protocol.InvalidRecord, -1)
 		default:

@@ -2,7 +2,7 @@ package client
 
 import (
 	"fmt"
-
+	"math/rand/v2"
 	"time"
 
 	"github.com/loglab/loglab/engine/kraft"
@@ -53,6 +53,12 @@ type assignment struct {
 // come with the group coordinator): it fetches from each leader from its
 // position, reads only below the high watermark, and resets its position
 // by auto.offset.reset when it has none or it fell out of range.
+//
+// As in the Java consumer, nothing is fetched (and no position reset)
+// outside Poll: Poll returns what earlier fetches buffered and sends the
+// next fetches for partitions with nothing buffered and nothing in flight
+// (KafkaConsumer.poll -> pollForFetches -> sendFetches). A consumer that
+// is not polled reads nothing, so its position can fall behind retention.
 type Consumer struct {
 	ID     sim.NodeID
 	cfg    ConsumerConfig
@@ -65,9 +71,10 @@ type Consumer struct {
 }
 
 // NewConsumer attaches a consumer to the network.
-func NewConsumer(id sim.NodeID, cfg ConsumerConfig, bootstrap []int32, net *sim.Network, sched *sim.Scheduler, events func(string)) *Consumer {
+func NewConsumer(id sim.NodeID, cfg ConsumerConfig, bootstrap []int32, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, events func(string)) *Consumer {
 	c := &Consumer{ID: id, cfg: cfg, net: net, sched: sched, events: events}
-	c.meta = &metadataCache{node: id, net: net, sched: sched, bootstrap: bootstrap, onUpdate: c.fetchAll}
+	// retry.backoff.ms and retry.backoff.max.ms at the Java consumer's defaults.
+	c.meta = newMetadataCache(id, net, sched, rng, bootstrap, exponentialBackoff{initial: DefaultRetryBackoff, max: DefaultRetryBackoffMax}, nil)
 	net.Attach(id, c.handle)
 	return c
 }
@@ -101,16 +108,20 @@ func (c *Consumer) Position(tp protocol.TopicPartition) int64 {
 	return -1
 }
 
-// Seek moves a partition's position.
+// MetadataRequests counts the metadata requests this consumer sent.
+func (c *Consumer) MetadataRequests() int { return c.meta.requests }
+
+// Seek moves a partition's position. Like KafkaConsumer.seek it drops what
+// was buffered for the partition and the answer to any fetch in flight,
+// and fetches nothing: the next Poll does.
 func (c *Consumer) Seek(tp protocol.TopicPartition, offset int64) error {
 	a := c.find(tp)
 	if a == nil {
 		return fmt.Errorf("%s/%d is not assigned to %s", tp.Topic, tp.Partition, c.ID)
 	}
 	a.position, a.buffered, a.err = offset, nil, protocol.None
-	a.fetching = false
+	a.fetching, a.resetting = false, false
 	a.corr = -1 // ignore the answer to any fetch in flight
-	c.fetchAll()
 	return nil
 }
 
@@ -124,9 +135,10 @@ func (c *Consumer) find(tp protocol.TopicPartition) *assignment {
 }
 
 // Poll returns up to max buffered records (max.poll.records when max <= 0),
-// in assignment order, advancing positions, and starts fetches for
-// partitions with nothing buffered. An error from a partition (such as
-// OFFSET_OUT_OF_RANGE with auto.offset.reset=none) is returned once.
+// in assignment order, advancing positions, and starts fetches (or
+// position resets) for partitions with nothing buffered: the only place a
+// consumer fetches. An error from a partition (such as OFFSET_OUT_OF_RANGE
+// with auto.offset.reset=none) is returned once.
 func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
 	if max <= 0 {
 		max = c.cfg.MaxPollRecords
@@ -155,15 +167,15 @@ func (c *Consumer) fetchAll() {
 	}
 }
 
-// retryLater fetches a again after the retry backoff (100 ms), once.
+// retryLater keeps a from being fetched for the retry backoff (100 ms);
+// the next Poll after it fetches again.
 func (c *Consumer) retryLater(a *assignment) {
 	if a.backingOff {
 		return
 	}
 	a.backingOff = true
-	c.sched.After(100*time.Millisecond, "retry "+string(c.ID), func() {
+	c.sched.After(DefaultRetryBackoff, "retry "+string(c.ID), func() {
 		a.backingOff = false
-		c.fetch(a)
 	})
 }
 
@@ -235,7 +247,6 @@ func (c *Consumer) handle(env *sim.Envelope) {
 		}
 		c.events(fmt.Sprintf("%s: %s/%d position reset to %d (auto.offset.reset=%s)", c.ID, a.tp.Topic, a.tp.Partition, m.Offset, c.cfg.AutoOffsetReset))
 		a.position = m.Offset
-		c.fetch(a)
 	case protocol.FetchResponse:
 		c.onFetch(m)
 	case sim.Disconnected:
@@ -261,8 +272,12 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 	case protocol.None:
 	case protocol.OffsetOutOfRange:
 		c.events(fmt.Sprintf("%s: %s/%d offset %d is out of range [%d, %d]", c.ID, a.tp.Topic, a.tp.Partition, a.position, m.LogStartOffset, m.HighWatermark))
-		a.position = -1
-		c.fetch(a)
+		if c.cfg.AutoOffsetReset == "none" {
+			// OffsetOutOfRangeException from the next poll; the position stays.
+			a.err = protocol.OffsetOutOfRange
+			return
+		}
+		a.position = -1 // reset by auto.offset.reset at the next poll
 		return
 	default:
 		c.meta.refresh()
@@ -283,9 +298,6 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 				a.buffered = append(a.buffered, ConsumedRecord{TP: a.tp, Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value})
 			}
 		}
-	}
-	if len(a.buffered) == 0 {
-		c.fetch(a)
 	}
 }
 

@@ -52,13 +52,18 @@ func KeyPartition(key []byte, numPartitions int) int {
 	return int(toPositive(Murmur2(key)) % int32(numPartitions))
 }
 
-// StickyPartitioner places records with a null key the way Kafka's built-in
-// partitioner does since KIP-480/KIP-794: it sticks to one partition until
-// about batch.size bytes have gone there, then switches to another chosen at
-// random, so that batches fill up instead of every record opening its own.
+// StickyPartitioner places records with a null key the way Kafka's
+// BuiltInPartitioner does (KIP-794, Kafka 3.3+): it sticks to one partition
+// until at least batch.size bytes have gone there and the partition's last
+// batch is full (or twice batch.size whatever the batch), then switches to
+// a partition picked at random among those with a leader, so that batches
+// fill up instead of every record opening its own. The pick may be the same
+// partition again, as in Kafka.
 //
-// Difference from Kafka: Kafka weights the next choice by each partition's
-// queue depth (KIP-794's adaptive partitioning); loglab picks uniformly.
+// Difference from Kafka: with partitioner.adaptive.partitioning.enable
+// (the default) Kafka weights the pick by each partition's queue depth once
+// the sender has reported queue sizes; loglab always picks uniformly, which
+// is what Kafka does when all queues are equally deep.
 type StickyPartitioner struct {
 	BatchSize int // batch.size, 16384 by default
 	sticky    map[string]*stickyState
@@ -74,26 +79,39 @@ func NewStickyPartitioner() *StickyPartitioner {
 	return &StickyPartitioner{BatchSize: 16384, sticky: map[string]*stickyState{}}
 }
 
-// Partition picks the partition for a null-key record of the given size.
-func (p *StickyPartitioner) Partition(topic string, numPartitions, recordBytes int, rng *rand.Rand) int {
+// Partition is the sticky partition for a null-key record (Kafka's
+// BuiltInPartitioner.peekCurrentPartitionInfo), picking one the first time.
+// available lists the partitions with a leader.
+func (p *StickyPartitioner) Partition(topic string, available []int, numPartitions int, rng *rand.Rand) int {
 	s, ok := p.sticky[topic]
-	if !ok || s.partition >= numPartitions || s.bytes >= p.BatchSize {
-		s = &stickyState{partition: nextPartition(s, numPartitions, rng)}
+	if !ok || s.partition >= numPartitions {
+		s = &stickyState{partition: nextPartition(available, numPartitions, rng)}
 		p.sticky[topic] = s
 	}
-	s.bytes += recordBytes
 	return s.partition
 }
 
-// nextPartition picks a partition other than the previous one when there is
-// a choice, as Kafka's sticky partitioner does.
-func nextPartition(prev *stickyState, numPartitions int, rng *rand.Rand) int {
-	if prev == nil || numPartitions == 1 || prev.partition >= numPartitions {
-		return rng.IntN(numPartitions)
+// Appended counts the bytes a record added to its batch and switches
+// partition once enough went there (Kafka's updatePartitionInfo).
+// batchFull is the accumulator's allBatchesFull: the partition's last
+// batch takes no more records, so switching now loses no batching.
+func (p *StickyPartitioner) Appended(topic string, bytes int, batchFull bool, available []int, numPartitions int, rng *rand.Rand) {
+	s, ok := p.sticky[topic]
+	if !ok {
+		return
 	}
-	next := rng.IntN(numPartitions - 1)
-	if next >= prev.partition {
-		next++
+	s.bytes += bytes
+	if s.bytes >= p.BatchSize && batchFull || s.bytes >= 2*p.BatchSize {
+		p.sticky[topic] = &stickyState{partition: nextPartition(available, numPartitions, rng)}
 	}
-	return next
+}
+
+// nextPartition is BuiltInPartitioner.nextPartition without load stats: a
+// uniform pick among partitions with a leader, or among all of them when
+// none has one.
+func nextPartition(available []int, numPartitions int, rng *rand.Rand) int {
+	if len(available) > 0 {
+		return available[rng.IntN(len(available))]
+	}
+	return rng.IntN(numPartitions)
 }

@@ -42,16 +42,51 @@ func TestKeyPartitionIsStableAndInRange(t *testing.T) {
 	}
 }
 
-func TestStickyPartitionerSticksThenSwitches(t *testing.T) {
-	p := NewStickyPartitioner()
-	p.BatchSize = 100
-	rng := sim.NewRand(7)
-	first := p.Partition("t", 4, 40, rng)
-	if again := p.Partition("t", 4, 40, rng); again != first {
-		t.Fatalf("second record went to %d, want to stick to %d", again, first)
+// Cases mirror BuiltInPartitioner.updatePartitionInfo: switch once
+// batch.size bytes went to the partition and its batch is full, or twice
+// batch.size whatever the batch.
+func TestStickyPartitionerSwitchesLikeBuiltInPartitioner(t *testing.T) {
+	all := []int{0, 1, 2, 3}
+	cases := []struct {
+		name     string
+		appends  []int  // bytes per record
+		full     []bool // allBatchesFull after each
+		switched bool
+	}{
+		{"under batch.size", []int{40, 40}, []bool{false, false}, false},
+		{"batch.size reached, batch not full", []int{60, 60}, []bool{false, false}, false},
+		{"batch.size reached and batch full", []int{60, 60}, []bool{false, true}, true},
+		{"full batch but under batch.size", []int{60}, []bool{true}, false},
+		{"twice batch.size, batch not full", []int{100, 100}, []bool{false, false}, true},
 	}
-	p.Partition("t", 4, 40, rng) // now 120 bytes: the batch is full
-	if next := p.Partition("t", 4, 40, rng); next == first {
-		t.Fatalf("after a full batch the partitioner stayed on %d", first)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewStickyPartitioner()
+			p.BatchSize = 100
+			// Only the next partition has a leader: a switch cannot land on the first.
+			rng := sim.NewRand(1)
+			first := p.Partition("t", all, 4, rng)
+			for i, n := range c.appends {
+				p.Appended("t", n, c.full[i], []int{(first + 1) % 4}, 4, rng)
+			}
+			got := p.Partition("t", all, 4, rng)
+			if switched := got != first; switched != c.switched {
+				t.Fatalf("partition %d then %d: switched=%v, want %v", first, got, switched, c.switched)
+			}
+		})
+	}
+}
+
+// BuiltInPartitioner.nextPartition picks among partitions with a leader.
+func TestStickyPartitionerPicksOnlyPartitionsWithALeader(t *testing.T) {
+	p := NewStickyPartitioner()
+	p.BatchSize = 10
+	rng := sim.NewRand(3)
+	for i := range 50 {
+		got := p.Partition("t", []int{2}, 4, rng)
+		if i > 0 && got != 2 {
+			t.Fatalf("switch %d went to partition %d, the only one with a leader is 2", i, got)
+		}
+		p.Appended("t", 10, true, []int{2}, 4, rng)
 	}
 }

@@ -21,6 +21,8 @@ type ProducerConfig struct {
 	BatchSize       int                // batch.size (16384)
 	Retries         int                // retries (2147483647)
 	RetryBackoff    time.Duration      // retry.backoff.ms (100 ms)
+	RetryBackoffMax time.Duration      // retry.backoff.max.ms (1 s, KIP-580)
+	MaxBlock        time.Duration      // max.block.ms (60 s): how long send waits for metadata
 	RequestTimeout  time.Duration      // request.timeout.ms (30 s)
 	DeliveryTimeout time.Duration      // delivery.timeout.ms (120 s)
 	MaxInFlight     int                // max.in.flight.requests.per.connection (5)
@@ -30,21 +32,27 @@ type ProducerConfig struct {
 // DefaultProducerConfig is the Java producer's defaults, idempotence aside.
 func DefaultProducerConfig() ProducerConfig {
 	return ProducerConfig{Acks: -1, Linger: 5 * time.Millisecond, BatchSize: 16384, Retries: math.MaxInt32,
-		RetryBackoff: 100 * time.Millisecond, RequestTimeout: 30 * time.Second, DeliveryTimeout: 120 * time.Second, MaxInFlight: 5}
+		RetryBackoff: DefaultRetryBackoff, RetryBackoffMax: DefaultRetryBackoffMax, MaxBlock: 60 * time.Second,
+		RequestTimeout: 30 * time.Second, DeliveryTimeout: 120 * time.Second, MaxInFlight: 5}
 }
 
 // Delivery is the report for one record: where it landed, or the error.
 type Delivery struct {
 	Topic     string
-	Partition int32
+	Partition int32 // -1 until the partitioner chose (it never did if metadata never came)
 	Offset    int64 // -1 for acks=0 and failures
+	Timestamp int64 // CreateTime: when send() got past waiting for metadata, in ms
 	Key       []byte
 	Value     []byte
 	Err       protocol.ErrorCode
-	Done      bool
-	Acks      int16
-	Attempts  int
-	record    pendingRecord
+	// Message is the Java client's exception message when there is more
+	// to say than the error's name.
+	Message  string
+	Done     bool
+	Acks     int16
+	Attempts int
+	record   pendingRecord
+	sentAt   time.Duration // when Send was called: max.block.ms counts from here
 }
 
 type pendingRecord struct {
@@ -58,7 +66,9 @@ type pendingRecord struct {
 type producerBatch struct {
 	tp       protocol.TopicPartition
 	records  []*Delivery
-	bytes    int
+	bytes    int    // estimated size: batch header plus each record (Kafka's estimatedSizeInBytes)
+	closed   bool   // a record did not fit: no more appends (closeForRecordAppends)
+	raw      []byte // the encoded batch, kept so a retry resends the same bytes
 	created  time.Duration
 	attempts int
 	corr     int64
@@ -84,6 +94,7 @@ type Producer struct {
 	events func(string)
 
 	waiting  []*Delivery      // records waiting for metadata
+	blockEv  *sim.Event       // the next max.block.ms expiry among them
 	queues   []*producerBatch // accumulating or waiting to be (re)sent, in order
 	inFlight []*producerBatch // sent, awaiting a response
 	corr     int64
@@ -94,7 +105,7 @@ type Producer struct {
 func NewProducer(id sim.NodeID, cfg ProducerConfig, bootstrap []int32, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, events func(string)) *Producer {
 	p := &Producer{ID: id, cfg: cfg, net: net, sched: sched, rng: rng, sticky: NewStickyPartitioner(), events: events}
 	p.sticky.BatchSize = cfg.BatchSize
-	p.meta = &metadataCache{node: id, net: net, sched: sched, bootstrap: bootstrap, onUpdate: p.onMetadata}
+	p.meta = newMetadataCache(id, net, sched, rng, bootstrap, p.backoff(), p.onMetadata)
 	net.Attach(id, p.handle)
 	return p
 }
@@ -102,18 +113,69 @@ func NewProducer(id sim.NodeID, cfg ProducerConfig, bootstrap []int32, net *sim.
 // Config is the producer's configuration.
 func (p *Producer) Config() ProducerConfig { return p.cfg }
 
+func (p *Producer) backoff() exponentialBackoff {
+	return exponentialBackoff{initial: p.cfg.RetryBackoff, max: max(p.cfg.RetryBackoffMax, p.cfg.RetryBackoff)}
+}
+
+// MetadataRequests counts the metadata requests this producer sent.
+func (p *Producer) MetadataRequests() int { return p.meta.requests }
+
 // Send queues a record; its Delivery is filled in when it completes.
 // partition < 0 lets the partitioner choose.
+//
+// Like KafkaProducer.send, a record for a topic missing from the
+// producer's metadata waits for it (waitOnMetadata), asking again with
+// backoff, and fails with a TimeoutException after max.block.ms. Java's
+// send() blocks its caller meanwhile, so a loop of sends waits max.block.ms
+// for each record in turn; loglab's Send returns at once and every record
+// waits max.block.ms from its own Send.
 func (p *Producer) Send(topic string, partition int32, key, value []byte) *Delivery {
-	d := &Delivery{Topic: topic, Partition: partition, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
-		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}}
+	d := &Delivery{Topic: topic, Partition: -1, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
+		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}, sentAt: p.sched.Clock.Elapsed()}
 	p.waiting = append(p.waiting, d)
-	if !p.meta.known || p.meta.partitions(topic) == 0 {
-		p.meta.refresh()
+	if n := p.meta.partitions(topic); n == 0 || int(partition) >= n {
+		p.meta.requestUpdate(true)
+		p.scheduleBlockExpiry()
 		return d
 	}
 	p.onMetadata()
 	return d
+}
+
+// scheduleBlockExpiry wakes up when the oldest record waiting for metadata
+// has waited max.block.ms.
+func (p *Producer) scheduleBlockExpiry() {
+	if p.blockEv != nil || len(p.waiting) == 0 {
+		return
+	}
+	wait := p.waiting[0].sentAt + p.cfg.MaxBlock - p.sched.Clock.Elapsed()
+	p.blockEv = p.sched.After(max(wait, 0), "max-block "+string(p.ID), func() {
+		p.blockEv = nil
+		p.expireWaiting()
+		p.scheduleBlockExpiry()
+	})
+}
+
+// expireWaiting fails the records that waited max.block.ms for metadata,
+// with the TimeoutException KafkaProducer.waitOnMetadata throws.
+func (p *Producer) expireWaiting() {
+	now := p.sched.Clock.Elapsed()
+	var still []*Delivery
+	for _, d := range p.waiting {
+		if now-d.sentAt < p.cfg.MaxBlock {
+			still = append(still, d)
+			continue
+		}
+		d.Message = fmt.Sprintf("Topic %s not present in metadata after %d ms.", d.Topic, p.cfg.MaxBlock.Milliseconds())
+		if n := p.meta.partitions(d.Topic); n > 0 {
+			d.Message = fmt.Sprintf("Partition %d of topic %s with partition count %d is not present in metadata after %d ms.", d.record.partition, d.Topic, n, p.cfg.MaxBlock.Milliseconds())
+		}
+		p.complete(d, -1, protocol.MaxBlockTimeout)
+	}
+	if len(still) < len(p.waiting) {
+		p.events(fmt.Sprintf("%s: %d record(s) for %s waited max.block.ms=%d for metadata: TimeoutException", p.ID, len(p.waiting)-len(still), p.waiting[0].Topic, p.cfg.MaxBlock.Milliseconds()))
+	}
+	p.waiting = still
 }
 
 // Busy reports whether records are still waiting, batched or in flight.
@@ -121,48 +183,81 @@ func (p *Producer) Busy() bool { return len(p.waiting)+len(p.queues)+len(p.inFli
 
 func (p *Producer) onMetadata() {
 	var still []*Delivery
+	now := p.sched.Clock.NowMs()
 	for _, d := range p.waiting {
 		n := p.meta.partitions(d.Topic)
-		if n == 0 {
+		if n == 0 || int(d.record.partition) >= n {
+			// waitOnMetadata waits for the topic, and for a partition
+			// number the metadata does not know yet.
 			still = append(still, d)
 			continue
 		}
+		// Kafka stamps CreateTime once send() got its metadata.
+		d.Timestamp = now
 		switch {
 		case d.record.partition >= 0:
-			if int(d.record.partition) >= n {
-				p.complete(d, -1, protocol.UnknownTopicOrPartition)
-				continue
-			}
 			d.Partition = d.record.partition
+			p.accumulate(d)
 		case d.Key != nil:
 			d.Partition = int32(KeyPartition(d.Key, n))
+			p.accumulate(d)
 		default:
-			d.Partition = int32(p.sticky.Partition(d.Topic, n, len(d.Value), p.rng))
+			avail := p.meta.available(d.Topic)
+			d.Partition = int32(p.sticky.Partition(d.Topic, avail, n, p.rng))
+			appended, full := p.accumulate(d)
+			p.sticky.Appended(d.Topic, appended, full, avail, n, p.rng)
 		}
-		p.accumulate(d)
 	}
 	p.waiting = still
+	if len(still) > 0 {
+		// waitOnMetadata asks again until the topic shows up; the
+		// metadata backoff paces it.
+		p.meta.askElsewhere()
+		p.meta.refresh()
+	}
 	p.scheduleDrain(0)
 }
 
-// accumulate adds a record to its partition's open batch, opening a new
-// one when the open one would pass batch.size.
-func (p *Producer) accumulate(d *Delivery) {
+// accumulate adds a record to its partition's last batch if it has room
+// for the whole record by batch.size (Kafka's MemoryRecordsBuilder.hasRoomFor),
+// or opens a new batch, which takes any first record however large. It
+// returns the bytes the record added (a new batch counts its header too,
+// as Kafka's RecordAppendResult.appendedBytes does) and whether the
+// partition's last batch is now full (RecordAccumulator.allBatchesFull).
+func (p *Producer) accumulate(d *Delivery) (int, bool) {
 	tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
-	size := len(d.Key) + len(d.Value) + 8
 	for i := len(p.queues) - 1; i >= 0; i-- {
 		b := p.queues[i]
-		if b.tp == tp && b.attempts == 0 && !b.inFlight {
-			if b.bytes+size <= p.cfg.BatchSize || len(b.records) == 0 {
+		if b.tp != tp {
+			continue
+		}
+		if b.attempts == 0 && !b.closed {
+			size := recordSize(len(b.records), d.Timestamp-b.records[0].Timestamp, d)
+			if b.bytes+size <= p.cfg.BatchSize {
 				b.records = append(b.records, d)
 				b.bytes += size
-				return
+				return size, p.full(b)
 			}
-			break
+			b.closed = true
 		}
+		break
 	}
-	p.queues = append(p.queues, &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1})
+	size := record.HeaderSize + recordSize(0, 0, d)
+	b := &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1}
+	p.queues = append(p.queues, b)
 	p.scheduleDrain(p.cfg.Linger)
+	return size, p.full(b)
+}
+
+// recordSize is a record's size in its batch, Kafka's DefaultRecord.sizeInBytes.
+func recordSize(offsetDelta int, timestampDelta int64, d *Delivery) int {
+	r := record.Record{OffsetDelta: int32(offsetDelta), TimestampDelta: timestampDelta, Key: d.Key, Value: d.Value}
+	return r.SizeInBytes()
+}
+
+// full is ProducerBatch.isFull: closed to appends, or batch.size reached.
+func (p *Producer) full(b *producerBatch) bool {
+	return b.closed || b.bytes >= p.cfg.BatchSize
 }
 
 // scheduleDrain makes sure a drain runs within d. One drain is pending at
@@ -187,13 +282,23 @@ func (p *Producer) scheduleDrain(d time.Duration) {
 	p.drainEv = ev
 }
 
-// ready says whether a batch may be sent now: full, lingered long enough,
-// or a retry whose backoff passed.
+// ready says whether a batch may be sent now: full (or another batch for
+// its partition waits behind it), lingered long enough, or a retry whose
+// backoff passed (RecordAccumulator.ready).
 func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
 	if b.attempts > 0 {
 		return now >= b.retryAt
 	}
-	return b.bytes >= p.cfg.BatchSize || now-b.created >= p.cfg.Linger
+	if p.full(b) || now-b.created >= p.cfg.Linger {
+		return true
+	}
+	behind := 0
+	for _, x := range p.queues {
+		if x.tp == b.tp {
+			behind++
+		}
+	}
+	return behind > 1
 }
 
 // drain sends ready batches whose leader is known and whose connection has
@@ -234,7 +339,9 @@ func (p *Producer) drain() {
 	}
 	if needMeta {
 		p.meta.refresh()
-		p.scheduleDrain(p.cfg.RetryBackoff)
+		// At least a millisecond: with retry.backoff.ms=0 a drain waiting
+		// for a leader would otherwise run again at the same instant forever.
+		p.scheduleDrain(max(p.cfg.RetryBackoff, time.Millisecond))
 	}
 	// Wake up for the next batch to become ready or to expire, so that
 	// records waiting for a leader still fail after delivery.timeout.ms.
@@ -267,13 +374,18 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 	for _, d := range b.records {
 		d.Attempts = b.attempts
 	}
-	raw, err := p.encode(b)
-	if err != nil {
-		p.fail(b, protocol.CorruptMessage)
-		return
+	if b.raw == nil {
+		// Encoded once: a retry resends these very bytes (Kafka's
+		// ProducerBatch keeps its MemoryRecords), CreateTime included.
+		raw, err := p.encode(b)
+		if err != nil {
+			p.fail(b, protocol.CorruptMessage)
+			return
+		}
+		b.raw = raw
 	}
 	p.net.Send(p.ID, kraft.BrokerNode(leader), protocol.ProduceRequest{CorrelationID: b.corr, Acks: p.cfg.Acks,
-		TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TP: b.tp, Records: raw})
+		TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TP: b.tp, Records: b.raw})
 	if p.cfg.Acks == 0 {
 		// Fire and forget: success is assumed the moment it is sent.
 		b.inFlight = false
@@ -294,14 +406,15 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 }
 
 func (p *Producer) encode(b *producerBatch) ([]byte, error) {
-	now := p.sched.Clock.NowMs()
+	base := b.records[0].Timestamp
 	rb := record.Batch{
 		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, false, false),
-		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: now, MaxTimestamp: now,
+		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: base, MaxTimestamp: base,
 		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
 	}
 	for i, d := range b.records {
-		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), Key: d.Key, Value: d.Value})
+		rb.MaxTimestamp = max(rb.MaxTimestamp, d.Timestamp)
+		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), TimestampDelta: d.Timestamp - base, Key: d.Key, Value: d.Value})
 	}
 	return rb.AppendEncoded(nil)
 }
@@ -342,13 +455,26 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		for i, d := range b.records {
 			p.complete(d, base+int64(i), protocol.None)
 		}
+	case code == protocol.MessageTooLarge && len(b.records) > 1:
+		if b.lastErr != code {
+			p.events(fmt.Sprintf("%s: produce to %s/%d failed with MESSAGE_TOO_LARGE: splitting the batch of %d records by batch.size=%d and resending", p.ID, b.tp.Topic, b.tp.Partition, len(b.records), p.cfg.BatchSize))
+		}
+		// Sender.completeBatch splits a rejected multi-record batch by
+		// batch.size and puts the pieces back at the head of the queue,
+		// without counting an attempt. A batch that is already within
+		// batch.size splits into itself and is resent until
+		// delivery.timeout.ms: keep batch.size below max.message.bytes.
+		p.queues = append(p.split(b), p.queues...)
 	case code.Retriable() && b.attempts <= p.cfg.Retries && now-b.created < p.cfg.DeliveryTimeout:
 		if code != b.lastErr {
 			// Say it once per kind of failure, not at every retry.
-			p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying every %v", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff))
+			p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying after %v, doubling up to %v", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff, p.backoff().max))
 		}
 		b.lastErr = code
-		b.retryAt = now + p.cfg.RetryBackoff
+		// KIP-580: the wait doubles with each attempt (RecordAccumulator's
+		// retryBackoff.backoff(attempts - 1)).
+		wait := p.backoff().backoff(b.attempts-1, p.rng)
+		b.retryAt = now + wait
 		// Kafka puts a retried batch back at the head of its partition's
 		// queue; with more than one request in flight, a later batch may
 		// already have been written, and order is lost.
@@ -356,11 +482,37 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.NetworkException || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
 			p.meta.refresh()
 		}
-		p.scheduleDrain(p.cfg.RetryBackoff)
+		p.scheduleDrain(wait)
 	default:
 		p.fail(b, code)
 	}
 	p.scheduleDrain(0)
+}
+
+// split is ProducerBatch.split: the records again, in order, in batches
+// holding what fits in batch.size, each keeping the original creation time
+// (so delivery.timeout.ms still counts from it) and every record its
+// CreateTime.
+func (p *Producer) split(b *producerBatch) []*producerBatch {
+	var out []*producerBatch
+	var cur *producerBatch
+	for _, d := range b.records {
+		if cur != nil {
+			size := recordSize(len(cur.records), d.Timestamp-cur.records[0].Timestamp, d)
+			if cur.bytes+size <= p.cfg.BatchSize {
+				cur.records = append(cur.records, d)
+				cur.bytes += size
+				continue
+			}
+		}
+		cur = &producerBatch{tp: b.tp, records: []*Delivery{d}, bytes: record.HeaderSize + recordSize(0, 0, d),
+			created: b.created, closed: true, sentTo: -1}
+		out = append(out, cur)
+	}
+	for _, x := range out {
+		x.lastErr = protocol.MessageTooLarge
+	}
+	return out
 }
 
 func (p *Producer) expire(b *producerBatch) {

@@ -64,7 +64,7 @@ func (c *Cluster) CreateConsumer(name string, cfg client.ConsumerConfig, tps []p
 			return nil, err
 		}
 	}
-	co := client.NewConsumer(sim.NodeID(name), cfg, c.bootstrap(), c.net, c.sched, c.event)
+	co := client.NewConsumer(sim.NodeID(name), cfg, c.bootstrap(), c.net, c.sched, c.rng, c.event)
 	co.Assign(tps)
 	c.consumers = append(c.consumers, co)
 	return co, nil

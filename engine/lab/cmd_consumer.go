@@ -109,7 +109,7 @@ var pollCommand = &command{
 			fmt.Fprintf(&b, "%s/%d offset %d key=%s value=%s", r.TP.Topic, r.TP.Partition, r.Offset, nullable(r.Key), nullable(r.Value))
 		}
 		if pollErr != nil {
-			return "", fmt.Errorf("%s%w", prefixLines(b.String()), pollErr)
+			return "", &pollFailed{err: fmt.Errorf("%s%w", prefixLines(b.String()), pollErr)}
 		}
 		if len(recs) == 0 {
 			return fmt.Sprintf("no records within %v", timeout), nil
@@ -147,6 +147,16 @@ var seekCommand = &command{
 		return fmt.Sprintf("%s will read %s from offset %d", a.positional[0], a.positional[1], offset), nil
 	},
 }
+
+// pollFailed is an exception poll threw (such as OFFSET_OUT_OF_RANGE with
+// auto.offset.reset=none): Kafka's answer, not a misuse of the command.
+type pollFailed struct{ err error }
+
+func (e *pollFailed) Error() string { return e.err.Error() }
+func (e *pollFailed) Unwrap() error { return e.err }
+
+// Outcome marks the error as the command's result rather than a misuse.
+func (e *pollFailed) Outcome() {}
 
 func prefixLines(s string) string {
 	if s == "" {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/cluster"
@@ -22,7 +23,7 @@ const consoleProducer = "console-producer"
 var producerCreateCommand = &command{
 	name: "producer create",
 	usage: "producer create NAME [acks=all] [linger.ms=5] [batch.size=16384] [max.in.flight.requests.per.connection=5] [retries=2147483647] " +
-		"[retry.backoff.ms=100] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
+		"[retry.backoff.ms=100] [retry.backoff.max.ms=1000] [max.block.ms=60000] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
 	summary: "create a producer; max.in.flight is short for max.in.flight.requests.per.connection",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
@@ -42,6 +43,8 @@ var producerCreateCommand = &command{
 		}
 		cfg.Retries = a.integer("retries", cfg.Retries, 0, math.MaxInt32)
 		cfg.RetryBackoff = a.millisOrZero("retry.backoff.ms", cfg.RetryBackoff)
+		cfg.RetryBackoffMax = a.millisOrZero("retry.backoff.max.ms", cfg.RetryBackoffMax)
+		cfg.MaxBlock = a.millisOrZero("max.block.ms", cfg.MaxBlock)
 		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
 		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
 		codec := a.str("compression.type", "none")
@@ -77,8 +80,8 @@ var producerCreateCommand = &command{
 
 var produceCommand = &command{
 	name:    "produce",
-	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [producer=NAME]",
-	summary: "send records and wait for their delivery reports; keyed records go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...",
+	usage:   "produce TOPIC value=V|tombstone=true [key=K] [partition=N] [count=N] [interval=0s] [producer=NAME]",
+	summary: "send records and wait for their delivery reports; keyed records go to murmur2(key) % partitions, unkeyed ones to a sticky partition; {i} in key or value counts 0,1,2...; interval= sends one record every interval of virtual time",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -95,7 +98,12 @@ var produceCommand = &command{
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
 		count := a.integer("count", 1, 1, maxProduceCount)
 		producerName := a.str("producer", "")
+		intervalText := a.str("interval", "0s")
 		if err := a.finish(); err != nil {
+			return "", err
+		}
+		interval, err := parseDuration(intervalText)
+		if err != nil {
 			return "", err
 		}
 		switch {
@@ -122,12 +130,57 @@ var produceCommand = &command{
 				msgs[i].Key = []byte(expandIndex(key, i))
 			}
 		}
-		ds, err := l.cluster.Produce(p, topic, msgs)
+		var ds []*client.Delivery
+		if interval > 0 {
+			ds, err = produceEvery(l.cluster, p, topic, msgs, interval)
+		} else {
+			ds, err = l.cluster.Produce(p, topic, msgs)
+		}
 		if err != nil {
 			return "", err
 		}
-		return describeDeliveries(p, ds), nil
+		report, failed := describeDeliveries(p, ds)
+		if failed {
+			return "", &recordsFailed{report: report}
+		}
+		return report, nil
 	},
+}
+
+// recordsFailed is a produce some of whose records got no offset: the
+// command ran, and its outcome is Kafka's error, printed as the command's
+// error so that `loglab script` exits 1. It is no mistake in the command
+// line, so no usage line follows it.
+type recordsFailed struct{ report string }
+
+func (e *recordsFailed) Error() string { return e.report }
+
+// Outcome marks the error as the command's result rather than a misuse.
+func (e *recordsFailed) Outcome() {}
+
+// produceEvery sends one message every interval of virtual time, as an
+// application calling send() in a paced loop, then waits for every
+// delivery report: records sent later carry later CreateTimes.
+func produceEvery(c *cluster.Cluster, p *client.Producer, topic string, msgs []cluster.Message, interval time.Duration) ([]*client.Delivery, error) {
+	var ds []*client.Delivery
+	for i, m := range msgs {
+		if i > 0 {
+			if err := c.Tick(interval); err != nil {
+				return ds, err
+			}
+		}
+		ds = append(ds, c.Send(p, topic, []cluster.Message{m})...)
+	}
+	cfg := p.Config()
+	_, err := c.RunUntil(func() bool {
+		for _, d := range ds {
+			if !d.Done {
+				return false
+			}
+		}
+		return true
+	}, cfg.MaxBlock+cfg.DeliveryTimeout+cfg.RequestTimeout+time.Second)
+	return ds, err
 }
 
 // producer returns the named producer, or the console producer.
@@ -150,26 +203,35 @@ func expandIndex(s string, i int) string {
 }
 
 // describeDeliveries summarises delivery reports: one line per partition
-// and outcome, with offset ranges, in the order they were sent.
-func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
+// and outcome, with offset ranges, in the order they were sent. It never
+// calls a record sent without its partition, nor acknowledged without its
+// offset, and reports whether any record failed or got no report at all.
+func describeDeliveries(p *client.Producer, ds []*client.Delivery) (string, bool) {
 	type group struct {
 		partition int32
 		err       protocol.ErrorCode
+		message   string
+		done      bool
 		first     int64
 		last      int64
 		n         int
 		attempts  int
 	}
 	var groups []*group
+	failed := false
 	for _, d := range ds {
+		if d.Err != protocol.None || !d.Done || (d.Acks != 0 && d.Offset < 0) {
+			failed = true
+		}
 		var g *group
 		for _, x := range groups {
-			if x.partition == d.Partition && x.err == d.Err && (d.Err != protocol.None || d.Offset < 0 || d.Offset == x.last+1) {
+			if x.partition == d.Partition && x.err == d.Err && x.message == d.Message && x.done == d.Done &&
+				(d.Err != protocol.None || !d.Done || d.Offset < 0 || d.Offset == x.last+1) {
 				g = x
 			}
 		}
 		if g == nil {
-			g = &group{partition: d.Partition, err: d.Err, first: d.Offset}
+			g = &group{partition: d.Partition, err: d.Err, message: d.Message, done: d.Done, first: d.Offset}
 			groups = append(groups, g)
 		}
 		g.last = d.Offset
@@ -191,9 +253,19 @@ func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
 		if g.attempts > 1 {
 			retried = fmt.Sprintf(" after %d attempts", g.attempts)
 		}
+		where := fmt.Sprintf("%s/%d", topic, g.partition)
+		if g.partition < 0 {
+			where = topic // the partitioner never ran: no metadata for the topic
+		}
 		switch {
+		case !g.done:
+			fmt.Fprintf(&b, "%s to %s got no delivery report: still waiting when the command gave up", records, where)
+		case g.err == protocol.MaxBlockTimeout:
+			fmt.Fprintf(&b, "%s to %s failed: TimeoutException: %s (max.block.ms)", records, where, g.message)
 		case g.err != protocol.None:
-			fmt.Fprintf(&b, "%s to %s/%d failed%s: %s", records, topic, g.partition, retried, g.err.Name())
+			fmt.Fprintf(&b, "%s to %s failed%s: %s", records, where, retried, g.err.Name())
+		case g.first < 0 && p.Config().Acks != 0:
+			fmt.Fprintf(&b, "%s to %s: acknowledged without an offset", records, where)
 		case g.first < 0:
 			fmt.Fprintf(&b, "%s sent to %s/%d (acks=0: no acknowledgement, no offset)", records, topic, g.partition)
 		case g.n == 1:
@@ -202,5 +274,5 @@ func describeDeliveries(p *client.Producer, ds []*client.Delivery) string {
 			fmt.Fprintf(&b, "produced %s to %s/%d at offsets %d-%d (acks=%s%s)", records, topic, g.partition, g.first, g.last, acks, retried)
 		}
 	}
-	return b.String()
+	return b.String(), failed
 }

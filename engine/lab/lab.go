@@ -108,7 +108,12 @@ func (l *Lab) Run(line string) (string, error) {
 		if events != "" {
 			err = fmt.Errorf("%w%s", err, events)
 		}
-		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
+		usage := cmd.usage
+		var outcome interface{ Outcome() }
+		if errors.As(err, &outcome) {
+			usage = "" // Kafka's error, not a misuse of the command
+		}
+		return "", &CommandError{Command: cmd.name, Err: err, Usage: usage}
 	}
 	return out + events, nil
 }

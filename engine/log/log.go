@@ -23,8 +23,10 @@ import (
 var (
 	ErrOffsetOutOfRange = errors.New("OFFSET_OUT_OF_RANGE")
 	ErrMessageTooLarge  = errors.New("MESSAGE_TOO_LARGE")
-	ErrInvalidRecord    = errors.New("INVALID_RECORD")
-	ErrCorruptMessage   = errors.New("CORRUPT_MESSAGE")
+	// ErrRecordBatchTooLarge: a batch that could never fit in a segment.
+	ErrRecordBatchTooLarge = errors.New("RECORD_BATCH_TOO_LARGE")
+	ErrInvalidRecord       = errors.New("INVALID_RECORD")
+	ErrCorruptMessage      = errors.New("CORRUPT_MESSAGE")
 )
 
 // Log is one partition's log.
@@ -187,8 +189,18 @@ func (l *Log) Validate(b *record.Batch, encodedSize int) error {
 			}
 		}
 	}
+	return l.checkSize(encodedSize)
+}
+
+// checkSize is UnifiedLog's two size checks on a leader append, in Kafka's
+// order: max.message.bytes (RecordTooLargeException), then segment.bytes
+// (RecordBatchTooLargeException: no segment could ever hold the batch).
+func (l *Log) checkSize(encodedSize int) error {
 	if int64(encodedSize) > l.cfg.MaxMessageBytes {
 		return fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, encodedSize, l.cfg.MaxMessageBytes)
+	}
+	if int64(encodedSize) > l.cfg.SegmentBytes {
+		return fmt.Errorf("%w: the batch is %d bytes, segment.bytes is %d", ErrRecordBatchTooLarge, encodedSize, l.cfg.SegmentBytes)
 	}
 	return nil
 }
@@ -211,6 +223,9 @@ func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendIn
 		if err := l.Validate(&b, len(encoded)); err != nil {
 			return AppendInfo{}, err
 		}
+	}
+	if err := l.checkSize(len(encoded)); err != nil {
+		return AppendInfo{}, err
 	}
 	binary.BigEndian.PutUint64(encoded[0:8], uint64(l.EndOffset()))
 	binary.BigEndian.PutUint32(encoded[12:16], uint32(leaderEpoch))

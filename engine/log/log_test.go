@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/storage"
 )
 
@@ -274,4 +275,34 @@ func TestMaxMessageBytes(t *testing.T) {
 	if l.EndOffset() != 0 {
 		t.Fatal("a rejected batch moved the log end offset")
 	}
+}
+
+// UnifiedLog.append: a batch larger than segment.bytes could never fit in a
+// segment (RecordBatchTooLargeException); max.message.bytes is checked first.
+func TestBatchLargerThanSegmentBytes(t *testing.T) {
+	cfg := smallConfig()
+	cfg.SegmentBytes = 150
+	cfg.MaxMessageBytes = 1000
+	l := openLog(t, storage.NewMem(), cfg)
+	if _, err := l.AppendEncodedAsLeader(encodeBatch(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)})), 0); !errors.Is(err, ErrRecordBatchTooLarge) {
+		t.Fatalf("a 200-byte value with segment.bytes=150: %v, want RECORD_BATCH_TOO_LARGE", err)
+	}
+	cfg.MaxMessageBytes = 100
+	l = openLog(t, storage.NewMem(), cfg)
+	if _, err := l.AppendEncodedAsLeader(encodeBatch(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)})), 0); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("over both limits: %v, want MESSAGE_TOO_LARGE (checked first)", err)
+	}
+	if l.EndOffset() != 0 {
+		t.Fatal("a rejected batch moved the log end offset")
+	}
+}
+
+func encodeBatch(t *testing.T, b *record.Batch) []byte {
+	t.Helper()
+	b.LastOffsetDelta = int32(len(b.Records) - 1)
+	raw, err := b.AppendEncoded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }

@@ -17,6 +17,7 @@ const (
 	NotLeaderOrFollower          ErrorCode = 6
 	RequestTimedOut              ErrorCode = 7
 	MessageTooLarge              ErrorCode = 10
+	RecordBatchTooLarge          ErrorCode = 18
 	NetworkException             ErrorCode = 13
 	NotEnoughReplicas            ErrorCode = 19
 	NotEnoughReplicasAfterAppend ErrorCode = 20
@@ -30,18 +31,20 @@ const (
 	OffsetNotAvailable           ErrorCode = 78
 	DuplicateBrokerRegistration  ErrorCode = 101
 	DeliveryTimeout              ErrorCode = -100 // client-side: delivery.timeout.ms expired (TimeoutException)
+	MaxBlockTimeout              ErrorCode = -101 // client-side: max.block.ms passed waiting for metadata (TimeoutException)
 )
 
 var names = map[ErrorCode]string{
 	None: "NONE", OffsetOutOfRange: "OFFSET_OUT_OF_RANGE", CorruptMessage: "CORRUPT_MESSAGE",
 	UnknownTopicOrPartition: "UNKNOWN_TOPIC_OR_PARTITION", LeaderNotAvailable: "LEADER_NOT_AVAILABLE",
 	NotLeaderOrFollower: "NOT_LEADER_OR_FOLLOWER", RequestTimedOut: "REQUEST_TIMED_OUT",
-	MessageTooLarge: "MESSAGE_TOO_LARGE", NetworkException: "NETWORK_EXCEPTION",
+	MessageTooLarge: "MESSAGE_TOO_LARGE", RecordBatchTooLarge: "RECORD_BATCH_TOO_LARGE", NetworkException: "NETWORK_EXCEPTION",
 	NotEnoughReplicas: "NOT_ENOUGH_REPLICAS", NotEnoughReplicasAfterAppend: "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
 	InvalidRequiredAcks: "INVALID_REQUIRED_ACKS", InvalidRecord: "INVALID_RECORD", InvalidRequest: "INVALID_REQUEST",
 	FencedLeaderEpoch: "FENCED_LEADER_EPOCH", UnknownLeaderEpoch: "UNKNOWN_LEADER_EPOCH",
 	InvalidUpdateVersion: "INVALID_UPDATE_VERSION", StaleBrokerEpoch: "STALE_BROKER_EPOCH",
 	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE", DeliveryTimeout: "DELIVERY_TIMEOUT",
+	MaxBlockTimeout:             "MAX_BLOCK_TIMEOUT",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
 }
 

@@ -24,6 +24,14 @@ func recordBodySize(r *Record) int {
 	return n
 }
 
+// SizeInBytes is the record's size on the wire, its length varint included
+// (Kafka's DefaultRecord.sizeInBytes): what a producer counts against
+// batch.size.
+func (r *Record) SizeInBytes() int {
+	body := recordBodySize(r)
+	return VarintSize(int64(body)) + body
+}
+
 // bytesSize is a nullable byte field's size: nil is the length -1, one byte.
 func bytesSize(b []byte) int {
 	if b == nil {
