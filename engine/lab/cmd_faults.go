@@ -10,7 +10,7 @@ import (
 var brokerCrashCommand = &command{
 	name:    "broker crash",
 	usage:   "broker crash ID [power=false]",
-	summary: "kill a broker; power=true also loses every write not yet fsynced (Kafka does not fsync by default)",
+	summary: "kill a broker; power=true also loses the writes the OS had not written back (about the last 30 s; Kafka does not fsync by default)",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err

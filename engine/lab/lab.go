@@ -32,7 +32,8 @@ type Lab struct {
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
-// in-memory disks, one each, which can lose unsynced writes in a power cut.
+// in-memory disks, one each, which lose in a power cut what their page
+// cache had not written back.
 func New() *Lab { return &Lab{} }
 
 // NewWithFS returns a lab whose cluster writes its partition directories
