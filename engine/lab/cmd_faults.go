@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 )
 
@@ -128,7 +129,7 @@ var netDropCommand = &command{
 	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse",
 	run: func(l *Lab, a *args) (string, error) {
 		from, to := a.str("from", ""), a.str("to", "")
-		kind := a.str("type", "")
+		kind := a.enum("type", "", protocol.Kinds...)
 		count := a.integer("count", 1, 0, 1_000_000)
 		if err := l.noArgs(a); err != nil {
 			return "", err

@@ -44,7 +44,7 @@ var producerCreateCommand = &command{
 		cfg.RetryBackoff = a.millisOrZero("retry.backoff.ms", cfg.RetryBackoff)
 		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
 		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
-		codec := a.str("compression.type", "none")
+		codec := a.enum("compression.type", "none", compressionTypes()...)
 		idempotence := a.boolean("enable.idempotence", false)
 		if err := a.finish(); err != nil {
 			return "", err
@@ -128,6 +128,16 @@ var produceCommand = &command{
 		}
 		return describeDeliveries(p, ds), nil
 	},
+}
+
+// compressionTypes are the producer's compression.type values, Kafka's
+// codec names.
+func compressionTypes() []string {
+	var names []string
+	for c := record.None; c.Known(); c++ {
+		names = append(names, c.String())
+	}
+	return names
 }
 
 // producer returns the named producer, or the console producer.
