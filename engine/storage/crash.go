@@ -35,7 +35,7 @@ func NewCrashableMem() *CrashableMem { return &CrashableMem{Mem: NewMem()} }
 // default settings, on the virtual clock now.
 func NewCrashableMemWithWriteback(now func() time.Duration) *CrashableMem {
 	m := NewMem()
-	m.pageCache = &writeback{now: now, expire: DirtyExpire, interval: DirtyWritebackTick}
+	m.pageCache = newWriteback(now)
 	return &CrashableMem{Mem: m}
 }
 
@@ -48,7 +48,10 @@ func (c *CrashableMem) Crash() *CrashableMem {
 	if c.pageCache != nil {
 		c.pageCache.settle(c.files) // what the flusher wrote before the cut
 	}
-	after := &Mem{dirs: maps.Clone(c.dirs), files: make(map[string]*memFile, len(c.files)), pageCache: c.pageCache}
+	after := &Mem{dirs: maps.Clone(c.dirs), files: make(map[string]*memFile, len(c.files))}
+	if c.pageCache != nil {
+		after.pageCache = newWriteback(c.pageCache.now) // every file starts clean
+	}
 	for name, f := range c.files {
 		if f.synced == nil {
 			continue // never reached the disk: the file itself is lost

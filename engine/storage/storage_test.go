@@ -214,3 +214,24 @@ func TestWritebackContinuesAfterACrash(t *testing.T) {
 		t.Fatalf("a minute-old write after a restart: survived=%v with %q", ok, got)
 	}
 }
+
+// Files dirtied at different times are written back at their own wake-ups.
+func TestWritebackPerFile(t *testing.T) {
+	var now time.Duration
+	fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+	fs.MkdirAll("p")
+	write := func(name string, at time.Duration) {
+		now = at
+		f, _ := fs.Create(name)
+		f.Write([]byte(name))
+	}
+	write("p/a", 0)              // written back at 30 s
+	write("p/b", 20*time.Second) // at 50 s
+	write("p/c", 31*time.Second) // at 65 s
+	now = 51 * time.Second
+	for name, want := range map[string]bool{"p/a": true, "p/b": true, "p/c": false} {
+		if _, ok := contentAfterCrash(t, fs, name); ok != want {
+			t.Errorf("%s survived a cut at 51 s: %v, want %v", name, ok, want)
+		}
+	}
+}

@@ -34,13 +34,25 @@ type writeback struct {
 	now      func() time.Duration // virtual time; never the wall clock
 	expire   time.Duration
 	interval time.Duration
+	// next is the earliest wake-up that may find a file expired (none
+	// before it can), so that most writes skip the scan of every file.
+	next     time.Duration
+	hasDirty bool
+}
+
+func newWriteback(now func() time.Duration) *writeback {
+	return &writeback{now: now, expire: DirtyExpire, interval: DirtyWritebackTick}
 }
 
 // dirtied marks f as written at the current time. Its age is kept from the
 // first write after it was last clean, as Linux keeps dirtied_when.
 func (w *writeback) dirtied(f *memFile) {
-	if !f.dirty {
-		f.dirty, f.dirtiedAt = true, w.now()
+	if f.dirty {
+		return
+	}
+	f.dirty, f.dirtiedAt = true, w.now()
+	if wake := w.wakeAfter(f.dirtiedAt); !w.hasDirty || wake < w.next {
+		w.next, w.hasDirty = wake, true
 	}
 }
 
@@ -48,20 +60,27 @@ func (w *writeback) dirtied(f *memFile) {
 // expired. Callers hold the file system's lock.
 func (w *writeback) settle(files map[string]*memFile) {
 	now := w.now()
+	if !w.hasDirty || now < w.next {
+		return
+	}
+	w.hasDirty = false
 	for _, f := range files { // each file independently: order does not matter
-		if f.dirty && w.writtenBackBy(f.dirtiedAt, now) {
+		if !f.dirty {
+			continue
+		}
+		if wake := w.wakeAfter(f.dirtiedAt); wake <= now {
 			f.writeBack()
+		} else if !w.hasDirty || wake < w.next {
+			w.next, w.hasDirty = wake, true
 		}
 	}
 }
 
-// writtenBackBy reports whether a file dirty since dirtiedAt has been
-// written back by now: the first wake-up at which it has been dirty for
-// expire has come.
-func (w *writeback) writtenBackBy(dirtiedAt, now time.Duration) bool {
+// wakeAfter is the flusher wake-up that writes back a file dirty since
+// dirtiedAt: the first at which it has been dirty for expire.
+func (w *writeback) wakeAfter(dirtiedAt time.Duration) time.Duration {
 	due := dirtiedAt + w.expire
-	wake := (due + w.interval - 1) / w.interval * w.interval
-	return wake <= now
+	return (due + w.interval - 1) / w.interval * w.interval
 }
 
 // writeBack puts the file's current content on the disk.
