@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/loglab/loglab/engine/view"
 )
 
 func setupLab(t testing.TB) *Lab {
@@ -87,7 +89,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		l := setupLab(t)
-		before := l.View()
+		before := commandState(l)
 		out, err := l.Run(c.line)
 		if err == nil {
 			t.Errorf("%q succeeded with %q, want an error", c.line, out)
@@ -113,10 +115,20 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 				t.Errorf("%q: error %q does not show the usage", c.line, err)
 			}
 		}
-		if after := l.View(); !reflect.DeepEqual(before, after) {
+		if after := commandState(l); !reflect.DeepEqual(before, after) {
 			t.Errorf("%q failed but changed the cluster:\nbefore %+v\nafter  %+v", c.line, before, after)
 		}
 	}
+}
+
+// commandState is the part of the view a command can change. The raft
+// quorum under the controllers runs on real time, so on a loaded machine
+// (or under WASM) its terms, indexes and leader can move between two views
+// whatever the command did; what it commits shows in the metadata records.
+func commandState(l *Lab) view.Cluster {
+	v := l.View()
+	v.Quorum, v.ActiveController = nil, 0
+	return v
 }
 
 func TestCommandsBeforeAClusterExplainWhatToDo(t *testing.T) {
@@ -136,8 +148,8 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		l := setupLab(t)
-		before := l.View()
-		if _, err := l.Run(line); err != nil && !reflect.DeepEqual(before, l.View()) {
+		before := commandState(l)
+		if _, err := l.Run(line); err != nil && !reflect.DeepEqual(before, commandState(l)) {
 			t.Fatalf("%q failed (%v) but changed the cluster", line, err)
 		}
 	})
