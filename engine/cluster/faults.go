@@ -8,9 +8,11 @@ import (
 )
 
 // CrashBroker kills broker id. With powerLoss, its disk also loses every
-// write not yet fsynced, as a machine losing power does; a plain crash (a
-// killed process) keeps them in the page cache. By default Kafka never
-// fsyncs on its own: it relies on other replicas, not on the disk.
+// write still in the page cache, as a machine losing power does: neither
+// fsynced nor written back by the OS's flusher, which writes out data dirty
+// for 30 s (storage.NewCrashableMemWithWriteback); a plain crash (a killed
+// process) keeps them in the page cache. By default Kafka never fsyncs on
+// its own: it relies on other replicas, not on the disk.
 func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
 	b := c.Broker(id)
 	if b == nil {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +140,21 @@ func (a *args) boolean(name string, def bool) bool {
 		return def
 	}
 	return b
+}
+
+// enum reads an option with a fixed set of values (exact, as Kafka's
+// ValidString is). A value outside it is refused with the whole set, since
+// a silently accepted typo (type=Fetchh) would make a rule that never fires.
+func (a *args) enum(name, def string, valid ...string) string {
+	if !a.has(name) {
+		return def
+	}
+	v := a.options[name]
+	if !slices.Contains(valid, v) {
+		a.fail("%s=%s is not one of: %s", name, v, strings.Join(valid, ", "))
+		return def
+	}
+	return v
 }
 
 // millis reads a Kafka "*.ms" option: a whole number of milliseconds.

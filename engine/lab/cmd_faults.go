@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 )
 
 var brokerCrashCommand = &command{
 	name:    "broker crash",
 	usage:   "broker crash ID [power=false]",
-	summary: "kill a broker; power=true also loses every write not yet fsynced (Kafka does not fsync by default)",
+	summary: "kill a broker; power=true also loses the writes the OS had not written back (about the last 30 s; Kafka does not fsync by default)",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -128,7 +129,7 @@ var netDropCommand = &command{
 	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse",
 	run: func(l *Lab, a *args) (string, error) {
 		from, to := a.str("from", ""), a.str("to", "")
-		kind := a.str("type", "")
+		kind := a.enum("type", "", protocol.Kinds...)
 		count := a.integer("count", 1, 0, 1_000_000)
 		if err := l.noArgs(a); err != nil {
 			return "", err

@@ -47,7 +47,7 @@ var producerCreateCommand = &command{
 		cfg.MaxBlock = a.millisOrZero("max.block.ms", cfg.MaxBlock)
 		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
 		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
-		codec := a.str("compression.type", "none")
+		codec := a.enum("compression.type", "none", compressionTypes()...)
 		idempotence := a.boolean("enable.idempotence", false)
 		if err := a.finish(); err != nil {
 			return "", err
@@ -181,6 +181,16 @@ func produceEvery(c *cluster.Cluster, p *client.Producer, topic string, msgs []c
 		return true
 	}, cfg.MaxBlock+cfg.DeliveryTimeout+cfg.RequestTimeout+time.Second)
 	return ds, err
+}
+
+// compressionTypes are the producer's compression.type values, Kafka's
+// codec names.
+func compressionTypes() []string {
+	var names []string
+	for c := record.None; c.Known(); c++ {
+		names = append(names, c.String())
+	}
+	return names
 }
 
 // producer returns the named producer, or the console producer.

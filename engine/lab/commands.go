@@ -71,14 +71,6 @@ func subcommandsOf(group string) []string {
 	return subs
 }
 
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for _, c := range commands {
-		names = append(names, c.name)
-	}
-	return names
-}
-
 var helpCommand = &command{
 	name:    "help",
 	usage:   "help [COMMAND]",
@@ -91,7 +83,7 @@ var helpCommand = &command{
 			name := strings.Join(a.positional, " ")
 			c := findCommand(name)
 			if c == nil {
-				return "", fmt.Errorf("no command %q; commands are: %s", name, strings.Join(commandNames(), ", "))
+				return "", fmt.Errorf("no command %q%s (help lists every command)", name, didYouMean(a.positional))
 			}
 			return fmt.Sprintf("%s\n  %s", c.usage, c.summary), nil
 		}

@@ -3,9 +3,11 @@
 // written in it and tests replay it, so a session's history is a script and
 // rewinding is replaying a prefix of it.
 //
-// A command either succeeds and changes the cluster, or fails with an error
-// that names the problem and shows the command's usage, having changed
-// nothing.
+// A command either succeeds and changes the cluster, or fails having
+// changed nothing, with an error that names the problem. A misuse of the
+// command (bad syntax, an unknown option, a bad value) also shows its usage;
+// a Kafka outcome (the command was fine and Kafka answered with an error
+// code, such as OFFSET_OUT_OF_RANGE or NOT_CONTROLLER) does not.
 package lab
 
 import (
@@ -32,7 +34,8 @@ type Lab struct {
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
-// in-memory disks, one each, which can lose unsynced writes in a power cut.
+// in-memory disks, one each, which lose in a power cut what their page
+// cache had not written back.
 func New() *Lab { return &Lab{} }
 
 // NewWithFS returns a lab whose cluster writes its partition directories
@@ -57,11 +60,14 @@ func (l *Lab) SetQuorum(open func(controllers int) (kraft.Quorum, error)) { l.op
 func (l *Lab) SetPace(pace func()) { l.pace = pace }
 
 // CommandError is a command that failed. Usage is the failing command's
-// usage line, empty when the command itself was not recognised.
+// usage line, empty when the command itself was not recognised. Outcome
+// marks Kafka's answer (an error code) as opposed to a misuse: its message
+// leaves the usage out, since nothing about the command was wrong.
 type CommandError struct {
 	Command string
 	Err     error
 	Usage   string
+	Outcome bool
 }
 
 func (e *CommandError) Error() string {
@@ -69,7 +75,7 @@ func (e *CommandError) Error() string {
 	if e.Command != "" {
 		msg = e.Command + ": " + msg
 	}
-	if e.Usage != "" {
+	if e.Usage != "" && !e.Outcome {
 		msg += "\nusage: " + e.Usage
 	}
 	return msg
@@ -108,12 +114,7 @@ func (l *Lab) Run(line string) (string, error) {
 		if events != "" {
 			err = fmt.Errorf("%w%s", err, events)
 		}
-		usage := cmd.usage
-		var outcome interface{ Outcome() }
-		if errors.As(err, &outcome) {
-			usage = "" // Kafka's error, not a misuse of the command
-		}
-		return "", &CommandError{Command: cmd.name, Err: err, Usage: usage}
+		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage, Outcome: isKafkaOutcome(err)}
 	}
 	return out + events, nil
 }
@@ -155,9 +156,9 @@ func lookup(tokens []string) (*command, []string, error) {
 		if len(tokens) > 1 {
 			what = fmt.Sprintf("%q", tokens[1])
 		}
-		return nil, nil, fmt.Errorf("%s takes one of: %s (got %s)", tokens[0], strings.Join(subs, ", "), what)
+		return nil, nil, fmt.Errorf("%s takes one of: %s (got %s)%s", tokens[0], strings.Join(subs, ", "), what, didYouMean(tokens))
 	}
-	return nil, nil, fmt.Errorf("unknown command %q; commands are: %s (try `help`)", tokens[0], strings.Join(commandNames(), ", "))
+	return nil, nil, fmt.Errorf("unknown command %q%s (help lists every command)", tokens[0], didYouMean(tokens))
 }
 
 // StarterScript is what a fresh lab runs so there is something to play with:

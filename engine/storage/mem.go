@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Mem is an in-memory file system for the browser and for tests.
@@ -14,6 +15,9 @@ type Mem struct {
 	mu    sync.Mutex
 	dirs  map[string]bool
 	files map[string]*memFile
+	// pageCache, when set, lets unsynced writes reach the disk the way
+	// Linux's flusher does (see writeback); nil: only Sync does.
+	pageCache *writeback
 }
 
 // NewMem returns an empty in-memory file system.
@@ -26,6 +30,19 @@ type memFile struct {
 	name   string
 	data   []byte
 	synced []byte // the content a crash would leave (see CrashableMem)
+	// dirty: data differs from synced; dirtiedAt: virtual time it became so.
+	dirty     bool
+	dirtiedAt time.Duration
+}
+
+// changing is called, under the lock, before f changes: the flusher's
+// writebacks due so far happen first, then f is dirty.
+func (m *Mem) changing(f *memFile) {
+	if m.pageCache == nil {
+		return
+	}
+	m.pageCache.settle(m.files)
+	m.pageCache.dirtied(f)
 }
 
 // memHandle is an open file; writes go to the shared memFile.
@@ -73,6 +90,7 @@ func (m *Mem) Create(name string) (File, error) {
 		return nil, fmt.Errorf("create %s: directory %w", name, ErrNotExist)
 	}
 	f := &memFile{fs: m, name: name}
+	m.changing(f) // a new file is dirty: its name reaches the disk with its data
 	m.files[name] = f
 	return &memHandle{f: f}, nil
 }
@@ -158,6 +176,7 @@ func (h *memHandle) Write(p []byte) (int, error) {
 	if h.closed {
 		return 0, fmt.Errorf("write %s: file closed", h.f.name)
 	}
+	h.f.fs.changing(h.f)
 	h.f.data = append(h.f.data, p...)
 	return len(p), nil
 }
@@ -174,6 +193,7 @@ func (h *memHandle) Truncate(size int64) error {
 	if size < 0 || size > int64(len(h.f.data)) {
 		return fmt.Errorf("truncate %s to %d: file has %d bytes", h.f.name, size, len(h.f.data))
 	}
+	h.f.fs.changing(h.f)
 	h.f.data = h.f.data[:size:size]
 	return nil
 }
@@ -181,7 +201,7 @@ func (h *memHandle) Truncate(size int64) error {
 func (h *memHandle) Sync() error {
 	h.f.fs.mu.Lock()
 	defer h.f.fs.mu.Unlock()
-	h.f.synced = append([]byte{}, h.f.data...) // non-nil even when empty: synced
+	h.f.writeBack()
 	return nil
 }
 

@@ -2,7 +2,10 @@
 // in directories, written by appending, read at offsets. The engine's logs
 // only ever see this interface, so the same code writes real segment files
 // natively (osfs), keeps them in memory in the browser (Mem), and can lose
-// its unsynced writes in a simulated power cut (CrashableMem).
+// in a simulated power cut the writes neither fsynced nor written back by
+// the OS (CrashableMem; its page cache follows Linux's flusher: data dirty
+// for 30 s is written back at the flusher's next wake-up, every 5 s).
+// Real files (osfs) are left to the real kernel.
 package storage
 
 import (

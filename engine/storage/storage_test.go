@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/storage"
 	"github.com/loglab/loglab/engine/storage/osfs"
@@ -104,5 +105,133 @@ func TestCrashKeepsOnlySyncedBytes(t *testing.T) {
 	}
 	if _, err := after.Open("p/never-synced.log"); !errors.Is(err, storage.ErrNotExist) {
 		t.Fatalf("a never-synced file survived the crash (%v)", err)
+	}
+}
+
+// contentAfterCrash reads name on the disk a crash leaves, "" with ok false
+// when the file did not survive.
+func contentAfterCrash(t *testing.T, fs *storage.CrashableMem, name string) (string, bool) {
+	t.Helper()
+	f, err := fs.Crash().Open(name)
+	if errors.Is(err, storage.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := storage.Slice{File: f, Len: f.Size()}.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got), true
+}
+
+// Linux's flusher (vm.dirty_writeback_centisecs=500) writes back a file
+// whose data has been dirty for vm.dirty_expire_centisecs=3000 at its next
+// wake-up, on a 5 s grid of virtual time; a power cut loses only what it has
+// not written yet.
+func TestWritebackAfterDirtyExpire(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		name           string
+		writeAt, crash time.Duration
+		want           string
+		survives       bool
+	}{
+		{"written 31 s before the cut, at a wake-up: on disk", 10 * s, 41 * s, "rec", true},
+		{"written 1 s before the cut: still in the page cache", 40 * s, 41 * s, "", false},
+		{"30 s old but the flusher has not woken yet", 1 * s, 34 * s, "", false},
+		{"30 s old and the flusher woke at 35 s", 1 * s, 35 * s, "rec", true},
+		{"minutes old", 0, 5 * time.Minute, "rec", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var now time.Duration
+			fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+			fs.MkdirAll("p")
+			now = c.writeAt
+			f, _ := fs.Create("p/00.log")
+			f.Write([]byte("rec"))
+			now = c.crash
+			got, ok := contentAfterCrash(t, fs, "p/00.log")
+			if ok != c.survives || got != c.want {
+				t.Fatalf("written at %v, crash at %v: survived=%v with %q, want survived=%v with %q", c.writeAt, c.crash, ok, got, c.survives, c.want)
+			}
+		})
+	}
+}
+
+// Sync (Kafka's flush) puts data on the disk at once, whatever its age.
+func TestSyncSurvivesBeforeWriteback(t *testing.T) {
+	var now time.Duration
+	fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+	fs.MkdirAll("p")
+	now = 40 * time.Second
+	f, _ := fs.Create("p/00.log")
+	f.Write([]byte("flushed"))
+	f.Sync()
+	f.Write([]byte(" not yet"))
+	now = 41 * time.Second
+	if got, ok := contentAfterCrash(t, fs, "p/00.log"); !ok || got != "flushed" {
+		t.Fatalf("after a sync 1 s before the cut: survived=%v with %q, want %q", ok, got, "flushed")
+	}
+}
+
+// Linux ages dirty data per file (the inode's dirtied_when), not per write:
+// an expired file is written back whole, bytes written a moment before
+// included, and a write after that wake-up starts a new 30 s.
+func TestWritebackAgesAFileFromItsFirstDirtyWrite(t *testing.T) {
+	var now time.Duration
+	fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+	fs.MkdirAll("p")
+	f, _ := fs.Create("p/00.log")
+	f.Write([]byte("old "))
+	now = 29 * time.Second
+	f.Write([]byte("young "))
+	now = 31 * time.Second // the wake-up at 30 s wrote the whole file
+	f.Write([]byte("after"))
+	now = 60 * time.Second // "after" is 29 s old: not yet
+	if got, _ := contentAfterCrash(t, fs, "p/00.log"); got != "old young " {
+		t.Fatalf("after the cut at 60 s the file holds %q, want %q", got, "old young ")
+	}
+	now = 65 * time.Second // the wake-up at 65 s finds it 34 s old
+	if got, _ := contentAfterCrash(t, fs, "p/00.log"); got != "old young after" {
+		t.Fatalf("after the cut at 65 s the file holds %q, want %q", got, "old young after")
+	}
+}
+
+// The disk a crash leaves keeps the page cache model: a restarted broker's
+// writes are written back too.
+func TestWritebackContinuesAfterACrash(t *testing.T) {
+	var now time.Duration
+	fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+	fs.MkdirAll("p")
+	after := fs.Crash()
+	f, _ := after.Create("p/01.log")
+	f.Write([]byte("again"))
+	now = time.Minute
+	if got, ok := contentAfterCrash(t, after, "p/01.log"); !ok || got != "again" {
+		t.Fatalf("a minute-old write after a restart: survived=%v with %q", ok, got)
+	}
+}
+
+// Files dirtied at different times are written back at their own wake-ups.
+func TestWritebackPerFile(t *testing.T) {
+	var now time.Duration
+	fs := storage.NewCrashableMemWithWriteback(func() time.Duration { return now })
+	fs.MkdirAll("p")
+	write := func(name string, at time.Duration) {
+		now = at
+		f, _ := fs.Create(name)
+		f.Write([]byte(name))
+	}
+	write("p/a", 0)              // written back at 30 s
+	write("p/b", 20*time.Second) // at 50 s
+	write("p/c", 31*time.Second) // at 65 s
+	now = 51 * time.Second
+	for name, want := range map[string]bool{"p/a": true, "p/b": true, "p/c": false} {
+		if _, ok := contentAfterCrash(t, fs, name); ok != want {
+			t.Errorf("%s survived a cut at 51 s: %v, want %v", name, ok, want)
+		}
 	}
 }

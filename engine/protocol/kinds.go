@@ -1,0 +1,15 @@
+package protocol
+
+// Kinds lists the Kind of every message brokers, the controller and
+// clients exchange, in the order messages.go declares them: the values the
+// lab's `net drop type=` accepts.
+var Kinds = []string{
+	ProduceRequest{}.Kind(), ProduceResponse{}.Kind(),
+	FetchRequest{}.Kind(), FetchResponse{}.Kind(),
+	MetadataRequest{}.Kind(), MetadataResponse{}.Kind(),
+	ListOffsetsRequest{}.Kind(), ListOffsetsResponse{}.Kind(),
+	BrokerHeartbeatRequest{}.Kind(), BrokerHeartbeatResponse{}.Kind(),
+	BrokerRegistrationRequest{}.Kind(), BrokerRegistrationResponse{}.Kind(),
+	AlterPartitionRequest{}.Kind(), AlterPartitionResponse{}.Kind(),
+	MetadataUpdate{}.Kind(),
+}
