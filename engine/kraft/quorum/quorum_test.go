@@ -483,3 +483,26 @@ func TestAppendWhoseLeaderWasLost(t *testing.T) {
 		})
 	}
 }
+
+// While a majority runs, the quorum waits for its election however long
+// raft takes: LeaderWait bounds only the wait of a quorum that cannot
+// elect. A 1 ms LeaderWait is shorter than any election (T = 50 ms), as
+// 2 s once was on a loaded machine in WASM, where ActiveImage returned nil
+// between a reopen and the election that followed.
+func TestActiveImageWaitsForAnElectionWhileAMajorityRuns(t *testing.T) {
+	q := newQuorum(t, Config{LeaderWait: time.Millisecond})
+	appendAll(t, q, records(0, 2), 2)
+	if err := q.crash(1, false); err != nil {
+		t.Fatal(err)
+	}
+	img := q.ActiveImage()
+	if img == nil || img.Offset != 1 {
+		t.Fatalf("ActiveImage after the leader crashed, with 2 of 3 controllers running: %+v, want the image at offset 1", img)
+	}
+	if err := q.Crash(2); err != nil {
+		t.Fatal(err)
+	}
+	if img := q.ActiveImage(); img != nil {
+		t.Fatalf("ActiveImage with 1 of 3 controllers running: %+v, want nil (no active controller)", img)
+	}
+}
