@@ -58,6 +58,9 @@ type diagramNode struct {
 	W, H   float64
 	Broker view.Broker // for brokers
 	Leads  []string    // partitions this broker leads
+	// Named are the partitions the metadata names it leader of but that
+	// it does not lead (down, restarted without the replica, not caught up).
+	Named []string
 	// Side names the node's side of a network partition ("A", "B", ...);
 	// "" when it can reach every node.
 	Side string
@@ -71,10 +74,14 @@ func (n diagramNode) Top() string    { return num(n.top()) }
 func (n diagramNode) Width() string  { return num(n.W) }
 func (n diagramNode) Height() string { return num(n.H) }
 func (n diagramNode) LeadsText() string {
-	if len(n.Leads) == 0 {
-		return "leads no partition"
+	s := "leads no partition"
+	if len(n.Leads) > 0 {
+		s = "leads " + strings.Join(n.Leads, ", ")
 	}
-	return "leads " + strings.Join(n.Leads, ", ")
+	if len(n.Named) > 0 {
+		s += " · named leader of " + strings.Join(n.Named, ", ") + ", not leading"
+	}
+	return s
 }
 
 // diagramLink is one direction of a link, drawn as an arrow for its most
@@ -131,7 +138,7 @@ func layoutDiagram(c view.Cluster) diagram {
 		if id == "" {
 			id = "b" + strconv.Itoa(b.ID)
 		}
-		brokers = append(brokers, diagramNode{ID: id, Kind: "broker", Broker: b, Leads: leadership(c.Topics, b.ID)})
+		brokers = append(brokers, diagramNode{ID: id, Kind: "broker", Broker: b, Leads: c.Leads(b.ID), Named: c.NamedLeader(b.ID)})
 	}
 	// A message may name a node the view does not list (a client created
 	// by a driver, say): draw it with the clients rather than lose it.
@@ -197,19 +204,6 @@ func layoutDiagram(c view.Cluster) diagram {
 
 // spread is the centre of slot i of n across width w.
 func spread(w float64, i, n int) float64 { return w * (float64(i) + 0.5) / float64(n) }
-
-// leadership lists the partitions broker id leads.
-func leadership(topics []view.Topic, id int) []string {
-	var out []string
-	for _, t := range topics {
-		for _, p := range t.Partitions {
-			if p.Leader == id {
-				out = append(out, p.Name())
-			}
-		}
-	}
-	return out
-}
 
 // routeMessages groups the messages by direction and draws one arrow for
 // each: in flight on top of dropped on top of delivered.

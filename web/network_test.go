@@ -17,9 +17,9 @@ func failover() view.Cluster {
 		Exists: true, Brokers: 3, Controllers: 3, Seed: 7, Elapsed: "11.2s", MetadataOffset: 10,
 		ControllerNode: "ctl", Network: "network healthy",
 		BrokerNodes: []view.Broker{
-			{ID: 1, Node: "b1", Alive: true, Epoch: 1, MetadataOffset: 10},
+			{ID: 1, Node: "b1", Alive: true, Registered: true, Epoch: 1, MetadataOffset: 10},
 			{ID: 2, Node: "b2", Alive: false, Fenced: true, Epoch: 2, MetadataOffset: 8},
-			{ID: 3, Node: "b3", Alive: true, Epoch: 3, MetadataOffset: 10},
+			{ID: 3, Node: "b3", Alive: true, Registered: true, Epoch: 3, MetadataOffset: 10},
 		},
 		Clients:     []string{"fast"},
 		ClientNodes: []view.Client{{Name: "fast", Kind: "producer"}},
@@ -34,11 +34,11 @@ func failover() view.Cluster {
 		Violations: []string{`[11.2s] acks=1-loss: orders/0 offset 1 ("gone", acknowledged at 1.2s) is gone from leader 3`},
 		Checks:     []view.Violation{{At: "11.2s", Invariant: "acks=1-loss", Detail: `orders/0 offset 1 ("gone", acknowledged at 1.2s) is gone from leader 3`}},
 		Topics: []view.Topic{{Name: "orders", ReplicationFactor: 3, Partitions: []view.Partition{{
-			Topic: "orders", Index: 0, Leader: 3, LeaderEpoch: 1, HighWatermark: 1, LogEndOffset: 2, ISR: []int{3, 1},
+			Topic: "orders", Index: 0, Leader: 3, LeaderEpoch: 1, HighWatermark: 1, LogEndOffset: 2, ISR: []int{3, 1}, ShownBroker: 3,
 			Replicas: []view.Replica{
 				{Broker: 2},
-				{Broker: 3, Alive: true, Leader: true, InISR: true, LEO: 2, HW: 1, Epoch: 1},
-				{Broker: 1, Alive: true, InISR: true, LEO: 1, HW: 1, Epoch: 1},
+				{Broker: 3, Alive: true, Opened: true, Leader: true, InISR: true, LEO: 2, HW: 1, Epoch: 1},
+				{Broker: 1, Alive: true, Opened: true, InISR: true, LEO: 1, HW: 1, Epoch: 1},
 			},
 			Records: []view.Record{
 				{Offset: 0, Key: "a", Value: "kept", Committed: true, Acked: true},
@@ -230,7 +230,7 @@ func TestLayoutKeepsCardsApart(t *testing.T) {
 		c := failover()
 		c.BrokerNodes = nil
 		for i := 1; i <= n; i++ {
-			c.BrokerNodes = append(c.BrokerNodes, view.Broker{ID: i, Alive: true})
+			c.BrokerNodes = append(c.BrokerNodes, view.Broker{ID: i, Alive: true, Registered: true})
 		}
 		c.ClientNodes = []view.Client{{Name: "p1", Kind: "producer"}, {Name: "p2", Kind: "producer"}, {Name: "c1", Kind: "consumer"}, {Name: "c2", Kind: "consumer"}}
 		d := layoutDiagram(c)
@@ -258,5 +258,61 @@ func TestUnknownNodesAreDrawn(t *testing.T) {
 	html := render(t, c)
 	if !strings.Contains(html, `data-node="ghost"`) || !strings.Contains(html, `data-from="ghost" data-to="b1"`) {
 		t.Error("the unknown node or its message is missing")
+	}
+}
+
+// restartLimbo is a cluster right after `broker crash 2` and `broker
+// restart 2`: broker 2 runs again but has not registered, so the metadata
+// still names it leader of orders/0 (epoch 2 of its previous run) and it
+// has not opened its replica; broker 3's log is the one shown.
+func restartLimbo() view.Cluster {
+	c := failover()
+	c.Violations, c.Checks = nil, nil
+	c.BrokerNodes[1] = view.Broker{ID: 2, Node: "b2", Alive: true, Epoch: 2, MetadataOffset: -1}
+	c.Topics[0].Partitions[0] = view.Partition{
+		Topic: "orders", Index: 0, Leader: 2, LeaderEpoch: 0, HighWatermark: 2, LogEndOffset: 2, ISR: []int{2, 3, 1}, ShownBroker: 3,
+		Replicas: []view.Replica{
+			{Broker: 2, Alive: true, InISR: true},
+			{Broker: 3, Alive: true, Opened: true, InISR: true, LEO: 2, HW: 2},
+			{Broker: 1, Alive: true, Opened: true, InISR: true, LEO: 2, HW: 2},
+		},
+		Records: []view.Record{{Offset: 0, Value: "a", Committed: true, Acked: true}, {Offset: 1, Value: "b", Committed: true, Acked: true}},
+	}
+	return c
+}
+
+// In the restart limbo no panel contradicts another: the partition says
+// its leader has no replica yet, broker 2's row says the same (not
+// "follower"), its node does not claim to lead orders/0 and says it has
+// not registered, and a record opens from broker 3, whose log is shown,
+// rather than from broker 2, which cannot serve it.
+func TestRestartLimboIsShownAsSuch(t *testing.T) {
+	html := render(t, restartLimbo())
+	part := element(t, html, `<div class="partition"[^>]*data-partition="orders/0"[^>]*>`)
+	if !strings.Contains(part, `data-leader="2"`) || !strings.Contains(part, `data-leader-state="no replica yet"`) {
+		t.Errorf("partition: %s", part)
+	}
+	if !strings.Contains(html, `· no replica yet</span>`) {
+		t.Errorf("the leader badge does not say the leader has no replica yet")
+	}
+	row := element(t, html, `<div class="replica[^"]*"[^>]*data-replica="2"[^>]*>`)
+	if !strings.Contains(row, `data-replica-role="no replica yet"`) || !strings.Contains(row, "no-replica") || strings.Contains(row, `data-leader="true"`) {
+		t.Errorf("broker 2's row: %s", row)
+	}
+	if strings.Contains(html, `<span class="rep-role">follower · epoch 0</span><span class="rep-track"`) {
+		t.Errorf("a row says follower for the named leader")
+	}
+	node := element(t, html, `<div class="node broker[^"]*"[^>]*data-broker="2"[^>]*>`)
+	if !strings.Contains(node, `data-state="registering"`) {
+		t.Errorf("broker 2's node: %s", node)
+	}
+	for _, want := range []string{"named leader of orders/0, not leading", "not registered yet · metadata holds epoch 2 of its previous run",
+		`data-command="show batch orders/0 offset=1 broker=3"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "leads orders/0") {
+		t.Errorf("broker 2's node claims to lead orders/0")
 	}
 }

@@ -27,7 +27,7 @@ func (c *Cluster) View() view.Cluster {
 	v.Quorum, v.ActiveController, v.MetadataRecords = c.quorumView(), c.activeID, c.recentMetadata()
 	nodes := []sim.NodeID{kraft.ControllerNode}
 	for _, b := range c.brokers {
-		bv := view.Broker{ID: int(b.ID), Node: string(b.Node), Alive: b.Alive(), MetadataOffset: b.MetadataOffset()}
+		bv := view.Broker{ID: int(b.ID), Node: string(b.Node), Alive: b.Alive(), MetadataOffset: b.MetadataOffset(), Registered: b.Registered()}
 		if bi := c.controller.Image().Broker(b.ID); bi != nil {
 			bv.Fenced, bv.Epoch = bi.Fenced, bi.Epoch
 		}
@@ -112,9 +112,11 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 		if b != nil && b.Alive() {
 			rv.Alive = true
 			if r := b.Replica(tp); r != nil {
+				rv.Opened = true
 				rv.Leader, rv.LEO, rv.HW, rv.Epoch = r.IsLeader(), r.Log.EndOffset(), r.HW, int(r.LeaderEpoch)
 				if r.IsLeader() || shown == nil {
 					shown = r
+					p.ShownBroker = int(id)
 					leaderShown = r.IsLeader() && id == leader
 				}
 			}

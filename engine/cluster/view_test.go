@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -103,5 +104,99 @@ func TestViewListsCutLinks(t *testing.T) {
 	}
 	if v.Network == "network healthy" {
 		t.Errorf("network = %q", v.Network)
+	}
+}
+
+// Restart limbo: right after `broker crash 2` and `broker restart 2`, the
+// newest metadata still names broker 2 leader (the controller fences it
+// only when its old session expires), but the restarted broker has not
+// registered nor opened a replica. At every step from there until the
+// cluster settles, the view must say so rather than contradict itself:
+// the leader shown is the metadata's, the named leader's row says it is
+// down or has no replica yet (never "follower"), the broker node that
+// "leads" a partition has the replica leading it, and the records shown
+// can be opened from the broker whose log they come from.
+func TestViewIsConsistentThroughARestartLimbo(t *testing.T) {
+	c := newTestCluster(t, 1)
+	if err := c.CreateTopic("t", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.CreateProducer("p", client.DefaultProducerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := c.Produce(p, "t", []Message{{Value: []byte("a"), Partition: int32(i)}, {Value: []byte("b"), Partition: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.CrashBroker(2, false); err != nil {
+		t.Fatal(err)
+	}
+	checkViewConsistent(t, c, "after broker crash 2")
+	if err := c.RestartBroker(2); err != nil {
+		t.Fatal(err)
+	}
+	checkViewConsistent(t, c, "after broker restart 2")
+	for step := 1; !c.allUnfenced(); step++ {
+		if _, ok := c.Step(); !ok || step > 1_000_000 {
+			t.Fatalf("broker 2 never came back: %+v", c.View().BrokerNodes)
+		}
+		checkViewConsistent(t, c, fmt.Sprintf("step %d after the restart (%s)", step, c.Elapsed()))
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func checkViewConsistent(t *testing.T, c *Cluster, when string) {
+	t.Helper()
+	v := c.View()
+	img := c.Controller().Image()
+	for _, tv := range v.Topics {
+		for _, pv := range tv.Partitions {
+			meta := img.Topic(tv.Name).Partitions[pv.Index]
+			if pv.Leader != int(meta.Leader) || pv.LeaderEpoch != int(meta.LeaderEpoch) {
+				t.Errorf("%s: %s shows leader %d epoch %d, the metadata says %d epoch %d", when, pv.Name(), pv.Leader, pv.LeaderEpoch, meta.Leader, meta.LeaderEpoch)
+			}
+			for _, r := range pv.Replicas {
+				named := r.Broker == pv.Leader
+				switch {
+				case named && r.Alive && r.Opened && !r.Leader && pv.LeaderState() == "":
+					t.Errorf("%s: %s names broker %d leader, its row says follower, and nothing says why: %+v", when, pv.Name(), r.Broker, r)
+				case named && (!r.Alive || !r.Opened) && pv.LeaderState() == "":
+					t.Errorf("%s: %s names broker %d leader without saying it is %s", when, pv.Name(), r.Broker, map[bool]string{true: "without a replica", false: "down"}[r.Alive])
+				case r.Alive && !r.Opened && (r.LEO != 0 || r.HW != 0 || r.Leader):
+					t.Errorf("%s: %s: broker %d has no replica open but its row shows one: %+v", when, pv.Name(), r.Broker, r)
+				}
+			}
+			if len(pv.Records) == 0 {
+				continue
+			}
+			r, _, err := c.Replica(tv.Name, pv.Index, pv.ShownBroker)
+			if err != nil {
+				t.Errorf("%s: %s shows records from broker %d, which cannot be opened: %v", when, pv.Name(), pv.ShownBroker, err)
+				continue
+			}
+			last := pv.Records[len(pv.Records)-1].Offset
+			if _, err := r.Log.Records(last, 1); err != nil {
+				t.Errorf("%s: %s offset %d is shown but broker %d cannot read it: %v", when, pv.Name(), last, pv.ShownBroker, err)
+			}
+		}
+	}
+	for _, b := range v.BrokerNodes {
+		for _, name := range v.Leads(b.ID) {
+			var tp view.Partition
+			for _, tv := range v.Topics {
+				for _, pv := range tv.Partitions {
+					if pv.Name() == name {
+						tp = pv
+					}
+				}
+			}
+			if tp.LeaderState() != "" {
+				t.Errorf("%s: broker %d's node says it leads %s, whose leader is %s", when, b.ID, name, tp.LeaderState())
+			}
+		}
 	}
 }

@@ -94,8 +94,12 @@ type Broker struct {
 	Node           string // its network name, e.g. "b1"
 	Alive          bool
 	Fenced         bool
-	Epoch          int64
+	Epoch          int64 // the broker epoch the controller's metadata holds for it
 	MetadataOffset int64
+	// Registered is false for a broker that runs but has not registered
+	// since it (re)started: the metadata still describes its previous run
+	// (its epoch, its leaderships) until the controller accepts the new one.
+	Registered bool
 }
 
 // Message is a request or response on the network.
@@ -118,6 +122,23 @@ type Replica struct {
 	LEO    int64 // log end offset
 	HW     int64 // high watermark as this replica knows it
 	Epoch  int
+	// Opened is false while a running broker has no replica of the
+	// partition open: a restarted broker opens its logs once it has
+	// registered and replayed the metadata that assigns them.
+	Opened bool
+}
+
+// Role is what the replica row says the broker is for this partition.
+func (r Replica) Role() string {
+	switch {
+	case !r.Alive:
+		return "down"
+	case !r.Opened:
+		return "no replica yet"
+	case r.Leader:
+		return "leader"
+	}
+	return "follower"
 }
 
 // Topic is one topic with its partitions in partition order.
@@ -138,6 +159,11 @@ type Partition struct {
 	HighWatermark  int64
 	ISR            []int
 	Replicas       []Replica
+	// ShownBroker is the broker whose log Records, the offsets and
+	// Segments come from: the leader's when it leads, else the first
+	// replica that has the log open (0: none). Opening a record asks
+	// this broker.
+	ShownBroker int
 	// Records is the tail of the log, oldest first; Hidden counts the
 	// offsets before it that are left out so a long log stays cheap to
 	// render (compaction may have emptied some of them).
@@ -172,6 +198,62 @@ type IndexEntry struct {
 
 // Name is the lab language's "topic/partition" spelling.
 func (p Partition) Name() string { return p.Topic + "/" + strconv.Itoa(p.Index) }
+
+// LeaderState says why the leader the metadata names is not leading: ""
+// when its replica leads (or there is no leader), "down" when its broker
+// is down, "no replica yet" when the broker restarted and has not opened
+// the partition, "not leading yet" when its replica has not yet applied
+// the metadata that made it leader. The controller moves the leadership
+// only once it fences the broker, broker.session.timeout.ms after the last
+// heartbeat of its previous run: until then Kafka's metadata, too, names a
+// leader that cannot serve.
+func (p Partition) LeaderState() string {
+	if p.Leader < 0 {
+		return ""
+	}
+	for _, r := range p.Replicas {
+		if r.Broker != p.Leader {
+			continue
+		}
+		switch {
+		case !r.Alive:
+			return "down"
+		case !r.Opened:
+			return "no replica yet"
+		case !r.Leader || r.Epoch != p.LeaderEpoch:
+			return "not leading yet"
+		}
+	}
+	return ""
+}
+
+// Leads lists the partitions broker id leads: the metadata names it and
+// its replica leads at that epoch.
+func (c Cluster) Leads(id int) []string {
+	var out []string
+	for _, t := range c.Topics {
+		for _, p := range t.Partitions {
+			if p.Leader == id && p.LeaderState() == "" {
+				out = append(out, p.Name())
+			}
+		}
+	}
+	return out
+}
+
+// NamedLeader lists the partitions the metadata names broker id leader of
+// but that it does not lead (see Partition.LeaderState).
+func (c Cluster) NamedLeader(id int) []string {
+	var out []string
+	for _, t := range c.Topics {
+		for _, p := range t.Partitions {
+			if p.Leader == id && p.LeaderState() != "" {
+				out = append(out, p.Name())
+			}
+		}
+	}
+	return out
+}
 
 // Record is one record, with key and value as display text.
 type Record struct {
