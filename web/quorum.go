@@ -23,16 +23,20 @@ func activeLabel(c view.Cluster) string {
 // controllerRole is what a controller card calls its role. The raft
 // leader is normally the active controller, the one brokers talk to. A
 // leader raft elected on its own (a heartbeat came late in real time) gets
-// the leadership taken back at the next command (cluster.FollowQuorum);
-// until then it shows as not active, and the controller still doing the
-// job as a follower. A follower keeps naming the leader it last heard from after
-// that leader crashed, so the card says when that one is down.
+// the leadership taken back before any view is drawn
+// (cluster.FollowQuorum); should raft elect again in between, the card
+// says the leadership goes back, and the panel explains (raftDrift). A
+// follower keeps naming the leader it last heard from after that leader
+// crashed, so the card says when that one is down.
 func controllerRole(q view.Controller, c view.Cluster) string {
 	active := q.ID == c.ActiveController
 	switch q.Role {
 	case "leader":
 		if active {
 			return "active controller"
+		}
+		if c.ActiveController != 0 {
+			return "raft leader on its own, handing back to " + strconv.Itoa(c.ActiveController)
 		}
 		return "raft leader, not active yet"
 	case "follower":
@@ -46,7 +50,10 @@ func controllerRole(q view.Controller, c view.Cluster) string {
 			s = "follower of " + strconv.Itoa(q.Leader)
 		}
 		if active {
-			s = "active controller, raft " + s
+			s = "active controller, taking the raft leadership back from " + strconv.Itoa(q.Leader)
+			if q.Leader == 0 {
+				s = "active controller; raft knows no leader yet"
+			}
 		}
 		return s
 	case "candidate":
@@ -55,6 +62,20 @@ func controllerRole(q view.Controller, c view.Cluster) string {
 		return "down"
 	}
 	return q.Role
+}
+
+// raftDrift is the controller raft made leader on its own while another
+// is the active controller, 0 when raft and the simulation agree.
+func raftDrift(c view.Cluster) int {
+	if c.ActiveController == 0 {
+		return 0
+	}
+	for _, q := range c.Quorum {
+		if q.Up && q.Role == "leader" && q.ID != c.ActiveController {
+			return q.ID
+		}
+	}
+	return 0
 }
 
 func controllerUp(qs []view.Controller, id int) bool {

@@ -107,8 +107,11 @@ func TestQuorumPanelNamesTheActiveController(t *testing.T) {
 }
 
 // The cluster hands the controller job over only when a controller crashes
-// or restarts; a leader raft elected on its own meanwhile is shown as not
-// active yet, beside the follower still doing the job.
+// or restarts; should raft elect a leader on its own between the view
+// taking the leadership back and reading the quorum, the panel says
+// plainly what happened and that the leadership goes back, rather than
+// showing "active controller, raft follower" beside "raft leader, not
+// active yet" without a word.
 func TestQuorumPanelWhenRaftAndTheClusterDisagree(t *testing.T) {
 	c := noMajority()
 	c.ActiveController = 1
@@ -117,10 +120,20 @@ func TestQuorumPanelWhenRaftAndTheClusterDisagree(t *testing.T) {
 	html := render(t, c)
 	element(t, html, `<div class="node controller-card role-follower active"[^>]*data-controller="1"[^>]*data-active="true"[^>]*>`)
 	element(t, html, `<div class="node controller-card role-leader"[^>]*data-controller="3"[^>]*data-active="false"[^>]*>`)
-	for _, want := range []string{"active controller, raft follower of 3", "raft leader, not active yet", `<strong class="active-label">controller 1</strong>`} {
+	for _, want := range []string{"active controller, taking the raft leadership back from 3", "raft leader on its own, handing back to 1",
+		`<strong class="active-label">controller 1</strong>`, `id="raft-drift"`, `data-raft-leader="3"`,
+		"Raft elected controller 3 on its own.", "controller 1 stays the active controller and gets the raft leadership back"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	for _, unwanted := range []string{"raft leader, not active yet", "active controller, raft follower"} {
+		if strings.Contains(html, unwanted) {
+			t.Errorf("the page shows %q", unwanted)
+		}
+	}
+	if html := render(t, failover()); strings.Contains(html, "raft-drift") {
+		t.Error("the drift notice shows while raft and the cluster agree")
 	}
 }
 
