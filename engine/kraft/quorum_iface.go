@@ -34,6 +34,11 @@ type Quorum interface {
 	// TransferLeadership makes controller id the leader again after raft
 	// elected another on its own, waiting until it is active.
 	TransferLeadership(id int) error
+	// Partition sets which controllers reach each other (connected(a, b)
+	// for controller ids; nil: all of them, a heal) and returns once the
+	// quorum has settled into it: a leader cut off from its majority has
+	// stepped down, and a connected majority, if any, has a new one.
+	Partition(connected func(a, b int) bool) error
 	// Settle waits until every live controller has applied all the active
 	// controller committed, so that Status reads the same on every run.
 	Settle()

@@ -65,7 +65,7 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 // timeout without a majority), so that what follows does not depend on how
 // fast the next command came: a restart then always starts an election.
 func (q *Quorum) awaitStepDown() {
-	if q.live() >= q.cfg.Controllers/2+1 {
+	if q.canElect() {
 		return
 	}
 	deadline := time.Now().Add(10 * q.cfg.HeartbeatTimeout)
@@ -82,9 +82,10 @@ func (q *Quorum) quiesce(id int, wait time.Duration) {
 		q.mu.Lock()
 		done := true
 		if q.leaderLocked() == id {
-			end := q.nodes[id-1].p.raft.LastIndex()
-			for _, n := range q.nodes {
-				if n.p != nil && n.p.raft.LastIndex() < end {
+			leader := q.nodes[id-1].p
+			end := leader.raft.LastIndex()
+			for _, n := range q.reachedByLocked(leader) {
+				if n.p.raft.LastIndex() < end {
 					done = false
 				}
 			}
@@ -106,7 +107,12 @@ func (q *Quorum) Restart(id int) error {
 	if err := q.restart(id); err != nil {
 		return err
 	}
-	if q.Leader() == 0 && q.live() < q.cfg.Controllers/2+1 {
+	if q.Leader() == 0 && !q.canElect() {
+		return nil
+	}
+	if leader, err := q.activeController(q.cfg.LeaderWait); err != nil || !q.Connected(id, q.idOf(leader)) {
+		// No leader, or one a partition cuts it off from: it catches up
+		// once the network heals (Partition waits for that).
 		return nil
 	}
 	if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {

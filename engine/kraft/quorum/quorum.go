@@ -389,11 +389,6 @@ func (q *Quorum) activeController(wait time.Duration) (*proc, error) {
 	}
 }
 
-// canElect says whether raft will elect a leader on its own: a majority of
-// the controllers runs. Raft guarantees it then (the most up-to-date of
-// them wins the votes of the others), whatever the timing.
-func (q *Quorum) canElect() bool { return q.live() >= q.cfg.Controllers/2+1 }
-
 // Close stops every controller and closes their stores. Native stores stay
 // on disk: New on the same Dir continues from them.
 func (q *Quorum) Close() error {

@@ -264,6 +264,15 @@ func (r *Remote) Restart(id int) error {
 	return fmt.Errorf("quorum: controller %d runs in its own process: start it again with `loglab controller -id %d` and the same -voters and -data-dir", id, id)
 }
 
+// Partition cannot cut the network between other processes; healing
+// everything (nil) is a no-op.
+func (r *Remote) Partition(connected func(a, b int) bool) error {
+	if connected == nil {
+		return nil
+	}
+	return fmt.Errorf("quorum: the controllers run in their own processes and talk over TCP: net partition cannot cut them apart (cut the network between the processes instead)")
+}
+
 // TransferLeadership cannot move another process's leadership; it
 // reports where the leadership is instead.
 func (r *Remote) TransferLeadership(id int) error {

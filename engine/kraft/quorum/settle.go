@@ -63,8 +63,8 @@ func (q *Quorum) settle(leader *proc) {
 	for {
 		done := true
 		q.mu.Lock()
-		for _, n := range q.nodes {
-			if p := n.p; p != nil && (p.raft.AppliedIndex() < target || p.raft.CommitIndex() < target || p.fsm.end() < end) {
+		for _, n := range q.reachedByLocked(leader) {
+			if p := n.p; p.raft.AppliedIndex() < target || p.raft.CommitIndex() < target || p.fsm.end() < end {
 				done = false
 			}
 		}
@@ -86,10 +86,8 @@ func (q *Quorum) snapshotIfDue(leader *proc) {
 	q.settle(leader)
 	q.mu.Lock()
 	var procs []*proc
-	for _, n := range q.nodes {
-		if n.p != nil {
-			procs = append(procs, n.p)
-		}
+	for _, n := range q.reachedByLocked(leader) {
+		procs = append(procs, n.p)
 	}
 	q.mu.Unlock()
 	for _, p := range procs {
@@ -97,6 +95,25 @@ func (q *Quorum) snapshotIfDue(leader *proc) {
 			q.cfg.Logger.Warn("snapshot failed", "error", err)
 		}
 	}
+}
+
+// reachedByLocked lists the running controllers that leader's run reaches
+// (itself included): a controller cut off by a partition neither follows
+// nor snapshots with it. Callers hold q.mu.
+func (q *Quorum) reachedByLocked(leader *proc) []*node {
+	var from *node
+	for _, n := range q.nodes {
+		if n.p == leader {
+			from = n
+		}
+	}
+	var out []*node
+	for _, n := range q.nodes {
+		if n.p != nil && (from == nil || n == from || q.sb.connected(from.addr, n.addr)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // live counts the running controllers.

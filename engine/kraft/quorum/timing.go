@@ -183,7 +183,14 @@ func (q *Quorum) applyPlanAt(leader int, reset bool, upTo uint64) {
 			}
 		}
 	}
-	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, successionOrder(pos))
+	q.applyPlanFor(leader, successionOrder(pos), reset)
+}
+
+// applyPlanFor gives the controllers in order (the succession, see
+// planTimings) their timeouts for a leader; the others keep theirs.
+// Callers hold q.mu.
+func (q *Quorum) applyPlanFor(leader int, order []int, reset bool) {
+	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, order)
 	for _, n := range q.nodes {
 		t, ok := plan[n.id]
 		if !ok || n.p == nil || (!reset && n.p.timing == t) {

@@ -38,9 +38,13 @@ var errReset = errors.New("connection reset: the controller restarted")
 // is also released, with an error, when its sender crashes, so that raft
 // can shut down.
 type switchboard struct {
-	mu      sync.Mutex
-	nodes   map[raft.ServerAddress]*endpoint
-	changed chan struct{} // closed and replaced whenever a controller goes up or down
+	mu    sync.Mutex
+	nodes map[raft.ServerAddress]*endpoint
+	// cut holds the links a network partition cuts, both directions
+	// (see partition.go): an RPC over one is treated as one to a
+	// crashed controller.
+	cut     map[[2]raft.ServerAddress]bool
+	changed chan struct{} // closed and replaced whenever a controller goes up or down, or a link is cut or healed
 }
 
 // endpoint is one incarnation of a controller's transport: a restart makes
@@ -54,6 +58,21 @@ type endpoint struct {
 
 func newSwitchboard() *switchboard {
 	return &switchboard{nodes: map[raft.ServerAddress]*endpoint{}, changed: make(chan struct{})}
+}
+
+// setCut replaces the cut links and wakes the RPCs held for them.
+func (sb *switchboard) setCut(cut map[[2]raft.ServerAddress]bool) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.cut = cut
+	sb.broadcast()
+}
+
+// connected says whether no partition cuts a from b.
+func (sb *switchboard) connected(a, b raft.ServerAddress) bool {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return !sb.cut[[2]raft.ServerAddress{a, b}]
 }
 
 // broadcast wakes every RPC waiting for a controller. Callers hold mu.
@@ -139,7 +158,7 @@ func (l *link) reach(target raft.ServerAddress, wait bool) error {
 	for {
 		l.sb.mu.Lock()
 		ep := l.sb.nodes[target]
-		up := ep != nil && ep.up
+		up := ep != nil && ep.up && !l.sb.cut[[2]raft.ServerAddress{l.ep.addr, target}]
 		changed := l.sb.changed
 		l.sb.mu.Unlock()
 		select {

@@ -1,0 +1,218 @@
+package quorum
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Network partitions between controllers.
+//
+// The controllers talk through the switchboard, so a partition is a set of
+// cut links there: an RPC over a cut link is treated as one to a crashed
+// controller (a vote fails at once, a replication RPC is held until the
+// link is back and then reset; see link.reach). A leader that can no
+// longer reach a majority stops believing in itself after its lease
+// (LeaderLeaseTimeout = T) and steps down: it cannot commit anything. A
+// majority on the other side elects a new leader after its timeouts, the
+// same predictable way as after a crash: Partition restarts the timers of
+// the controllers that lost their leader, with the succession of their
+// side (timing.go).
+//
+// Kafka's KRaft does the same with its own protocol: a leader that has not
+// heard fetches from a majority for controller.quorum.fetch.timeout.ms
+// resigns (check-quorum), and the followers elect a new leader after the
+// same timeout. As for a crash, loglab's failover takes no virtual time.
+
+// Partition sets which controllers reach each other: connected(a, b) for
+// controller ids a and b; nil connects everyone (a heal). It returns once
+// the quorum has settled into the new network: a leader cut off from its
+// majority has stepped down, a new one is active if a connected majority
+// runs, and every controller connected to the leader has caught up.
+func (q *Quorum) Partition(connected func(a, b int) bool) error {
+	q.life.Lock()
+	defer q.life.Unlock()
+	if leader := q.Leader(); leader != 0 {
+		// As before a crash: followers holding the leader's whole log tie,
+		// so the lowest-numbered controller of the majority takes over.
+		q.quiesce(leader, 4*q.cfg.HeartbeatTimeout)
+	}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return ErrClosed
+	}
+	cut := map[[2]raft.ServerAddress]bool{}
+	for _, a := range q.nodes {
+		for _, b := range q.nodes {
+			if a.id != b.id && connected != nil && !connected(a.id, b.id) {
+				cut[[2]raft.ServerAddress{a.addr, b.addr}] = true
+			}
+		}
+	}
+	leader := q.leaderLocked()
+	q.sb.setCut(cut)
+	isolated := leader != 0 && len(q.reachableLocked(leader)) < q.majority()
+	if isolated {
+		if side := q.electableSideLocked(leader); side != nil {
+			pos := q.positionsLocked()
+			for id := range pos {
+				if !side[id] {
+					delete(pos, id)
+				}
+			}
+			q.applyPlanFor(leader, successionOrder(pos), true)
+		}
+	}
+	q.mu.Unlock()
+
+	if isolated {
+		if err := q.awaitStepDownOf(leader); err != nil {
+			return err
+		}
+	}
+	if !q.canElect() {
+		return nil
+	}
+	if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	now := q.leaderLocked()
+	var reached []int
+	if now != 0 {
+		reached = q.reachableLocked(now)
+	}
+	q.mu.Unlock()
+	for _, id := range reached {
+		if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitStepDownOf waits until controller id is no longer a raft leader:
+// its lease runs out a heartbeat timeout after it last heard from a
+// majority. Raft guarantees it; the bound only turns a bug into an error.
+func (q *Quorum) awaitStepDownOf(id int) error {
+	bound := time.Now().Add(100 * q.cfg.HeartbeatTimeout)
+	for {
+		q.mu.Lock()
+		p := q.nodes[id-1].p
+		leading := p != nil && p.raft.State() == raft.Leader
+		q.mu.Unlock()
+		if !leading {
+			return nil
+		}
+		if !time.Now().Before(bound) {
+			return fmt.Errorf("quorum: controller %d, cut off from its majority, did not step down", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (q *Quorum) majority() int { return q.cfg.Controllers/2 + 1 }
+
+// idOf is the id of the controller whose run p is, 0 for none.
+func (q *Quorum) idOf(p *proc) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, n := range q.nodes {
+		if p != nil && n.p == p {
+			return n.id
+		}
+	}
+	return 0
+}
+
+// reachableLocked lists the live controllers id reaches, itself included,
+// in id order. Callers hold q.mu.
+func (q *Quorum) reachableLocked(id int) []int {
+	var out []int
+	for _, n := range q.nodes {
+		if n.p != nil && (n.id == id || q.sb.connected(q.nodes[id-1].addr, n.addr)) {
+			out = append(out, n.id)
+		}
+	}
+	return out
+}
+
+// electableSideLocked is the largest set of live controllers that reach
+// each other, leave out controller not and make a majority (the lowest ids
+// on a tie); nil when there is none. Callers hold q.mu.
+func (q *Quorum) electableSideLocked(not int) map[int]bool {
+	var best []int
+	q.eachConnectedSetLocked(func(ids []int) {
+		for _, id := range ids {
+			if id == not {
+				return
+			}
+		}
+		if len(ids) >= q.majority() && len(ids) > len(best) {
+			best = ids
+		}
+	})
+	if best == nil {
+		return nil
+	}
+	side := map[int]bool{}
+	for _, id := range best {
+		side[id] = true
+	}
+	return side
+}
+
+// eachConnectedSetLocked calls f with every set of live controllers that
+// all reach each other, in id order, sets in order of their bitmask (at
+// most 2^5). Callers hold q.mu.
+func (q *Quorum) eachConnectedSetLocked(f func(ids []int)) {
+	for mask := 1; mask < 1<<len(q.nodes); mask++ {
+		var ids []int
+		ok := true
+		for i, n := range q.nodes {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			if n.p == nil {
+				ok = false
+				break
+			}
+			for _, other := range ids {
+				if !q.sb.connected(n.addr, q.nodes[other-1].addr) {
+					ok = false
+				}
+			}
+			ids = append(ids, n.id)
+		}
+		if ok {
+			f(ids)
+		}
+	}
+}
+
+// canElect says whether raft will elect a leader on its own: a majority of
+// the controllers runs and reaches each other. Raft guarantees it then
+// (the most up-to-date of them wins the votes of the others), whatever the
+// timing.
+func (q *Quorum) canElect() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	can := false
+	q.eachConnectedSetLocked(func(ids []int) { can = can || len(ids) >= q.majority() })
+	return can
+}
+
+// Connected says whether controllers a and b reach each other.
+func (q *Quorum) Connected(a, b int) bool {
+	na, err := q.node(a)
+	if err != nil {
+		return false
+	}
+	nb, err := q.node(b)
+	if err != nil {
+		return false
+	}
+	return a == b || q.sb.connected(na.addr, nb.addr)
+}
