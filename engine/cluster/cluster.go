@@ -92,6 +92,7 @@ type Cluster struct {
 	meta         *metadataLog
 	controllerUp []bool            // index = id - 1
 	activeID     int               // the active controller, 0 for none
+	partition    [][]sim.NodeID    // the groups of the last net partition, as named (nil: none)
 	controller   *kraft.Controller // the active controller, or the last one (stopped) while there is none
 	started      bool              // New has returned
 	stepped      uint64            // events run, for Config.Pace

@@ -67,6 +67,7 @@ func (c *Cluster) activate() {
 	}
 	c.controller = kraft.NewController(c.controllerConfig(), c.net, c.sched, c.rng, c.meta, img, c.event)
 	c.activeID = leader
+	c.placePartition() // ctl is where the active controller is
 	if c.started {
 		// Not the raft term: a machine hiccup can add elections, and the
 		// transcript must not depend on them (show quorum has the terms).
@@ -78,8 +79,11 @@ func (c *Cluster) activate() {
 func (c *Cluster) deactivate() {
 	if c.controller != nil && !c.controller.Stopped() {
 		c.controller.Stop()
-		c.event(fmt.Sprintf("no active controller: %d of %d controllers run, a majority is %d; brokers keep their last metadata, nothing is fenced, elected or changed in any ISR",
-			c.controllersUp(), c.config.Controllers, c.config.Controllers/2+1))
+		why := fmt.Sprintf("%d of %d controllers run, a majority is %d", c.controllersUp(), c.config.Controllers, c.majority())
+		if c.controllersUp() >= c.majority() {
+			why = fmt.Sprintf("no %d of the %d controllers reach each other across the network partition", c.majority(), c.config.Controllers)
+		}
+		c.event("no active controller: " + why + "; brokers keep their last metadata, nothing is fenced, elected or changed in any ISR")
 	}
 	c.activeID = 0
 	c.net.SetDown(kraft.ControllerNode, true)
@@ -100,7 +104,29 @@ func (c *Cluster) controllersUp() int {
 	return n
 }
 
-func (c *Cluster) quorumHasMajority() bool { return c.controllersUp() >= c.config.Controllers/2+1 }
+// quorumHasMajority says whether a majority of the controllers runs and
+// reaches each other: only then can the quorum elect and commit.
+func (c *Cluster) quorumHasMajority() bool {
+	n := c.config.Controllers
+	for mask := 1; mask < 1<<n; mask++ {
+		var ids []int
+		ok := true
+		for id := 1; id <= n && ok; id++ {
+			if mask&(1<<(id-1)) == 0 {
+				continue
+			}
+			ok = c.controllerUp[id-1]
+			for _, other := range ids {
+				ok = ok && c.controllersConnected(id, other)
+			}
+			ids = append(ids, id)
+		}
+		if ok && len(ids) >= c.majority() {
+			return true
+		}
+	}
+	return false
+}
 
 // CrashController stops controller id. When it was the active controller,
 // the quorum elects another (if a majority still runs), which takes over.

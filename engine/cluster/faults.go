@@ -63,5 +63,5 @@ func (c *Cluster) NodeFor(name string) (sim.NodeID, error) {
 	if c.Producer(name) != nil || c.Consumer(name) != nil {
 		return sim.NodeID(name), nil
 	}
-	return "", fmt.Errorf("no node %q: use a broker number, ctl, or a client name", name)
+	return "", fmt.Errorf("no node %q: use a broker number, ctl, a client name, or in net partition a controller c1-c%d", name, c.config.Controllers)
 }

@@ -91,7 +91,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int, configs [][2]stri
 		return err
 	}
 	if c.activeID == 0 {
-		return fmt.Errorf("%w: no active controller to create the topic (a majority of controllers must run)", ErrNotController)
+		return fmt.Errorf("%w: no active controller to create the topic (a majority of controllers must run and reach each other)", ErrNotController)
 	}
 	if err := c.controller.CreateTopic(name, partitions, rf, configs); err != nil {
 		return err

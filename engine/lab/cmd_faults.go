@@ -74,7 +74,7 @@ func idArg(a *args, what string) (int, error) {
 var netPartitionCommand = &command{
 	name:    "net partition",
 	usage:   "net partition (A,B) (C) ...",
-	summary: "split the network: nodes in different groups cannot talk; nodes not named (clients, the controller unless named ctl) reach everyone",
+	summary: "split the network: nodes in different groups cannot talk. Name brokers by id, clients by name, controllers as c1, c2... (raft's own links: a controller cut off from its majority steps down and the majority elects another; ctl, the active controller's address, then follows the active controller's side) or the active controller as ctl; nodes not named reach everyone",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -93,9 +93,13 @@ var netPartitionCommand = &command{
 			}
 			var group []sim.NodeID
 			for _, name := range strings.Split(strings.Trim(g, "()"), ",") {
-				node, err := l.cluster.NodeFor(strings.TrimSpace(name))
-				if err != nil {
-					return "", err
+				name = strings.TrimSpace(name)
+				node := sim.NodeID(name)
+				if _, ok := l.cluster.ControllerFor(name); !ok {
+					var err error
+					if node, err = l.cluster.NodeFor(name); err != nil {
+						return "", err
+					}
 				}
 				if seen[node] {
 					return "", fmt.Errorf("%s is in two groups", name)
@@ -105,7 +109,9 @@ var netPartitionCommand = &command{
 			}
 			groups = append(groups, group)
 		}
-		l.cluster.Network().Partition(groups)
+		if err := l.cluster.PartitionNetwork(groups); err != nil {
+			return "", err
+		}
 		return l.cluster.Network().Describe(), nil
 	},
 }
@@ -113,12 +119,14 @@ var netPartitionCommand = &command{
 var netHealCommand = &command{
 	name:    "net heal",
 	usage:   "net heal",
-	summary: "remove every partition, drop rule and delay",
+	summary: "remove every partition (between controllers too), drop rule and delay",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
-		l.cluster.Network().Heal()
+		if err := l.cluster.HealNetwork(); err != nil {
+			return "", err
+		}
 		return l.cluster.Network().Describe(), nil
 	},
 }

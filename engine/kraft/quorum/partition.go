@@ -35,8 +35,13 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 	defer q.life.Unlock()
 	if leader := q.Leader(); leader != 0 {
 		// As before a crash: followers holding the leader's whole log tie,
-		// so the lowest-numbered controller of the majority takes over.
+		// so the lowest-numbered controller of the majority takes over;
+		// and they know it committed, so what a controller cut off shows
+		// does not depend on a heartbeat's timing.
 		q.quiesce(leader, 4*q.cfg.HeartbeatTimeout)
+		if p, err := q.activeController(0); err == nil {
+			q.settle(p)
+		}
 	}
 	q.mu.Lock()
 	if q.closed {
@@ -65,6 +70,12 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 			q.applyPlanFor(leader, successionOrder(pos), true)
 		}
 	}
+	if leader == 0 && connected == nil {
+		// Healed with no leader: every controller is a candidate whose
+		// election timer runs since it was cut off. Restart them all as
+		// at start-up, so the first in succession asks first and wins.
+		q.applyPlanFor(0, successionOrder(q.positionsLocked()), true)
+	}
 	q.mu.Unlock()
 
 	if isolated {
@@ -72,25 +83,55 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 			return err
 		}
 	}
-	if !q.canElect() {
-		return nil
-	}
-	if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
-		return err
-	}
-	q.mu.Lock()
-	now := q.leaderLocked()
-	var reached []int
-	if now != 0 {
-		reached = q.reachableLocked(now)
-	}
-	q.mu.Unlock()
-	for _, id := range reached {
-		if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+	if q.canElect() {
+		if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
 			return err
 		}
+		q.mu.Lock()
+		now := q.leaderLocked()
+		var reached []int
+		if now != 0 {
+			reached = q.reachableLocked(now)
+		}
+		q.mu.Unlock()
+		for _, id := range reached {
+			if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	return q.awaitCandidates()
+}
+
+// awaitCandidates waits until every live controller the leader does not
+// reach (all of them without a leader) is a candidate: cut off, it stops
+// hearing from a leader and, after its heartbeat timeout, asks for votes
+// it cannot get (pre-vote keeps its term), and stays a candidate until it
+// hears from a leader again. Waiting for that makes `show quorum` the same
+// on every run. The bound only turns a bug into an error.
+func (q *Quorum) awaitCandidates() error {
+	bound := time.Now().Add(100 * q.cfg.HeartbeatTimeout)
+	for {
+		q.mu.Lock()
+		var waiting []int
+		leader := q.leaderLocked()
+		for _, n := range q.nodes {
+			if n.p == nil || n.id == leader || (leader != 0 && q.sb.connected(q.nodes[leader-1].addr, n.addr)) {
+				continue
+			}
+			if n.p.raft.State() != raft.Candidate {
+				waiting = append(waiting, n.id)
+			}
+		}
+		q.mu.Unlock()
+		if len(waiting) == 0 {
+			return nil
+		}
+		if !time.Now().Before(bound) {
+			return fmt.Errorf("quorum: controllers %v, cut off from the leader, did not become candidates", waiting)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // awaitStepDownOf waits until controller id is no longer a raft leader:

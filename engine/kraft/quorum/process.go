@@ -166,7 +166,7 @@ func (p *Process) start() error {
 			return err
 		}
 	}
-	pr := &proc{fsm: newFSM(), timing: t, stopped: make(chan struct{})}
+	pr := &proc{fsm: newFSM(), timing: t, election: t.election, stopped: make(chan struct{})}
 	r, err := raft.NewRaft(rc, pr.fsm, n.logs, n.stable, n.snaps, trans)
 	if err != nil {
 		trans.Close()

@@ -74,5 +74,5 @@ func (p *Process) retime() {
 		q.cfg.Logger.Warn("setting the election timeouts failed", "error", err)
 		return
 	}
-	pr.timing = t
+	pr.timing, pr.election = t, t.election
 }

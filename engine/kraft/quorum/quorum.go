@@ -177,6 +177,7 @@ type proc struct {
 	link      *link
 	observer  *raft.Observer
 	timing    timing
+	election  time.Duration // the election timeout raft has (timing's, or 1 ms more; see applyPlanFor)
 	readyTerm atomic.Uint64 // the term in which this leader applied everything before it
 	stopped   chan struct{} // closed when this run ends
 }
@@ -310,7 +311,7 @@ func (q *Quorum) start(n *node, t timing) error {
 			return err
 		}
 	}
-	p := &proc{fsm: newFSM(), link: lk, timing: t, stopped: make(chan struct{})}
+	p := &proc{fsm: newFSM(), link: lk, timing: t, election: t.election, stopped: make(chan struct{})}
 	r, err := raft.NewRaft(rc, p.fsm, n.logs, n.stable, n.snaps, lk)
 	if err != nil {
 		q.sb.detach(n.addr)

@@ -204,9 +204,17 @@ func (q *Quorum) applyPlanFor(leader int, order []int, reset bool) {
 			bump.HeartbeatTimeout += time.Millisecond
 			bump.ElectionTimeout = max(bump.ElectionTimeout, bump.HeartbeatTimeout)
 			n.p.raft.ReloadConfig(bump)
+			// A candidate restarts its election timer when it finds its
+			// election timeout changed, but raft coalesces the two
+			// notifications: should the timeout end where it started,
+			// the candidate would see no change. So it ends 1 ms off
+			// (Status shows the plan's value).
+			if rc.ElectionTimeout == n.p.election {
+				rc.ElectionTimeout += time.Millisecond
+			}
 		}
 		n.p.raft.ReloadConfig(rc)
-		n.p.timing = t
+		n.p.timing, n.p.election = t, rc.ElectionTimeout
 	}
 }
 
