@@ -57,6 +57,9 @@ func controllerRole(q view.Controller, c view.Cluster) string {
 		}
 		return s
 	case "candidate":
+		if q.Isolated {
+			return "candidate: cut off from a majority, asking for votes in vain"
+		}
 		return "candidate: asking for votes"
 	case "down", "":
 		return "down"

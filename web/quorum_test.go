@@ -178,3 +178,29 @@ func TestParseMetadataRecord(t *testing.T) {
 		}
 	}
 }
+
+// A controller cut off by a network partition says from whom, and that it
+// asks for votes in vain when it reaches no majority.
+func TestQuorumPanelShowsAControllerCutOff(t *testing.T) {
+	c := failover()
+	c.ActiveController = 2
+	c.Quorum = []view.Controller{
+		{ID: 1, Up: true, Role: "candidate", Term: 2, CutFrom: []int{2, 3}, Isolated: true},
+		{ID: 2, Up: true, Role: "leader", Leader: 2, Term: 3, CutFrom: []int{1}},
+		{ID: 3, Up: true, Role: "follower", Leader: 2, Term: 3, CutFrom: []int{1}},
+	}
+	html := render(t, c)
+	card := element(t, html, `<div class="node controller-card role-candidate"[^>]*data-controller="1"[^>]*>`)
+	if !strings.Contains(card, `data-role="candidate"`) {
+		t.Errorf("controller 1: %s", card)
+	}
+	for _, want := range []string{"candidate: cut off from a majority, asking for votes in vain",
+		`<span class="state cut isolated" data-cut-from="2,3"`, "cut off from 2,3", `data-cut-from="1"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(render(t, failover()), "cut off from") {
+		t.Error("a cut shows without a partition")
+	}
+}

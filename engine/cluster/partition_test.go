@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -38,6 +39,10 @@ func TestPartitionIsolatesTheActiveController(t *testing.T) {
 	}
 	if got := c.Network().Describe(); got != "partitioned (c1) (c2,c3,ctl)" {
 		t.Errorf("network: %q", got)
+	}
+	v := c.View()
+	if q1, q2 := v.Quorum[0], v.Quorum[1]; !q1.Isolated || !slices.Equal(q1.CutFrom, []int{2, 3}) || q2.Isolated || !slices.Equal(q2.CutFrom, []int{1}) || v.ActiveController != 2 {
+		t.Errorf("quorum view: active %d, %+v, %+v", v.ActiveController, q1, q2)
 	}
 	if err := c.HealNetwork(); err != nil {
 		t.Fatal(err)

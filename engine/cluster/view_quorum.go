@@ -16,6 +16,12 @@ func (c *Cluster) quorumView() []view.Controller {
 		if !vc.Up {
 			vc.Role = "down"
 		}
+		for other := 1; other <= c.config.Controllers; other++ {
+			if !c.controllersConnected(s.ID, other) {
+				vc.CutFrom = append(vc.CutFrom, other)
+			}
+		}
+		vc.Isolated = vc.Up && len(vc.CutFrom) > 0 && !c.quorumReaches(s.ID)
 		out = append(out, vc)
 	}
 	return out

@@ -60,6 +60,11 @@ type Controller struct {
 	// MetadataEnd is the offset the next metadata record will get, as far
 	// as this controller has applied.
 	MetadataEnd int64
+	// CutFrom lists the controllers a network partition cuts it off from,
+	// in id order; Isolated says it reaches no majority (itself counted),
+	// so it can neither lead nor elect.
+	CutFrom  []int
+	Isolated bool
 }
 
 // Client is a producer or consumer node.
