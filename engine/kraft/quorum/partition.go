@@ -18,7 +18,13 @@ import (
 // majority on the other side elects a new leader after its timeouts, the
 // same predictable way as after a crash: Partition restarts the timers of
 // the controllers that lost their leader, with the succession of their
-// side (timing.go).
+// side (timing.go). Timeouts alone do not make that election predictable
+// everywhere: in WASM's single thread, or when a partition heals while
+// every controller is a candidate with its own timer running, any of them
+// may ask first. So until the election is over, only the controller first
+// in succession (the most up-to-date log, then the lowest id: one that can
+// win) gets its vote requests through; the others' fail as if lost. Raft
+// then elects the same controller at the same term on every run.
 //
 // Kafka's KRaft does the same with its own protocol: a leader that has not
 // heard fetches from a majority for controller.quorum.fetch.timeout.ms
@@ -57,24 +63,30 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 		}
 	}
 	leader := q.leaderLocked()
-	q.sb.setCut(cut)
-	isolated := leader != 0 && len(q.reachableLocked(leader)) < q.majority()
-	if isolated {
-		if side := q.electableSideLocked(leader); side != nil {
+	defer q.sb.setCampaigner("")
+	var plan func()
+	if leader == 0 || !q.reachesMajorityLocked(leader, cut) {
+		// An election follows: by the side that lost its leader, or, with
+		// no leader (every controller a candidate whose timer runs since
+		// it was cut off), by a side the new network joins into a
+		// majority. Its timers restart (as at start-up when no leader is
+		// known) and the first in succession campaigns.
+		if side := q.electableSideLocked(leader, cut); side != nil {
 			pos := q.positionsLocked()
 			for id := range pos {
 				if !side[id] {
 					delete(pos, id)
 				}
 			}
-			q.applyPlanFor(leader, successionOrder(pos), true)
+			order := successionOrder(pos)
+			q.sb.setCampaigner(q.nodes[order[0]-1].addr)
+			plan = func() { q.applyPlanFor(leader, order, true) }
 		}
 	}
-	if leader == 0 && connected == nil {
-		// Healed with no leader: every controller is a candidate whose
-		// election timer runs since it was cut off. Restart them all as
-		// at start-up, so the first in succession asks first and wins.
-		q.applyPlanFor(0, successionOrder(q.positionsLocked()), true)
+	q.sb.setCut(cut)
+	isolated := leader != 0 && len(q.reachableLocked(leader)) < q.majority()
+	if plan != nil {
+		plan()
 	}
 	q.mu.Unlock()
 
@@ -168,6 +180,18 @@ func (q *Quorum) idOf(p *proc) int {
 	return 0
 }
 
+// reachesMajorityLocked says whether the live controllers id reaches
+// under cut (itself included) make a majority. Callers hold q.mu.
+func (q *Quorum) reachesMajorityLocked(id int, cut map[[2]raft.ServerAddress]bool) bool {
+	n := 0
+	for _, o := range q.nodes {
+		if o.p != nil && (o.id == id || !cut[[2]raft.ServerAddress{q.nodes[id-1].addr, o.addr}]) {
+			n++
+		}
+	}
+	return n >= q.majority()
+}
+
 // reachableLocked lists the live controllers id reaches, itself included,
 // in id order. Callers hold q.mu.
 func (q *Quorum) reachableLocked(id int) []int {
@@ -183,9 +207,9 @@ func (q *Quorum) reachableLocked(id int) []int {
 // electableSideLocked is the largest set of live controllers that reach
 // each other, leave out controller not and make a majority (the lowest ids
 // on a tie); nil when there is none. Callers hold q.mu.
-func (q *Quorum) electableSideLocked(not int) map[int]bool {
+func (q *Quorum) electableSideLocked(not int, cut map[[2]raft.ServerAddress]bool) map[int]bool {
 	var best []int
-	q.eachConnectedSetLocked(func(ids []int) {
+	q.eachConnectedSetLocked(func(a, b raft.ServerAddress) bool { return !cut[[2]raft.ServerAddress{a, b}] }, func(ids []int) {
 		for _, id := range ids {
 			if id == not {
 				return
@@ -208,7 +232,7 @@ func (q *Quorum) electableSideLocked(not int) map[int]bool {
 // eachConnectedSetLocked calls f with every set of live controllers that
 // all reach each other, in id order, sets in order of their bitmask (at
 // most 2^5). Callers hold q.mu.
-func (q *Quorum) eachConnectedSetLocked(f func(ids []int)) {
+func (q *Quorum) eachConnectedSetLocked(connected func(a, b raft.ServerAddress) bool, f func(ids []int)) {
 	for mask := 1; mask < 1<<len(q.nodes); mask++ {
 		var ids []int
 		ok := true
@@ -221,7 +245,7 @@ func (q *Quorum) eachConnectedSetLocked(f func(ids []int)) {
 				break
 			}
 			for _, other := range ids {
-				if !q.sb.connected(n.addr, q.nodes[other-1].addr) {
+				if !connected(n.addr, q.nodes[other-1].addr) {
 					ok = false
 				}
 			}
@@ -241,7 +265,7 @@ func (q *Quorum) canElect() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	can := false
-	q.eachConnectedSetLocked(func(ids []int) { can = can || len(ids) >= q.majority() })
+	q.eachConnectedSetLocked(q.sb.connected, func(ids []int) { can = can || len(ids) >= q.majority() })
 	return can
 }
 

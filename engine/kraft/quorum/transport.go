@@ -17,6 +17,10 @@ const rpcTimeout = 500 * time.Millisecond
 // errDown is what an RPC to a crashed controller returns.
 var errDown = errors.New("controller is down")
 
+// errNotCampaigning is what a vote request fails with while another
+// controller is the one meant to win an election (see Partition).
+var errNotCampaigning = errors.New("vote request withheld: another controller campaigns")
+
 // errReset is what a replication RPC held for a crashed controller returns
 // once the controller is back.
 var errReset = errors.New("connection reset: the controller restarted")
@@ -43,8 +47,11 @@ type switchboard struct {
 	// cut holds the links a network partition cuts, both directions
 	// (see partition.go): an RPC over one is treated as one to a
 	// crashed controller.
-	cut     map[[2]raft.ServerAddress]bool
-	changed chan struct{} // closed and replaced whenever a controller goes up or down, or a link is cut or healed
+	cut map[[2]raft.ServerAddress]bool
+	// campaigner, when set, is the only controller whose vote requests
+	// get through: see Partition.
+	campaigner raft.ServerAddress
+	changed    chan struct{} // closed and replaced whenever a controller goes up or down, or a link is cut or healed
 }
 
 // endpoint is one incarnation of a controller's transport: a restart makes
@@ -66,6 +73,23 @@ func (sb *switchboard) setCut(cut map[[2]raft.ServerAddress]bool) {
 	defer sb.mu.Unlock()
 	sb.cut = cut
 	sb.broadcast()
+}
+
+// setCampaigner lets only addr ask for votes ("": everyone).
+func (sb *switchboard) setCampaigner(addr raft.ServerAddress) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	sb.campaigner = addr
+}
+
+// mayCampaign says whether addr's vote requests get through.
+func (sb *switchboard) mayCampaign(addr raft.ServerAddress) error {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.campaigner != "" && sb.campaigner != addr {
+		return fmt.Errorf("%s: %w", addr, errNotCampaigning)
+	}
+	return nil
 }
 
 // connected says whether no partition cuts a from b.
@@ -215,6 +239,9 @@ func (l *link) InstallSnapshot(id raft.ServerID, target raft.ServerAddress, args
 }
 
 func (l *link) RequestVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
+	if err := l.sb.mayCampaign(l.ep.addr); err != nil {
+		return err
+	}
 	if err := l.reach(target, false); err != nil {
 		return err
 	}
@@ -222,6 +249,9 @@ func (l *link) RequestVote(id raft.ServerID, target raft.ServerAddress, args *ra
 }
 
 func (l *link) RequestPreVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
+	if err := l.sb.mayCampaign(l.ep.addr); err != nil {
+		return err
+	}
 	if err := l.reach(target, false); err != nil {
 		return err
 	}
