@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/engine/view"
@@ -24,6 +25,49 @@ type liveSession struct {
 	dataDir     string      // where the cluster's files are; empty: in memory
 	history     []web.Entry // the newest historyShown entries
 	subscribers []*subscriber
+	stop        chan struct{} // closed by closeAll: ends watchQuorum
+}
+
+// quorumCheckEvery is how often an idle live cluster is checked for an
+// election raft held on its own (real time: raft runs on it).
+const quorumCheckEvery = time.Second
+
+// watchQuorum hands the raft leadership back to the active controller
+// when raft moved it on its own while nobody typed a command (a busy
+// machine delays heartbeats), and pushes the view again, so an idle
+// page never shows raft and the simulation disagreeing for long.
+func (s *liveSession) watchQuorum() {
+	t := time.NewTicker(quorumCheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.followQuorum()
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// followQuorum does one check of watchQuorum; it reports whether it
+// pushed a view.
+func (s *liveSession) followQuorum() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.lab.Cluster()
+	if c == nil || !c.QuorumDrifted() {
+		return false
+	}
+	v, err := web.RenderString(context.Background(), web.ClusterView(s.lab.View()))
+	if err != nil {
+		return false
+	}
+	msg, err := json.Marshal(update{Type: "update", View: v})
+	if err != nil {
+		return false
+	}
+	s.publish(msg)
+	return true
 }
 
 // update is what the live page receives after each command: the transcript
@@ -43,7 +87,7 @@ func newLiveSession(dataDir string, controllers []string) (*liveSession, error) 
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))
 	}
-	s := &liveSession{lab: l, dataDir: dataDir}
+	s := &liveSession{lab: l, dataDir: dataDir, stop: make(chan struct{})}
 	for _, line := range start {
 		// Controllers in their own processes keep their metadata across
 		// server restarts: the starter topic may be there already.

@@ -51,6 +51,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	go live.watchQuorum()
 	s := &Server{echo: echo.New(), live: live, logger: opts.Logger}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true

@@ -46,6 +46,11 @@ func (s *liveSession) publish(msg []byte) {
 // closeAll disconnects every subscriber, for server shutdown.
 func (s *liveSession) closeAll() {
 	s.mu.Lock()
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
 	subs := append([]*subscriber(nil), s.subscribers...)
 	s.mu.Unlock()
 	for _, sub := range subs {

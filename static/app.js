@@ -84,6 +84,12 @@
       await send(line);
     }
     setStatus("engine running in this page", "ok");
+    // Raft runs on real time: should it elect another leader on its own
+    // between commands, hand the leadership back and redraw, in the chain
+    // so that it never interleaves with a command.
+    setInterval(() => {
+      chain = chain.then(() => globalThis.loglab.followQuorum()).then(applyUpdate);
+    }, 1000);
     ready(send);
   }
 

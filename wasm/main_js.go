@@ -11,8 +11,9 @@ import (
 // main publishes globalThis.loglab and then waits forever: the module lives
 // as long as the page.
 //
-//	loglab.run(line)  -> Promise<{output, ok, entry, view}>
-//	loglab.starter    -> the commands a new lab runs first
+//	loglab.run(line)        -> Promise<{output, ok, entry, view}>
+//	loglab.followQuorum()   -> Promise<{view}>, view "" when nothing changed
+//	loglab.starter          -> the commands a new lab runs first
 func main() {
 	s := newSession()
 	api := js.Global().Get("Object").New()
@@ -25,6 +26,9 @@ func main() {
 			u := s.run(line)
 			return map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View}
 		})
+	}))
+	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
+		return promise(func() any { return map[string]any{"view": s.followQuorum()} })
 	}))
 	api.Set("starter", lab.StarterScript)
 	js.Global().Set("loglab", api)

@@ -80,3 +80,23 @@ func (s *session) run(line string) update {
 	u.Entry, _ = web.RenderString(ctx, web.TranscriptEntry(web.Entry{Command: strings.TrimSpace(line), Output: u.Output, OK: u.OK}))
 	return u
 }
+
+// followQuorum hands the raft leadership back to the active controller
+// when raft moved it on its own since the last command (a busy tab, a
+// garbage collection in WASM's one thread), and returns the view drawn
+// afterwards; "" when raft and the simulation agree. The page calls it
+// now and then, between commands, so an idle lab never shows them
+// disagreeing for long.
+func (s *session) followQuorum() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.lab.Cluster()
+	if c == nil || !c.QuorumDrifted() {
+		return ""
+	}
+	view, err := web.RenderString(context.Background(), web.ClusterView(s.lab.View()))
+	if err != nil {
+		return ""
+	}
+	return view
+}

@@ -79,3 +79,28 @@ func TestLongSimulationLetsTimersFire(t *testing.T) {
 		t.Fatalf("no active controller after the simulation:\n%s", after.Output)
 	}
 }
+
+// Raft elects another leader on its own between commands: followQuorum
+// hands it back and returns a view in which raft and the simulation
+// agree; with nothing to follow it returns nothing.
+func TestSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
+	s := newSession()
+	if r := s.run("cluster brokers=1 controllers=3"); !r.OK {
+		t.Fatal(r.Output)
+	}
+	t.Cleanup(func() { s.lab.Close() })
+	if v := s.followQuorum(); v != "" {
+		t.Fatal("a view for a quorum that agrees with the cluster")
+	}
+	c := s.lab.Cluster()
+	if err := c.RaftHiccup(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.QuorumDrifted() {
+		t.Fatal("the hiccup left raft's leader in place: the test proves nothing")
+	}
+	v := s.followQuorum()
+	if !strings.Contains(v, `id="quorum"`) || strings.Contains(v, `id="raft-drift"`) || c.QuorumDrifted() {
+		t.Fatalf("after followQuorum: drifted %v, view %.200s", c.QuorumDrifted(), v)
+	}
+}

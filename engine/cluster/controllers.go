@@ -198,6 +198,26 @@ func (c *Cluster) FollowQuorum() {
 	}
 }
 
+// QuorumDrifted says whether raft elected a leader on its own since the
+// simulation last looked: another controller than the active one leads.
+// A driver that shows the cluster between commands (the live server)
+// checks it now and then, and draws the view again, which hands the
+// leadership back (View calls FollowQuorum).
+func (c *Cluster) QuorumDrifted() bool {
+	return c.activeID != 0 && c.quorumHasMajority() && c.quorum.Leader() != c.activeID
+}
+
+// RaftHiccup makes the raft leader hand its leadership to another
+// controller, as happens on its own when a busy machine delays the
+// leader's heartbeats: for tests of what the drivers show then.
+func (c *Cluster) RaftHiccup() error {
+	q, ok := c.quorum.(interface{ StepDown() error })
+	if !ok {
+		return fmt.Errorf("this quorum cannot step down on demand")
+	}
+	return q.StepDown()
+}
+
 // ControllersDown lists the crashed controllers in id order.
 func (c *Cluster) ControllersDown() []int {
 	var out []int
