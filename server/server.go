@@ -51,7 +51,12 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	go live.watchQuorum()
+	if len(opts.Controllers) == 0 {
+		// Controllers in their own processes elect on their own, and
+		// asking them every second would hold commands up when one is
+		// down: the cluster follows them at the next command instead.
+		go live.watchQuorum()
+	}
 	s := &Server{echo: echo.New(), live: live, logger: opts.Logger}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
