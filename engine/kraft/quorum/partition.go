@@ -96,6 +96,14 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 		}
 	}
 	if q.canElect() {
+		// The campaigner holds the most up-to-date log of its side, so it
+		// wins; should it not (a bug), let anyone campaign rather than
+		// wait for ever.
+		stuck := time.Now().Add(50 * q.cfg.HeartbeatTimeout)
+		for q.Leader() == 0 && time.Now().Before(stuck) {
+			time.Sleep(time.Millisecond)
+		}
+		q.sb.setCampaigner("")
 		if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
 			return err
 		}
