@@ -141,6 +141,7 @@ func (c *Cluster) Replica(topic string, partition, brokerID int) (*broker.Replic
 	if err != nil {
 		return nil, 0, err
 	}
+	leaderAsked := brokerID <= 0
 	if brokerID <= 0 {
 		if p.Leader < 0 {
 			return nil, 0, fmt.Errorf("%w: %s/%d has no leader (replicas %s, ISR %s); name one with broker=N",
@@ -151,15 +152,39 @@ func (c *Cluster) Replica(topic string, partition, brokerID int) (*broker.Replic
 	if !slices.Contains(p.Replicas, int32(brokerID)) {
 		return nil, 0, fmt.Errorf("%w: broker %d holds no replica of %s/%d (replicas %s)", ErrUnknownTopicOrPartition, brokerID, topic, partition, protocol.JoinIDs(p.Replicas))
 	}
+	named := ""
+	if leaderAsked {
+		named = ", the leader the metadata names,"
+	}
 	b := c.Broker(brokerID)
 	if !b.Alive() {
-		return nil, 0, fmt.Errorf("broker %d is down", brokerID)
+		return nil, 0, fmt.Errorf("broker %d%s is down%s", brokerID, named, c.otherReplica(topic, partition, brokerID))
 	}
 	r := b.Replica(protocol.TopicPartition{Topic: topic, Partition: int32(partition)})
 	if r == nil {
-		return nil, 0, fmt.Errorf("%w: broker %d has not opened %s/%d yet", ErrUnknownTopicOrPartition, brokerID, topic, partition)
+		// A restarted broker opens its logs only once it has registered
+		// and replayed the metadata; until its previous run's session
+		// expires the metadata still names it leader.
+		return nil, 0, fmt.Errorf("%w: broker %d%s has not opened %s/%d yet (a restarted broker opens its logs once it has registered and replayed the metadata)%s",
+			ErrUnknownTopicOrPartition, brokerID, named, topic, partition, c.otherReplica(topic, partition, brokerID))
 	}
 	return r, brokerID, nil
+}
+
+// otherReplica suggests a replica of topic/partition, other than broker
+// not, that can be read: "; read broker 3's replica with broker=3".
+func (c *Cluster) otherReplica(topic string, partition, not int) string {
+	p, err := c.PartitionInfo(topic, partition)
+	if err != nil {
+		return ""
+	}
+	for _, id := range p.Replicas {
+		b := c.Broker(int(id))
+		if int(id) != not && b != nil && b.Alive() && b.Replica(protocol.TopicPartition{Topic: topic, Partition: int32(partition)}) != nil {
+			return fmt.Sprintf("; read broker %d's replica with broker=%d", id, id)
+		}
+	}
+	return ""
 }
 
 // Partition returns the leader's log of a partition.
