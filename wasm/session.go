@@ -41,8 +41,8 @@ func newSession() *session {
 // run only when the running one blocks, and timers fire only when the
 // module returns to the JavaScript event loop; raft's heartbeats are such
 // timers. So at most every budget of work the simulation sleeps briefly,
-// which returns to the event loop (DESIGN §2 measured ~20 ms of unbroken
-// work as enough to cause elections).
+// which returns to the event loop: ~20 ms of unbroken work was measured
+// to be enough to cause elections.
 type pacer struct {
 	budget, nap time.Duration
 	since       time.Time

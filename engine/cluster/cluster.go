@@ -42,7 +42,7 @@ type Config struct {
 	// Pace, when set, is called every paceEvery simulation events. A
 	// driver with one thread and no preemption (WASM) uses it to yield, so
 	// that raft's timers fire during a long simulation instead of starving
-	// and causing elections (DESIGN §2).
+	// and causing elections (docs/architecture.md, "Making hashicorp/raft deterministic").
 	Pace func()
 }
 

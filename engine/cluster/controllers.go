@@ -21,7 +21,8 @@ import (
 var ErrNotController = errors.New("NOT_CONTROLLER")
 
 // raftTimeout is the quorum's T (quorum.Config.HeartbeatTimeout): 100 ms,
-// twice what DESIGN measured to fail over in ~106 ms on an idle machine,
+// twice the 50 ms that was measured to fail over in ~106 ms in WASM on an
+// idle machine,
 // because the leader steps down when it misses a majority for T, and a
 // loaded 2-core machine or a garbage collection in WASM's single thread
 // pauses raft's goroutines for tens of milliseconds. A failover takes

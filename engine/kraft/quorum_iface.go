@@ -10,7 +10,7 @@ import (
 // simulation drives it. Its implementations (engine/kraft/quorum) run
 // hashicorp/raft on real time and goroutines; every method blocks until
 // the quorum has done what it says, so the simulation that calls it stays
-// deterministic however long raft took (DESIGN §2).
+// deterministic however long raft took (docs/architecture.md).
 type Quorum interface {
 	MetadataLog
 	// ReadLog is Read that also says from which offset records are still

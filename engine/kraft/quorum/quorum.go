@@ -8,7 +8,7 @@
 // goroutines, and natively this package writes files. The deterministic
 // core sees only kraft.MetadataLog: Append blocks until the quorum has
 // committed the records, so a simulation that waits for it stays
-// deterministic however long raft took (DESIGN §2).
+// deterministic however long raft took (docs/architecture.md).
 //
 // Two modes:
 //
@@ -29,7 +29,7 @@
 //
 // WASM has one thread and no preemption: the caller must not hold it for
 // tens of milliseconds at a time, or raft's timers starve and elections
-// follow (DESIGN §2). Append and New block their goroutine on raft; in the
+// follow (docs/architecture.md). Append and New block their goroutine on raft; in the
 // browser, call them from a goroutine, never from a JS callback directly.
 package quorum
 

@@ -63,7 +63,7 @@ import (
 //
 // Two constraints shape the table. hashicorp/raft requires
 // LeaderLeaseTimeout <= HeartbeatTimeout on every controller at all times,
-// and DESIGN measured step-downs with a lease below the heartbeat timeout,
+// and step-downs were measured with a lease below the heartbeat timeout,
 // so the lease is T and no role has a heartbeat timeout below T. And the
 // leader sends heartbeats every HeartbeatTimeout/10 of its own, so the
 // leader's role keeps it at T (5-10 ms between heartbeats).
