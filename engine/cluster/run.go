@@ -66,13 +66,8 @@ func (c *Cluster) RunUntil(done func() bool, limit time.Duration) (bool, error) 
 	return true, nil
 }
 
-// Stabilize runs until no message is in flight and no producer has records
-// waiting, bounded by ten minutes of virtual time: requests are answered,
-// followers have caught up as far as they can, and fetches are parked.
-func (c *Cluster) Stabilize() (bool, error) {
-	return c.RunUntil(c.quiet, 10*time.Minute)
-}
-
+// quiet reports whether no message is in flight and no producer has
+// records waiting.
 func (c *Cluster) quiet() bool {
 	if len(c.net.InFlight()) > 0 {
 		return false

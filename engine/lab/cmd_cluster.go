@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loglab/loglab/engine/cluster"
@@ -119,19 +120,54 @@ var stepCommand = &command{
 var stabilizeCommand = &command{
 	name:    "stabilize",
 	usage:   "stabilize",
-	summary: "run until no message is in flight and no producer has records waiting (at most ten virtual minutes)",
+	summary: "run until nothing is in flight, no producer waits and every live broker is unfenced, in its ISRs and caught up (or a fault keeps it from that), at most ten virtual minutes; then watch 10 quiet seconds for a busy loop",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
-		before := l.cluster.Elapsed()
-		ok, err := l.cluster.Stabilize()
+		s, err := l.cluster.Stabilize()
 		if err != nil {
 			return "", err
 		}
-		if !ok {
-			return fmt.Sprintf("still busy after %v (time is %v)", l.cluster.Elapsed()-before, l.cluster.Elapsed()), nil
-		}
-		return fmt.Sprintf("stable at %v (+%v)", l.cluster.Elapsed(), l.cluster.Elapsed()-before), nil
+		return describeStability(l.cluster, s), nil
 	},
+}
+
+// describeStability says whether the cluster converged and, when not, why.
+func describeStability(c *cluster.Cluster, s cluster.Stability) string {
+	var b strings.Builder
+	switch {
+	case !s.Settled:
+		fmt.Fprintf(&b, "not converged after %v (time is %v)", s.Took, c.Elapsed())
+		if len(s.Lags) == 0 {
+			fmt.Fprintf(&b, ": %d message(s) still in flight or records waiting in a producer", len(c.InFlight()))
+		}
+	case len(s.Lags) > 0:
+		fmt.Fprintf(&b, "quiet at %v (+%v), but not converged while these faults last", c.Elapsed(), s.Took)
+	default:
+		fmt.Fprintf(&b, "stable at %v (+%v): every live broker is unfenced, in its ISRs and caught up", c.Elapsed(), s.Took)
+	}
+	for _, lag := range s.Lags {
+		b.WriteString("\n  " + lag.String())
+	}
+	if s.Settled && len(s.Busy) == 0 {
+		busiest := s.Rates[0]
+		for _, r := range s.Rates {
+			if r.PerSecond() > busiest.PerSecond() {
+				busiest = r
+			}
+		}
+		fmt.Fprintf(&b, "\n  no busy loop in the %v after: the busiest node, %s, sent %.1f messages/s (bound %.0f/s)", s.Window, busiest.Node, busiest.PerSecond(), busiest.Bound)
+	}
+	for _, r := range s.Busy {
+		b.WriteString("\n  busy loop: " + r.String())
+	}
+	if !s.Settled {
+		for _, r := range s.Rates {
+			if r.PerSecond() > r.Bound {
+				b.WriteString("\n  meanwhile " + r.String())
+			}
+		}
+	}
+	return b.String()
 }

@@ -55,7 +55,10 @@ type Network struct {
 	drops    []*DropRule
 	nextID   uint64
 	inflight []*Envelope
-	Trace    *Trace
+	// sent counts, per node, every message it put on the wire, whatever
+	// became of it: a node retrying a dead peer in a loop is busy too.
+	sent  map[NodeID]uint64
+	Trace *Trace
 }
 
 // DefaultLatency is one network hop.
@@ -65,7 +68,7 @@ const DefaultLatency = time.Millisecond
 func NewNetwork(sched *Scheduler) *Network {
 	return &Network{
 		sched: sched, handlers: map[NodeID]Handler{}, down: map[NodeID]bool{},
-		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, Trace: NewTrace(200),
+		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, sent: map[NodeID]uint64{}, Trace: NewTrace(200),
 	}
 }
 
@@ -169,6 +172,7 @@ func (n *Network) Connected(from, to NodeID) bool {
 // like TCP under a partition, a cut message simply never arrives.
 func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
 	n.nextID++
+	n.sent[from]++
 	latency := n.latency
 	if d, ok := n.delays[[2]NodeID{from, to}]; ok {
 		latency = d
@@ -226,6 +230,15 @@ func (n *Network) deliver(env *Envelope) {
 		h(env)
 	}
 }
+
+// Sent counts the messages node has sent since the network was made,
+// delivered or not (the liveness checker's busy-loop measure).
+func (n *Network) Sent(node NodeID) uint64 { return n.sent[node] }
+
+// Faulty reports whether a partition or a drop rule is in force: faults
+// that can keep a cluster from converging however long it runs (a delay
+// only slows it).
+func (n *Network) Faulty() bool { return n.groups != nil || len(n.drops) > 0 }
 
 // InFlight lists messages on the wire, oldest first.
 func (n *Network) InFlight() []*Envelope { return slices.Clone(n.inflight) }

@@ -1,0 +1,203 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// The safety invariants (invariants.go) say nothing bad happens; these
+// liveness properties say the good thing does once the faults are gone:
+//
+//   - converged: every live replica of a partition has its leader's log
+//     end offset and the same leader-epoch history;
+//   - unfenced-in-isr: every live broker is registered and unfenced in the
+//     active controller's image, and in the ISR of each partition it
+//     replicates.
+//
+// Both are eventual: they hold only after the cluster has had time to
+// catch up, so Stabilize asks them, not every event. A fault still in
+// force (no controller majority, a network partition, a drop rule, every
+// ISR member down) can keep one from holding however long the cluster
+// runs; the finding then names that fault instead of being a violation.
+
+// Invariant names of the liveness properties.
+const (
+	Converged     = "converged"
+	UnfencedInISR = "unfenced-in-isr"
+	NoBusyLoop    = "no-busy-loop"
+)
+
+// Lag is one way the cluster has not converged.
+type Lag struct {
+	Property string // Converged or UnfencedInISR
+	Detail   string // what differs: "b3 orders/0 log end 5, leader b1's 7"
+	// Blocked names the fault in force that keeps it so ("" when nothing
+	// does: then only time, or a bug, stands in the way).
+	Blocked string
+}
+
+func (l Lag) String() string {
+	if l.Blocked == "" {
+		return l.Detail
+	}
+	return l.Detail + " (" + l.Blocked + ")"
+}
+
+// Lags lists what keeps the cluster from having converged, brokers first,
+// then partitions in topic order; empty when it has.
+func (c *Cluster) Lags() []Lag {
+	var lags []Lag
+	img := c.controller.Image()
+	noController := ""
+	if c.activeID == 0 {
+		noController = fmt.Sprintf("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	}
+	for _, b := range c.brokers {
+		if !b.Alive() {
+			continue
+		}
+		bi := img.Broker(b.ID)
+		var detail string
+		switch {
+		case bi == nil:
+			detail = fmt.Sprintf("b%d is not registered", b.ID)
+		case bi.Fenced:
+			detail = fmt.Sprintf("b%d is fenced", b.ID)
+		case bi.Epoch != b.Epoch() || !b.Registered():
+			detail = fmt.Sprintf("b%d's registration (broker epoch %d) is not the running one's", b.ID, bi.Epoch)
+		default:
+			continue
+		}
+		lags = append(lags, Lag{UnfencedInISR, detail, firstReason(noController, c.cutOff(b, kraft.ControllerNode, "the controller"))})
+	}
+	for _, t := range img.Topics {
+		for i, p := range t.Partitions {
+			if p != nil {
+				tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
+				lags = append(lags, c.partitionLags(t, tp, p, noController)...)
+			}
+		}
+	}
+	return lags
+}
+
+// firstReason is the first non-empty reason.
+func firstReason(reasons ...string) string {
+	for _, r := range reasons {
+		if r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// cutOff says what on the network keeps broker b from reaching peer.
+func (c *Cluster) cutOff(b *broker.Broker, node sim.NodeID, what string) string {
+	if !c.net.Connected(b.Node, node) {
+		return fmt.Sprintf("a net partition cuts b%d off from %s", b.ID, what)
+	}
+	if c.net.Faulty() {
+		return "net drop rules are in force"
+	}
+	return ""
+}
+
+func (c *Cluster) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p *kraft.PartitionInfo, noController string) []Lag {
+	if p.Leader < 0 {
+		var blocked string
+		if !slices.ContainsFunc(p.ISR, func(id int32) bool { return c.brokerLive(id) }) && t.Config("unclean.leader.election.enable", "false") != "true" {
+			blocked = fmt.Sprintf("every ISR member %v is down and unclean.leader.election.enable=false", p.ISR)
+		}
+		if !slices.ContainsFunc(p.Replicas, func(id int32) bool { return c.brokerLive(id) }) {
+			blocked = fmt.Sprintf("every replica %v is down", p.Replicas)
+		}
+		return []Lag{{Converged, fmt.Sprintf("%s has no leader", name(tp)), firstReason(noController, blocked)}}
+	}
+	lb := c.Broker(int(p.Leader))
+	if lb == nil || !lb.Alive() {
+		return []Lag{{Converged, fmt.Sprintf("%s's leader b%d is down", name(tp), p.Leader), noController}}
+	}
+	leader := lb.Replica(tp)
+	if leader == nil || !leader.IsLeader() || leader.LeaderEpoch != p.LeaderEpoch {
+		return []Lag{{Converged, fmt.Sprintf("b%d does not lead %s in epoch %d yet", p.Leader, name(tp), p.LeaderEpoch),
+			firstReason(noController, c.cutOff(lb, kraft.ControllerNode, "the controller"))}}
+	}
+	var lags []Lag
+	for _, id := range p.Replicas {
+		b := c.Broker(int(id))
+		if id == p.Leader || b == nil || !b.Alive() {
+			continue
+		}
+		blocked := firstReason(c.cutOff(b, lb.Node, fmt.Sprintf("its leader b%d", lb.ID)), c.cutOff(lb, kraft.ControllerNode, "the controller"), noController)
+		if bi := c.controller.Image().Broker(id); bi == nil || bi.Fenced {
+			blocked = firstReason(noController, c.cutOff(b, kraft.ControllerNode, "the controller"), blocked)
+		}
+		f := b.Replica(tp)
+		switch {
+		case f == nil:
+			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d has no replica of %s", id, name(tp)), blocked})
+		case f.Log.EndOffset() != leader.Log.EndOffset():
+			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d %s log end %d, leader b%d's %d", id, name(tp), f.Log.EndOffset(), lb.ID, leader.Log.EndOffset()), blocked})
+		case !sameEpochs(leader.Log, f.Log):
+			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d %s leader epochs %s, leader b%d's %s", id, name(tp),
+				formatEpochs(f.Log.Epochs().Entries()), lb.ID, formatEpochs(leader.Log.Epochs().Entries())), blocked})
+		}
+		if !slices.Contains(p.ISR, id) {
+			lags = append(lags, Lag{UnfencedInISR, fmt.Sprintf("b%d is not in %s's ISR %v", id, name(tp), p.ISR), blocked})
+		}
+	}
+	return lags
+}
+
+func (c *Cluster) brokerLive(id int32) bool {
+	b := c.Broker(int(id))
+	return b != nil && b.Alive()
+}
+
+// sameEpochs compares two replicas' leader-epoch histories over the
+// offsets both still hold (retention trims each on its own schedule) and
+// that hold records: a leader assigns its epoch when elected, before it
+// writes anything, and a follower learns epochs only from the batches it
+// copies. A compacted log can lose whole epochs' batches before a
+// follower copies them, so only its log end is compared.
+func sameEpochs(a, b *log.Log) bool {
+	if a.Config().Compact() || b.Config().Compact() {
+		return true
+	}
+	from := max(a.StartOffset(), b.StartOffset())
+	return slices.Equal(epochsHolding(a, from), epochsHolding(b, from))
+}
+
+// epochsHolding is l's epoch history from offset from on, keeping only
+// the epochs that start at least one record, each starting at from at
+// the earliest.
+func epochsHolding(l *log.Log, from int64) []log.EpochEntry {
+	es := l.Epochs().Entries()
+	var out []log.EpochEntry
+	for i, e := range es {
+		end := l.EndOffset()
+		if i+1 < len(es) {
+			end = es[i+1].StartOffset
+		}
+		if end <= from || e.StartOffset >= end {
+			continue
+		}
+		out = append(out, log.EpochEntry{Epoch: e.Epoch, StartOffset: max(e.StartOffset, from)})
+	}
+	return out
+}
+
+func formatEpochs(es []log.EpochEntry) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = fmt.Sprintf("%d@%d", e.Epoch, e.StartOffset)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
