@@ -94,7 +94,8 @@ type Message struct {
 type AckedRecord struct {
 	TP     protocol.TopicPartition
 	Offset int64
-	Value  []byte
+	Key    []byte
+	Value  []byte // nil: a tombstone
 	Acks   int16
 	At     time.Duration
 }
@@ -136,7 +137,7 @@ func (c *Cluster) collectAcks() {
 		}
 		if d.Err == protocol.None && d.Acks != 0 {
 			tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
-			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
+			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Key: d.Key, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
 		}
 	}
 	c.pending = kept

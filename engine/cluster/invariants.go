@@ -226,6 +226,10 @@ func (k *Checker) checkAgreement(tp protocol.TopicPartition, leader, f *broker.R
 	if from >= leader.HW {
 		return
 	}
+	if leader.Log.Config().Compact() {
+		k.checkCompactedAgreement(tp, leader, f, id, from, key)
+		return
+	}
 	lb, err1 := batchesBelow(leader, from, leader.HW)
 	fb, err2 := batchesBelow(f, from, leader.HW)
 	if err1 != nil || err2 != nil {
@@ -236,6 +240,35 @@ func (k *Checker) checkAgreement(tp protocol.TopicPartition, leader, f *broker.R
 		return
 	}
 	k.agreed[key] = leader.HW
+}
+
+// checkCompactedAgreement compares a compacted log's records below the
+// high watermark offset by offset: each replica's cleaner runs on its own
+// schedule (as in Kafka), so their batches differ, but a record both
+// still hold must be the same record.
+func (k *Checker) checkCompactedAgreement(tp protocol.TopicPartition, leader, f *broker.Replica, id int32, from int64, key string) {
+	lr, err1 := recordsBelow(leader, from, leader.HW)
+	fr, err2 := recordsBelow(f, from, leader.HW)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	i := 0
+	for _, r := range fr {
+		for i < len(lr) && lr[i].Offset < r.Offset {
+			i++
+		}
+		if i < len(lr) && lr[i].Offset == r.Offset && (!bytes.Equal(lr[i].Key, r.Key) || !bytes.Equal(lr[i].Value, r.Value)) {
+			k.report("replicas-agree", fmt.Sprintf("%s: broker %d's record at offset %d below the high watermark %d differs from leader's", name(tp), id, r.Offset, leader.HW))
+			return
+		}
+	}
+	k.agreed[key] = leader.HW
+}
+
+func recordsBelow(r *broker.Replica, from, hw int64) ([]log.RecordAt, error) {
+	recs, err := r.Log.Records(from, 0)
+	i, _ := slices.BinarySearchFunc(recs, hw, func(r log.RecordAt, off int64) int { return cmp.Compare(r.Offset, off) })
+	return recs[:i], err
 }
 
 // batchesBelow returns the raw batches holding offsets [from, hw).
@@ -271,6 +304,7 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 	// the leader's log at once rather than a batch per record.
 	var run []log.RecordAt
 	byOffset := func(r log.RecordAt, off int64) int { return cmp.Compare(r.Offset, off) }
+	var newest map[string]int64 // compacted logs: each key's newest offset on the leader, read once when needed
 	for ; done < len(acked); done++ {
 		a := acked[done]
 		if a.TP != tp || a.Offset < leader.Log.StartOffset() {
@@ -284,6 +318,14 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 				i, found = slices.BinarySearchFunc(run, a.Offset, byOffset)
 			}
 			lost = !found || !bytes.Equal(run[i].Value, a.Value)
+		}
+		if lost && a.Offset < leader.Log.EndOffset() && leader.Log.Config().Compact() {
+			if newest == nil {
+				newest = newestByKey(leader)
+			}
+			// Compaction keeps only each key's newest record, and drops a
+			// tombstone after delete.retention.ms: neither is a loss.
+			lost = a.Value != nil && newest[string(a.Key)] <= a.Offset
 		}
 		if !lost {
 			continue
@@ -301,6 +343,16 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 		}
 	}
 	k.verified[key] = done
+}
+
+// newestByKey maps each key in the replica's log to its newest offset.
+func newestByKey(r *broker.Replica) map[string]int64 {
+	recs, _ := r.Log.Records(r.Log.StartOffset(), 0)
+	m := make(map[string]int64, len(recs))
+	for _, rec := range recs {
+		m[string(rec.Key)] = rec.Offset
+	}
+	return m
 }
 
 func (k *Checker) replicasOf(tp protocol.TopicPartition) []int32 {

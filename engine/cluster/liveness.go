@@ -144,7 +144,11 @@ func (c *Cluster) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, 
 		case f == nil:
 			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d has no replica of %s", id, name(tp)), blocked})
 		case f.Log.EndOffset() != leader.Log.EndOffset():
-			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d %s log end %d, leader b%d's %d", id, name(tp), f.Log.EndOffset(), lb.ID, leader.Log.EndOffset()), blocked})
+			detail := fmt.Sprintf("b%d %s log end %d, leader b%d's %d", id, name(tp), f.Log.EndOffset(), lb.ID, leader.Log.EndOffset())
+			if leader.Log.StartOffset() > f.Log.EndOffset() {
+				detail += fmt.Sprintf(" (the leader's log starts at %d)", leader.Log.StartOffset())
+			}
+			lags = append(lags, Lag{Converged, detail, blocked})
 		case !sameEpochs(leader.Log, f.Log):
 			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d %s leader epochs %s, leader b%d's %s", id, name(tp),
 				formatEpochs(f.Log.Epochs().Entries()), lb.ID, formatEpochs(leader.Log.Epochs().Entries())), blocked})
