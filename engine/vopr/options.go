@@ -18,6 +18,13 @@ type Options struct {
 	// there so that the controllers' raft timers run during long stretches.
 	Pace func()
 
+	// PlainTopics keeps to the workload's first topics: clean elections,
+	// default retention, cleanup.policy=delete (see topicKinds for what
+	// the others add). Before issue 9's livelocks 4 and 5 were fixed
+	// (h-broker), the other kinds made seeds fail at their end-of-run
+	// liveness check; PlainTopics reproduces the runs of that time.
+	PlainTopics bool
+
 	// The workload keeps to what Kafka promises (see DefaultMix); these
 	// lift its bounds, to reproduce what they keep out:
 	//
@@ -75,6 +82,14 @@ type Mix struct {
 	// that partition, crash the leader, heal. Acknowledged acks=1 records
 	// that only the old leader had are then lost when a follower takes over.
 	LeaderLoss int
+
+	// UncleanLoss forces an unclean election on a topic that allows them
+	// (none with PlainTopics): the leader of one of its partitions stops
+	// feeding its followers, takes records, and crashes with every other
+	// live ISR member, so the first replica to come back leads without
+	// them. Two in a row on a partition leave a follower holding an epoch
+	// its new leader never had (issue 9's livelock 4).
+	UncleanLoss int
 }
 
 // DefaultMix is the workload with every fault: what the acks=all runs use.
@@ -101,7 +116,7 @@ func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
 		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
-		ControllerCrash: 1, ControllerRestart: 2,
+		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2,
 	}
 }
 

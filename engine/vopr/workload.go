@@ -20,6 +20,7 @@ type workload struct {
 	brokers   int
 	topics    []topicSpec
 	producers []string
+	acks1     string // the acks=1 producer mixed into an acks=all run, if any
 	consumers []string
 	seq       int // numbers produce commands, so every value is unique
 	// delayed is set while a net delay is in force: a slow link always
@@ -34,7 +35,27 @@ type workload struct {
 type topicSpec struct {
 	name       string
 	partitions int
+	kind       string // one of topicKinds
+	configs    string // the topic's configs on its create line
 }
+
+// topicKinds are the topics the workload draws (PlainTopics keeps to the
+// first): the unclean elections, retention and compaction paths each have
+// their own recovery code in a follower, and each hid a livelock.
+//
+//   - plain: clean elections, nothing deleted;
+//   - unclean: unclean.leader.election.enable=true, so a crash of every
+//     ISR member elects a replica that lacks records, and the old ISR
+//     members must find where their logs diverge when they come back
+//     (two such elections in a row leave a follower with an epoch its new
+//     leader never had: issue 9's livelock 4);
+//   - retention: small segments and a short retention.ms or a small
+//     retention.bytes, so a leader's log start offset moves past a
+//     crashed follower's log end (livelock 5), also with unclean elections
+//     half the time;
+//   - compact: cleanup.policy=compact with small segments, keyed records
+//     and tombstones, so the cleaner rewrites what followers copy.
+var topicKinds = []string{"plain", "unclean", "retention", "compact"}
 
 // Every workload topic has rf=3 and min.insync.replicas=2: acks=all then
 // survives the loss of one replica's disk.
@@ -64,24 +85,68 @@ func (w *workload) setup(seed uint64) []string {
 			w.brokers, seed, pick(r, 2000, 5000, 10000), heartbeat, session, pick(r, 10, 60, 300)),
 		"check invariants always=true",
 	}
-	for i := range 1 + r.IntN(2) {
-		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(3)}
-		w.topics = append(w.topics, t)
-		lines = append(lines, fmt.Sprintf("topic create %s partitions=%d rf=%d min.insync.replicas=%d", t.name, t.partitions, replicationFactor, minInsyncReplicas))
+	if !w.opts.PlainTopics {
+		// Retention and the cleaner run every second or few, not every 5
+		// minutes and 15 seconds, so a step of the workload sees them.
+		lines[1] += fmt.Sprintf(" log.retention.check.interval.ms=%d log.cleaner.backoff.ms=%d", pick(r, 500, 1000, 3000), pick(r, 500, 1000, 3000))
 	}
-	for i := range 1 + r.IntN(3) {
+	for i := range 1 + r.IntN(2) {
+		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(3), kind: "plain"}
+		if !w.opts.PlainTopics {
+			t.kind = topicKinds[r.IntN(len(topicKinds))]
+			t.configs = w.topicConfigs(t.kind)
+		}
+		w.topics = append(w.topics, t)
+		lines = append(lines, fmt.Sprintf("topic create %s partitions=%d rf=%d min.insync.replicas=%d%s", t.name, t.partitions, replicationFactor, minInsyncReplicas, t.configs))
+	}
+	n := 1 + r.IntN(3)
+	for i := range n {
 		name := "p" + strconv.Itoa(i)
 		w.producers = append(w.producers, name)
+		acks := w.opts.Acks
+		if !w.opts.PlainTopics && acks == "all" && i == n-1 && r.IntN(2) == 0 {
+			// An acks=1 producer among acks=all ones: a leader then takes
+			// records its followers lack, which is what an unclean election
+			// after a leader loss leaves behind on the old leader (livelock
+			// 4 needs a follower holding an epoch its new leader never had).
+			acks = "1"
+			w.acks1 = name
+		}
 		request := pick(r, 500, 1000, 3000)
 		linger := pick(r, 0, 5, 20)
 		delivery := request + linger + pick(r, 0, 1000, 5000)
 		lines = append(lines, fmt.Sprintf("producer create %s acks=%s linger.ms=%d max.in.flight=%d retry.backoff.ms=%d request.timeout.ms=%d delivery.timeout.ms=%d",
-			name, w.opts.Acks, linger, pick(r, 1, 1, 5), pick(r, 100, 250), request, delivery))
+			name, acks, linger, pick(r, 1, 1, 5), pick(r, 100, 250), request, delivery))
 	}
 	return lines
 }
 
+// topicConfigs are the create line's configs for a kind of topic.
+func (w *workload) topicConfigs(kind string) string {
+	r := w.rng
+	switch kind {
+	case "unclean":
+		return " unclean.leader.election.enable=true"
+	case "retention":
+		limit := fmt.Sprintf(" retention.ms=%d", pick(r, 2000, 5000, 20000))
+		if r.IntN(2) == 0 {
+			limit = fmt.Sprintf(" retention.bytes=%d", pick(r, 500, 2000))
+		}
+		unclean := ""
+		if r.IntN(2) == 0 {
+			unclean = " unclean.leader.election.enable=true"
+		}
+		return fmt.Sprintf(" segment.bytes=%d%s%s", pick(r, 200, 500, 1000), limit, unclean)
+	case "compact":
+		return fmt.Sprintf(" cleanup.policy=compact segment.bytes=%d min.cleanable.dirty.ratio=%s delete.retention.ms=%d",
+			pick(r, 200, 500, 1000), []string{"0.1", "0.5"}[r.IntN(2)], pick(r, 1000, 10000))
+	}
+	return ""
+}
+
 func pick(r *rand.Rand, choices ...int) int { return choices[r.IntN(len(choices))] }
+
+func pickString(r *rand.Rand, choices ...string) string { return choices[r.IntN(len(choices))] }
 
 // action is one kind of step: its weight, whether it can run now, and the
 // lines it emits.
@@ -95,6 +160,9 @@ type action struct {
 func (w *workload) next(c *cluster.Cluster) []string {
 	w.updatePowerLost(c)
 	m := w.opts.Mix
+	if !w.opts.PlainTopics && m.LeaderLoss == 0 && w.acks1 != "" {
+		m.LeaderLoss = 2
+	}
 	always := func() bool { return true }
 	acts := []action{
 		{m.Produce, always, w.produce},
@@ -115,6 +183,7 @@ func (w *workload) next(c *cluster.Cluster) []string {
 			down := c.ControllersDown()
 			return []string{fmt.Sprintf("controller restart %d", down[w.rng.IntN(len(down))])}
 		}},
+		{m.UncleanLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.uncleanLeaders(c)) > 0 }, func() []string { return w.uncleanLoss(c) }},
 		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
 	}
 	total := 0
@@ -246,7 +315,16 @@ func (w *workload) produce() []string {
 	case 2:
 		target = fmt.Sprintf(" partition=%d", r.IntN(t.partitions))
 	}
-	return []string{fmt.Sprintf("produce %s%s value=%s.%d.{i} count=%d producer=%s", t.name, target, p, w.seq, count, p)}
+	value := fmt.Sprintf(" value=%s.%d.{i}", p, w.seq)
+	if t.kind == "compact" {
+		// A compacted topic takes keyed records only; a tombstone deletes
+		// its key once the cleaner passes and delete.retention.ms expires.
+		target = pickString(r, " key=k{i}", " key=hot", fmt.Sprintf(" key=k{i} partition=%d", r.IntN(t.partitions)))
+		if r.IntN(5) == 0 {
+			value = " tombstone=true"
+		}
+	}
+	return []string{fmt.Sprintf("produce %s%s%s count=%d producer=%s", t.name, target, value, count, p)}
 }
 
 // consume creates one of at most two consumers, or polls one.
@@ -409,4 +487,80 @@ func (w *workload) crashController(c *cluster.Cluster) []string {
 		id = up[w.rng.IntN(len(up))]
 	}
 	return []string{fmt.Sprintf("controller crash %d", id)}
+}
+
+// heal is one round of the end-of-run recovery: the first heals the
+// network and restarts the crashed controllers; each restarts the crashed
+// brokers the controller has fenced, or waits a second for it to fence
+// the others. Nothing left down: no lines.
+func (w *workload) heal(c *cluster.Cluster, round int) []string {
+	var lines []string
+	if round == 0 {
+		w.delayed = false
+		lines = append(lines, "net heal")
+		for _, id := range c.ControllersDown() {
+			lines = append(lines, fmt.Sprintf("controller restart %d", id))
+		}
+	}
+	down := len(c.Brokers()) - len(w.alive(c))
+	for _, id := range w.restartable(c) {
+		lines = append(lines, fmt.Sprintf("broker restart %d", id))
+		down--
+	}
+	if down > 0 {
+		lines = append(lines, "tick 1s")
+	}
+	return lines
+}
+
+// uncleanLeaders lists the partitions of unclean.leader.election.enable
+// topics whose leader runs.
+func (w *workload) uncleanLeaders(c *cluster.Cluster) []led {
+	var ps []led
+	for _, t := range c.Controller().Image().Topics {
+		if t.Config("unclean.leader.election.enable", "false") != "true" {
+			continue
+		}
+		for i, p := range t.Partitions {
+			if p != nil && p.Leader > 0 && c.Broker(int(p.Leader)).Alive() {
+				ps = append(ps, led{t.Name, i, p.Leader, p.ISR})
+			}
+		}
+	}
+	return ps
+}
+
+type led struct {
+	topic     string
+	partition int
+	leader    int32
+	isr       []int32
+}
+
+// uncleanLoss: a leader takes records its followers do not copy and
+// crashes with every other live ISR member (one broker always stays up),
+// so whoever comes back first is elected uncleanly.
+func (w *workload) uncleanLoss(c *cluster.Cluster) []string {
+	r := w.rng
+	ps := w.uncleanLeaders(c)
+	x := ps[r.IntN(len(ps))]
+	w.seq++
+	p := w.producers[r.IntN(len(w.producers))]
+	if w.acks1 != "" {
+		p = w.acks1
+	}
+	w.delayed = false // the heal below removes every delay
+	lines := []string{
+		fmt.Sprintf("net drop from=%d type=FetchResponse count=0", x.leader),
+		fmt.Sprintf("produce %s partition=%d value=%s.%d.{i} count=%d producer=%s", x.topic, x.partition, p, w.seq, 1+r.IntN(5), p),
+		fmt.Sprintf("broker crash %d", x.leader),
+	}
+	alive := len(w.alive(c)) - 1
+	for _, id := range x.isr {
+		if id != x.leader && alive > 1 && c.Broker(int(id)).Alive() {
+			lines = append(lines, fmt.Sprintf("broker crash %d", id))
+			alive--
+		}
+	}
+	return append(lines, "net heal")
 }
