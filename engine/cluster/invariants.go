@@ -321,7 +321,7 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 		}
 		if lost && a.Offset < leader.Log.EndOffset() && leader.Log.Config().Compact() {
 			if newest == nil {
-				newest = newestByKey(leader)
+				newest = newestByKey(leader, acked)
 			}
 			// Compaction keeps only each key's newest record, and drops a
 			// tombstone after delete.retention.ms: neither is a loss.
@@ -345,12 +345,19 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 	k.verified[key] = done
 }
 
-// newestByKey maps each key in the replica's log to its newest offset.
-func newestByKey(r *broker.Replica) map[string]int64 {
+// newestByKey maps each key of a partition to the newest offset written
+// with it: in the replica's log, or acknowledged (a tombstone the cleaner
+// has since removed, with every older record of its key, still counts).
+func newestByKey(r *broker.Replica, acked []AckedRecord) map[string]int64 {
 	recs, _ := r.Log.Records(r.Log.StartOffset(), 0)
 	m := make(map[string]int64, len(recs))
 	for _, rec := range recs {
 		m[string(rec.Key)] = rec.Offset
+	}
+	for _, a := range acked {
+		if a.TP == r.TP && a.Offset > m[string(a.Key)] {
+			m[string(a.Key)] = a.Offset
+		}
 	}
 	return m
 }
