@@ -135,9 +135,14 @@ func (c *Cluster) collectAcks() {
 			kept = append(kept, d)
 			continue
 		}
-		if d.Err == protocol.None && d.Acks != 0 {
-			tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+		tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
+		switch {
+		case d.Err == protocol.None && d.Acks != 0:
 			c.acked = append(c.acked, AckedRecord{TP: tp, Offset: d.Offset, Key: d.Key, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
+		case d.Err != protocol.None && d.Key != nil:
+			// A produce that timed out may have been appended all the same:
+			// on a compacted topic it may have superseded an earlier record.
+			c.failed = append(c.failed, AckedRecord{TP: tp, Offset: -1, Key: d.Key, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
 		}
 	}
 	c.pending = kept

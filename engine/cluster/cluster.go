@@ -102,6 +102,7 @@ type Cluster struct {
 	events       []string
 	pending      []*client.Delivery // sent, not yet completed
 	acked        []AckedRecord
+	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	checker      *Checker
 }
 

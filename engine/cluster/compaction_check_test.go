@@ -5,7 +5,10 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
 )
 
 // The checker on a compacted topic: each replica's cleaner removes
@@ -59,4 +62,44 @@ func hasKey(l *log.Log, key string) bool {
 		}
 	}
 	return false
+}
+
+// A tombstone whose produce failed (its answer was lost) was written all
+// the same: the records of its key it deleted are not lost either.
+func TestCheckerOnACompactedTopicWithAFailedTombstone(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Broker.CleanerBackoff = 100 * time.Millisecond
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Checker().EveryStep = true
+	if err := c.CreateTopic("compacted", 1, 3, [][2]string{{"cleanup.policy", "compact"}, {"segment.bytes", "200"},
+		{"min.cleanable.dirty.ratio", "0.1"}, {"delete.retention.ms", "1000"}}); err != nil {
+		t.Fatal(err)
+	}
+	pc := client.DefaultProducerConfig()
+	pc.RequestTimeout, pc.DeliveryTimeout = time.Second, 2*time.Second
+	p, _ := c.CreateProducer("p1", pc)
+	produceN(t, c, p, "compacted", 3, "v")
+	info, _ := c.PartitionInfo("compacted", 0)
+	leader := info.Leader
+	c.Network().Drop(sim.DropRule{From: kraft.BrokerNode(leader), Kind: "ProduceResponse", Remaining: -1})
+	ds, _ := c.Produce(p, "compacted", []Message{{Key: []byte("k1")}})
+	if ds[0].Err == protocol.None {
+		t.Fatal("the tombstone's produce succeeded: the test shows nothing")
+	}
+	c.Network().Heal()
+	l, _ := c.Partition("compacted", 0)
+	for round := 0; hasKey(l, "k1"); round++ {
+		if round == 20 {
+			t.Fatal("k1's record or tombstone is still there: the test shows nothing")
+		}
+		produceN(t, c, p, "compacted", 1, "w")
+		c.Tick(2 * time.Second)
+	}
+	c.CrashBroker(int(leader), false)
+	c.Tick(15 * time.Second)
+	noViolations(t, c)
 }

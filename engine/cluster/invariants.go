@@ -324,8 +324,10 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 				newest = newestByKey(leader, acked)
 			}
 			// Compaction keeps only each key's newest record, and drops a
-			// tombstone after delete.retention.ms: neither is a loss.
-			lost = a.Value != nil && newest[string(a.Key)] <= a.Offset
+			// tombstone after delete.retention.ms: neither is a loss. A
+			// produce of the key that failed after this one was
+			// acknowledged may have been written after it too.
+			lost = a.Value != nil && newest[string(a.Key)] <= a.Offset && !k.failedAfter(a)
 		}
 		if !lost {
 			continue
@@ -360,6 +362,17 @@ func newestByKey(r *broker.Replica, acked []AckedRecord) map[string]int64 {
 		}
 	}
 	return m
+}
+
+// failedAfter reports whether a produce of a's key to a's partition
+// failed after a was acknowledged.
+func (k *Checker) failedAfter(a AckedRecord) bool {
+	for _, f := range k.c.failed {
+		if f.TP == a.TP && f.At >= a.At && bytes.Equal(f.Key, a.Key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *Checker) replicasOf(tp protocol.TopicPartition) []int32 {
