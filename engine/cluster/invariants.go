@@ -25,7 +25,8 @@ func (v Violation) String() string {
 	return fmt.Sprintf("[%v, step %d] %s: %s", v.At, v.Step, v.Invariant, v.Detail)
 }
 
-// Checker watches the invariants replication must keep (DESIGN §2):
+// Checker watches the safety invariants replication must keep (liveness.go
+// has the liveness properties, which Stabilize checks):
 //
 //   - one leader per partition and leader epoch;
 //   - a leader's high watermark never decreases within its epoch;
