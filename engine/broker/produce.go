@@ -63,7 +63,7 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 		case errors.Is(err, log.ErrMessageTooLarge):
 			reply(protocol.MessageTooLarge, -1)
 		case errors.Is(err, log.ErrRecordBatchTooLarge):
-			reply(protocol.RecordBatchTooLarge, -1)
+			reply(protocol.RecordListTooLarge, -1)
 		case errors.Is(err, log.ErrInvalidRecord):
 			reply(protocol.InvalidRecord, -1)
 		default:

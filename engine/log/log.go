@@ -23,8 +23,10 @@ import (
 var (
 	ErrOffsetOutOfRange = errors.New("OFFSET_OUT_OF_RANGE")
 	ErrMessageTooLarge  = errors.New("MESSAGE_TOO_LARGE")
-	// ErrRecordBatchTooLarge: a batch that could never fit in a segment.
-	ErrRecordBatchTooLarge = errors.New("RECORD_BATCH_TOO_LARGE")
+	// ErrRecordBatchTooLarge: a batch that could never fit in a segment
+	// (Kafka's RecordBatchTooLargeException, error code 18,
+	// RECORD_LIST_TOO_LARGE on the wire).
+	ErrRecordBatchTooLarge = errors.New("RECORD_LIST_TOO_LARGE")
 	ErrInvalidRecord       = errors.New("INVALID_RECORD")
 	ErrCorruptMessage      = errors.New("CORRUPT_MESSAGE")
 )

@@ -285,7 +285,7 @@ func TestBatchLargerThanSegmentBytes(t *testing.T) {
 	cfg.MaxMessageBytes = 1000
 	l := openLog(t, storage.NewMem(), cfg)
 	if _, err := l.AppendEncodedAsLeader(encodeBatch(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)})), 0); !errors.Is(err, ErrRecordBatchTooLarge) {
-		t.Fatalf("a 200-byte value with segment.bytes=150: %v, want RECORD_BATCH_TOO_LARGE", err)
+		t.Fatalf("a 200-byte value with segment.bytes=150: %v, want RECORD_LIST_TOO_LARGE", err)
 	}
 	cfg.MaxMessageBytes = 100
 	l = openLog(t, storage.NewMem(), cfg)

@@ -17,7 +17,7 @@ const (
 	NotLeaderOrFollower          ErrorCode = 6
 	RequestTimedOut              ErrorCode = 7
 	MessageTooLarge              ErrorCode = 10
-	RecordBatchTooLarge          ErrorCode = 18
+	RecordListTooLarge           ErrorCode = 18 // RecordBatchTooLargeException
 	NetworkException             ErrorCode = 13
 	NotEnoughReplicas            ErrorCode = 19
 	NotEnoughReplicasAfterAppend ErrorCode = 20
@@ -30,21 +30,32 @@ const (
 	StaleBrokerEpoch             ErrorCode = 77
 	OffsetNotAvailable           ErrorCode = 78
 	DuplicateBrokerRegistration  ErrorCode = 101
-	DeliveryTimeout              ErrorCode = -100 // client-side: delivery.timeout.ms expired (TimeoutException)
-	MaxBlockTimeout              ErrorCode = -101 // client-side: max.block.ms passed waiting for metadata (TimeoutException)
 )
+
+// Client-side failures with no Kafka error code: the Java producer raises
+// org.apache.kafka.common.errors.TimeoutException, which never travels on
+// the wire. loglab carries them as negative codes so a delivery report has
+// one error field; their Name is the exception's, and the report's message
+// is Java's (Delivery.Message), so no invented code reaches a learner.
+const (
+	DeliveryTimeout ErrorCode = -100 // delivery.timeout.ms passed (Sender.sendProducerData expires the batch)
+	MaxBlockTimeout ErrorCode = -101 // max.block.ms passed waiting for metadata (KafkaProducer.waitOnMetadata)
+)
+
+// TimeoutExceptionClass is the Java class the client-side timeouts raise.
+const TimeoutExceptionClass = "org.apache.kafka.common.errors.TimeoutException"
 
 var names = map[ErrorCode]string{
 	None: "NONE", OffsetOutOfRange: "OFFSET_OUT_OF_RANGE", CorruptMessage: "CORRUPT_MESSAGE",
 	UnknownTopicOrPartition: "UNKNOWN_TOPIC_OR_PARTITION", LeaderNotAvailable: "LEADER_NOT_AVAILABLE",
 	NotLeaderOrFollower: "NOT_LEADER_OR_FOLLOWER", RequestTimedOut: "REQUEST_TIMED_OUT",
-	MessageTooLarge: "MESSAGE_TOO_LARGE", RecordBatchTooLarge: "RECORD_BATCH_TOO_LARGE", NetworkException: "NETWORK_EXCEPTION",
+	MessageTooLarge: "MESSAGE_TOO_LARGE", RecordListTooLarge: "RECORD_LIST_TOO_LARGE", NetworkException: "NETWORK_EXCEPTION",
 	NotEnoughReplicas: "NOT_ENOUGH_REPLICAS", NotEnoughReplicasAfterAppend: "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
 	InvalidRequiredAcks: "INVALID_REQUIRED_ACKS", InvalidRecord: "INVALID_RECORD", InvalidRequest: "INVALID_REQUEST",
 	FencedLeaderEpoch: "FENCED_LEADER_EPOCH", UnknownLeaderEpoch: "UNKNOWN_LEADER_EPOCH",
 	InvalidUpdateVersion: "INVALID_UPDATE_VERSION", StaleBrokerEpoch: "STALE_BROKER_EPOCH",
-	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE", DeliveryTimeout: "DELIVERY_TIMEOUT",
-	MaxBlockTimeout:             "MAX_BLOCK_TIMEOUT",
+	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE",
+	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
 }
 

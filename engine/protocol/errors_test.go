@@ -1,0 +1,26 @@
+package protocol
+
+import "testing"
+
+// The names learners read must be Kafka's (org.apache.kafka.common.protocol.Errors):
+// code 18 is RECORD_LIST_TOO_LARGE, whose exception is
+// RecordBatchTooLargeException. The client-side timeouts have no error
+// code in Kafka: the Java client raises a TimeoutException, so they must
+// never be shown as an invented code.
+func TestErrorNamesAreKafkas(t *testing.T) {
+	for _, c := range []struct {
+		code ErrorCode
+		name string
+	}{
+		{18, "RECORD_LIST_TOO_LARGE"},
+		{10, "MESSAGE_TOO_LARGE"},
+		{19, "NOT_ENOUGH_REPLICAS"},
+		{7, "REQUEST_TIMED_OUT"},
+		{DeliveryTimeout, "TimeoutException"},
+		{MaxBlockTimeout, "TimeoutException"},
+	} {
+		if got := c.code.Name(); got != c.name {
+			t.Errorf("code %d is named %s, Kafka calls it %s", c.code, got, c.name)
+		}
+	}
+}
