@@ -46,7 +46,7 @@ type Delivery struct {
 	Value     []byte
 	Err       protocol.ErrorCode
 	// Message is the Java client's exception message when there is more
-	// to say than the error's name.
+	// to say than the error's name (always for a TimeoutException).
 	Message  string
 	Done     bool
 	Acks     int16
@@ -77,6 +77,31 @@ type producerBatch struct {
 	timeout  *sim.Event
 	retryAt  time.Duration
 	lastErr  protocol.ErrorCode
+	// expired: delivery.timeout.ms failed the batch while its request was
+	// in flight. The request stays in flight, as in Kafka's NetworkClient:
+	// it still counts against max.in.flight and its request timeout still
+	// closes the connection; its answer, if any, is ignored.
+	expired bool
+	// leaderEpoch and attemptsWhenLeaderChanged are ProducerBatch's
+	// currentLeaderEpoch and attemptsWhenLeaderLastChanged (KIP-951): a
+	// retry that metadata sends to a newer leader skips its backoff.
+	leaderEpoch               int32
+	attemptsWhenLeaderChanged int
+}
+
+// maybeUpdateLeaderEpoch is ProducerBatch.maybeUpdateLeaderEpoch: remember
+// a newer leader epoch and at which attempt it was learnt.
+func (b *producerBatch) maybeUpdateLeaderEpoch(epoch int32) {
+	if epoch >= 0 && epoch > b.leaderEpoch {
+		b.leaderEpoch = epoch
+		b.attemptsWhenLeaderChanged = b.attempts
+	}
+}
+
+// leaderChangedForRetry is ProducerBatch.hasLeaderChangedForTheOngoingRetry:
+// this batch waits to be retried and the leader changed since it failed.
+func (b *producerBatch) leaderChangedForRetry() bool {
+	return b.attempts >= 1 && b.attempts == b.attemptsWhenLeaderChanged
 }
 
 // Producer is a Kafka producer on the network: partitioner, accumulator
@@ -170,7 +195,7 @@ func (p *Producer) expireWaiting() {
 		if n := p.meta.partitions(d.Topic); n > 0 {
 			d.Message = fmt.Sprintf("Partition %d of topic %s with partition count %d is not present in metadata after %d ms.", d.record.partition, d.Topic, n, p.cfg.MaxBlock.Milliseconds())
 		}
-		p.complete(d, -1, protocol.MaxBlockTimeout)
+		p.complete(d, -1, protocol.MaxBlockTimeout, d.Message)
 	}
 	if len(still) < len(p.waiting) {
 		p.events(fmt.Sprintf("%s: %d record(s) for %s waited max.block.ms=%d for metadata: TimeoutException", p.ID, len(p.waiting)-len(still), p.waiting[0].Topic, p.cfg.MaxBlock.Milliseconds()))
@@ -179,7 +204,9 @@ func (p *Producer) expireWaiting() {
 }
 
 // Busy reports whether records are still waiting, batched or in flight.
-func (p *Producer) Busy() bool { return len(p.waiting)+len(p.queues)+len(p.inFlight) > 0 }
+func (p *Producer) Busy() bool {
+	return len(p.waiting)+len(p.queues) > 0 || slices.ContainsFunc(p.inFlight, func(b *producerBatch) bool { return !b.expired })
+}
 
 func (p *Producer) onMetadata() {
 	var still []*Delivery
@@ -243,7 +270,7 @@ func (p *Producer) accumulate(d *Delivery) (int, bool) {
 		break
 	}
 	size := record.HeaderSize + recordSize(0, 0, d)
-	b := &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1}
+	b := &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1, leaderEpoch: -1}
 	p.queues = append(p.queues, b)
 	p.scheduleDrain(p.cfg.Linger)
 	return size, p.full(b)
@@ -284,10 +311,12 @@ func (p *Producer) scheduleDrain(d time.Duration) {
 
 // ready says whether a batch may be sent now: full (or another batch for
 // its partition waits behind it), lingered long enough, or a retry whose
-// backoff passed (RecordAccumulator.ready).
+// backoff passed or whose partition has a new leader since it failed
+// (RecordAccumulator.ready and shouldBackoff; KIP-951, Kafka 3.7: the new
+// leader has not failed this batch, so there is nothing to back off from).
 func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
 	if b.attempts > 0 {
-		return now >= b.retryAt
+		return now >= b.retryAt || b.leaderChangedForRetry()
 	}
 	if p.full(b) || now-b.created >= p.cfg.Linger {
 		return true
@@ -317,11 +346,13 @@ func (p *Producer) drain() {
 				continue // not the head of its partition's queue
 			}
 			heads = append(heads, b.tp)
-			if now-b.created > p.cfg.DeliveryTimeout {
+			if p.deliveryTimedOut(b, now) {
 				p.expire(b)
 				sent = true
 				continue
 			}
+			_, epoch := p.meta.leader(b.tp)
+			b.maybeUpdateLeaderEpoch(epoch)
 			if !p.ready(b, now) {
 				continue
 			}
@@ -343,17 +374,35 @@ func (p *Producer) drain() {
 		// for a leader would otherwise run again at the same instant forever.
 		p.scheduleDrain(max(p.cfg.RetryBackoff, time.Millisecond))
 	}
+	// Sender.getExpiredInflightBatches: delivery.timeout.ms bounds a batch
+	// in flight too, however long its request timeout still runs.
+	for _, b := range slices.Clone(p.inFlight) {
+		if !b.expired && p.deliveryTimedOut(b, now) {
+			p.expire(b)
+		}
+	}
 	// Wake up for the next batch to become ready or to expire, so that
-	// records waiting for a leader still fail after delivery.timeout.ms.
+	// records waiting for a leader or an answer still fail after
+	// delivery.timeout.ms.
 	for _, b := range p.queues {
-		at := min(b.created+p.cfg.Linger, b.created+p.cfg.DeliveryTimeout+time.Millisecond)
+		at := min(b.created+p.cfg.Linger, b.created+p.cfg.DeliveryTimeout)
 		if b.attempts > 0 {
-			at = min(b.retryAt, b.created+p.cfg.DeliveryTimeout+time.Millisecond)
+			at = min(b.retryAt, b.created+p.cfg.DeliveryTimeout)
 		}
 		if at > now {
 			p.scheduleDrain(at - now)
 		}
 	}
+	for _, b := range p.inFlight {
+		if at := b.created + p.cfg.DeliveryTimeout; !b.expired && at > now {
+			p.scheduleDrain(at - now)
+		}
+	}
+}
+
+// deliveryTimedOut is ProducerBatch.hasReachedDeliveryTimeout.
+func (p *Producer) deliveryTimedOut(b *producerBatch, now time.Duration) bool {
+	return now-b.created >= p.cfg.DeliveryTimeout
 }
 
 func (p *Producer) inFlightTo(broker int32) int {
@@ -379,7 +428,7 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 		// ProducerBatch keeps its MemoryRecords), CreateTime included.
 		raw, err := p.encode(b)
 		if err != nil {
-			p.fail(b, protocol.CorruptMessage)
+			p.fail(b, protocol.CorruptMessage, "")
 			return
 		}
 		b.raw = raw
@@ -390,7 +439,7 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 		// Fire and forget: success is assumed the moment it is sent.
 		b.inFlight = false
 		for _, d := range b.records {
-			p.complete(d, -1, protocol.None)
+			p.complete(d, -1, protocol.None, "")
 		}
 		return
 	}
@@ -398,11 +447,27 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 	corr := b.corr
 	b.timeout = p.sched.After(p.cfg.RequestTimeout, "request-timeout "+string(p.ID), func() {
 		if b.inFlight && b.corr == corr {
-			// No answer in request.timeout.ms: the batch may or may not have
-			// been written. Retrying is what duplicates it.
-			p.onResult(b, protocol.RequestTimedOut, -1)
+			p.requestTimedOut(leader)
 		}
 	})
+}
+
+// requestTimedOut is NetworkClient.handleTimedOutRequests: a request to
+// the broker got no answer in request.timeout.ms, so the client closes the
+// connection and cancelInFlightRequests fails every request in flight to
+// that broker, and Sender.handleProduceResponse fails their batches with
+// REQUEST_TIMED_OUT, not each at its own timeout. Each batch may or may not
+// have been written: retrying is what duplicates it.
+func (p *Producer) requestTimedOut(broker int32) {
+	node := kraft.BrokerNode(broker)
+	p.events(fmt.Sprintf("%s: no answer from broker %d within request.timeout.ms=%d: disconnecting, failing every request in flight to it", p.ID, broker, p.cfg.RequestTimeout.Milliseconds()))
+	p.meta.disconnected(node)
+	msg := fmt.Sprintf("Disconnected from node %d due to timeout", broker)
+	for _, b := range slices.Clone(p.inFlight) {
+		if b.sentTo == broker {
+			p.onResult(b, protocol.RequestTimedOut, -1, msg)
+		}
+	}
 }
 
 func (p *Producer) encode(b *producerBatch) ([]byte, error) {
@@ -426,7 +491,7 @@ func (p *Producer) handle(env *sim.Envelope) {
 	case protocol.ProduceResponse:
 		for _, b := range p.inFlight {
 			if b.corr == m.CorrelationID {
-				p.onResult(b, m.Error, m.BaseOffset)
+				p.onResult(b, m.Error, m.BaseOffset, "")
 				return
 			}
 		}
@@ -436,24 +501,31 @@ func (p *Producer) handle(env *sim.Envelope) {
 		p.meta.disconnected(m.Peer)
 		for _, b := range slices.Clone(p.inFlight) {
 			if kraft.BrokerNode(b.sentTo) == m.Peer {
-				p.onResult(b, protocol.NetworkException, -1)
+				p.onResult(b, protocol.NetworkException, -1, fmt.Sprintf("Disconnected from node %d", b.sentTo))
 			}
 		}
 	}
 }
 
-// onResult completes or retries a batch.
-func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int64) {
+// onResult completes or retries a batch; msg is the Java exception's
+// message should the batch fail.
+func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int64, msg string) {
 	b.inFlight = false
 	if b.timeout != nil {
 		b.timeout.Cancelled = true
 	}
 	p.inFlight = slices.DeleteFunc(p.inFlight, func(x *producerBatch) bool { return x == b })
+	if b.expired {
+		// Already failed by delivery.timeout.ms: ProducerBatch.done
+		// ignores a second final state, even a success.
+		p.scheduleDrain(0)
+		return
+	}
 	now := p.sched.Clock.Elapsed()
 	switch {
 	case code == protocol.None:
 		for i, d := range b.records {
-			p.complete(d, base+int64(i), protocol.None)
+			p.complete(d, base+int64(i), protocol.None, "")
 		}
 	case code == protocol.MessageTooLarge && len(b.records) > 1:
 		if b.lastErr != code {
@@ -465,7 +537,7 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		// batch.size splits into itself and is resent until
 		// delivery.timeout.ms: keep batch.size below max.message.bytes.
 		p.queues = append(p.split(b), p.queues...)
-	case code.Retriable() && b.attempts <= p.cfg.Retries && now-b.created < p.cfg.DeliveryTimeout:
+	case code.Retriable() && b.attempts <= p.cfg.Retries && !p.deliveryTimedOut(b, now):
 		if code != b.lastErr {
 			// Say it once per kind of failure, not at every retry.
 			p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying after %v, doubling up to %v", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff, p.backoff().max))
@@ -484,7 +556,7 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		}
 		p.scheduleDrain(wait)
 	default:
-		p.fail(b, code)
+		p.fail(b, code, msg)
 	}
 	p.scheduleDrain(0)
 }
@@ -506,7 +578,7 @@ func (p *Producer) split(b *producerBatch) []*producerBatch {
 			}
 		}
 		cur = &producerBatch{tp: b.tp, records: []*Delivery{d}, bytes: record.HeaderSize + recordSize(0, 0, d),
-			created: b.created, closed: true, sentTo: -1}
+			created: b.created, closed: true, sentTo: -1, leaderEpoch: -1}
 		out = append(out, cur)
 	}
 	for _, x := range out {
@@ -515,30 +587,45 @@ func (p *Producer) split(b *producerBatch) []*producerBatch {
 	return out
 }
 
+// expire fails a batch that reached delivery.timeout.ms, waiting in the
+// accumulator or in flight, with the TimeoutException and message of
+// Sender.sendProducerData. A batch in flight stays there (expired) until
+// its request ends.
 func (p *Producer) expire(b *producerBatch) {
 	p.queues = slices.DeleteFunc(p.queues, func(x *producerBatch) bool { return x == b })
-	p.events(fmt.Sprintf("%s: expiring %d record(s) for %s/%d: %v has passed since batch creation (delivery.timeout.ms)", p.ID, len(b.records), b.tp.Topic, b.tp.Partition, p.cfg.DeliveryTimeout))
-	p.fail(b, protocol.DeliveryTimeout)
+	where := "waiting in the accumulator"
+	if b.inFlight {
+		b.expired = true
+		where = fmt.Sprintf("in flight to broker %d", b.sentTo)
+	}
+	age := p.sched.Clock.Elapsed() - b.created
+	p.events(fmt.Sprintf("%s: delivery.timeout.ms=%d reached for %d record(s) of %s/%d %s: failing them", p.ID, p.cfg.DeliveryTimeout.Milliseconds(), len(b.records), b.tp.Topic, b.tp.Partition, where))
+	// Java prints a TopicPartition as topic-partition.
+	p.fail(b, protocol.DeliveryTimeout, fmt.Sprintf("Expiring %d record(s) for %s-%d:%d ms has passed since batch creation", len(b.records), b.tp.Topic, b.tp.Partition, age.Milliseconds()))
 }
 
-func (p *Producer) fail(b *producerBatch, code protocol.ErrorCode) {
+func (p *Producer) fail(b *producerBatch, code protocol.ErrorCode, msg string) {
 	for _, d := range b.records {
-		p.complete(d, -1, code)
+		p.complete(d, -1, code, msg)
 	}
 }
 
-func (p *Producer) complete(d *Delivery, offset int64, code protocol.ErrorCode) {
-	d.Offset, d.Err, d.Done = offset, code, true
+func (p *Producer) complete(d *Delivery, offset int64, code protocol.ErrorCode, msg string) {
+	d.Offset, d.Err, d.Done, d.Message = offset, code, true, msg
 }
 
-// DescribeConfig lists the settings as name=value.
+// Describe lists the settings as name=value.
 func (c ProducerConfig) Describe() string {
 	acks := fmt.Sprint(c.Acks)
 	if c.Acks == -1 {
 		acks = "all"
 	}
-	return strings.Join([]string{"acks=" + acks, fmt.Sprintf("linger.ms=%d", c.Linger.Milliseconds()), fmt.Sprintf("batch.size=%d", c.BatchSize),
+	// enable.idempotence is always false: loglab has no idempotent producer
+	// yet, though Kafka 3.0+ enables it by default.
+	return strings.Join([]string{"acks=" + acks, "enable.idempotence=false", fmt.Sprintf("linger.ms=%d", c.Linger.Milliseconds()), fmt.Sprintf("batch.size=%d", c.BatchSize),
 		fmt.Sprintf("max.in.flight.requests.per.connection=%d", c.MaxInFlight), fmt.Sprintf("retries=%d", c.Retries),
+		fmt.Sprintf("retry.backoff.ms=%d", c.RetryBackoff.Milliseconds()), fmt.Sprintf("retry.backoff.max.ms=%d", c.RetryBackoffMax.Milliseconds()),
+		fmt.Sprintf("max.block.ms=%d", c.MaxBlock.Milliseconds()),
 		fmt.Sprintf("request.timeout.ms=%d", c.RequestTimeout.Milliseconds()), fmt.Sprintf("delivery.timeout.ms=%d", c.DeliveryTimeout.Milliseconds()),
 		"compression.type=" + c.Compression.String()}, " ")
 }

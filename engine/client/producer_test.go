@@ -19,6 +19,7 @@ type fakeLeader struct {
 	answer     func(n int, req protocol.ProduceRequest) (protocol.ErrorCode, bool)
 	got        []protocol.ProduceRequest
 	next       int64
+	epoch      int32 // the leader epoch metadata answers with
 }
 
 func newTestProducer(t *testing.T, cfg ProducerConfig, leader *fakeLeader) (*Producer, *sim.Scheduler) {
@@ -31,7 +32,7 @@ func newTestProducer(t *testing.T, cfg ProducerConfig, leader *fakeLeader) (*Pro
 		case protocol.MetadataRequest:
 			resp := protocol.MetadataResponse{CorrelationID: m.CorrelationID, Brokers: []int32{1}}
 			for i := range leader.partitions {
-				resp.Partitions = append(resp.Partitions, protocol.PartitionMetadata{TP: protocol.TopicPartition{Topic: "t", Partition: int32(i)}, Leader: 1})
+				resp.Partitions = append(resp.Partitions, protocol.PartitionMetadata{TP: protocol.TopicPartition{Topic: "t", Partition: int32(i)}, Leader: 1, LeaderEpoch: leader.epoch})
 			}
 			net.Send(node, env.From, resp)
 		case protocol.ProduceRequest:
@@ -200,6 +201,121 @@ func TestSendWaitsMaxBlockForMetadata(t *testing.T) {
 			}
 			if n := p.MetadataRequests(); n < 3 {
 				t.Fatalf("%d metadata requests in %v: the producer stopped asking", n, cfg.MaxBlock)
+			}
+		})
+	}
+}
+
+// Sender.getExpiredInflightBatches: delivery.timeout.ms bounds a batch in
+// flight too. With request.timeout.ms=1000 and delivery.timeout.ms=1500 and
+// the leader never answering, the second attempt is still in flight when
+// the batch is 1.5 s old: it fails then with Kafka's TimeoutException
+// (failBatch in Sender.sendProducerData), not at the retry's request
+// timeout 2.1 s in; a late answer is then ignored (ProducerBatch.done
+// refuses a second final state).
+func TestDeliveryTimeoutExpiresInFlightBatch(t *testing.T) {
+	cfg := DefaultProducerConfig()
+	cfg.RequestTimeout = time.Second
+	cfg.DeliveryTimeout = 1500 * time.Millisecond
+	var late []protocol.ProduceRequest
+	drop := func(_ int, req protocol.ProduceRequest) (protocol.ErrorCode, bool) {
+		late = append(late, req)
+		return protocol.None, false
+	}
+	leader := &fakeLeader{partitions: 1, answer: drop}
+	p, sched := newTestProducer(t, cfg, leader)
+	d := p.Send("t", 0, nil, []byte("v"))
+	runUntilDone(t, sched, d)
+	if d.Err != protocol.DeliveryTimeout || d.Message != "Expiring 1 record(s) for t-0:1500 ms has passed since batch creation" {
+		t.Fatalf("failed with %s %q, want the TimeoutException of an expired batch", d.Err.Name(), d.Message)
+	}
+	// The batch was created when the metadata came, at the record's CreateTime.
+	created := time.Duration(d.Timestamp-sim.Epoch.UnixMilli()) * time.Millisecond
+	if now := sched.Clock.Elapsed(); now != created+cfg.DeliveryTimeout {
+		t.Fatalf("failed at %v, want at delivery.timeout.ms (%v) after the batch's creation at %v, while the retry is in flight", now, cfg.DeliveryTimeout, created)
+	}
+	if len(leader.got) != 2 {
+		t.Fatalf("%d produce requests, want the first and its retry", len(leader.got))
+	}
+	// The broker answers the retry after all: the record stays failed.
+	p.handle(&sim.Envelope{From: kraft.BrokerNode(1), To: p.ID, Msg: protocol.ProduceResponse{CorrelationID: late[1].CorrelationID, TP: late[1].TP, BaseOffset: 0}})
+	if d.Err != protocol.DeliveryTimeout || d.Offset != -1 {
+		t.Fatalf("a late answer changed the expired record to %s at offset %d", d.Err.Name(), d.Offset)
+	}
+}
+
+// NetworkClient.handleTimedOutRequests: when one request to a broker times
+// out the client closes the connection, and cancelInFlightRequests fails
+// every request in flight to that broker with REQUEST_TIMED_OUT
+// ("Disconnected from node 1 due to timeout"), not each at its own
+// timeout. Two batches for two partitions, sent 50 ms apart, neither
+// answered: both fail at the first one's request timeout.
+func TestRequestTimeoutFailsEveryRequestToTheBroker(t *testing.T) {
+	cfg := DefaultProducerConfig()
+	cfg.RequestTimeout = time.Second
+	cfg.Retries = 0 // each batch fails at its first error
+	cfg.Linger = 0
+	leader := &fakeLeader{partitions: 2, answer: func(int, protocol.ProduceRequest) (protocol.ErrorCode, bool) { return protocol.None, false }}
+	p, sched := newTestProducer(t, cfg, leader)
+	first := p.Send("t", 0, nil, []byte("a"))
+	second := &Delivery{}
+	sched.After(50*time.Millisecond, "second send", func() { second = p.Send("t", 1, nil, []byte("b")) })
+	runUntilDone(t, sched, first)
+	if len(leader.got) != 2 {
+		t.Fatalf("%d produce requests before the first timed out, want both batches in flight", len(leader.got))
+	}
+	at := []time.Duration{sched.Clock.Elapsed()}
+	runUntilDone(t, sched, second)
+	at = append(at, sched.Clock.Elapsed())
+	if first.Err != protocol.RequestTimedOut || second.Err != protocol.RequestTimedOut {
+		t.Fatalf("failed with %s and %s, want REQUEST_TIMED_OUT for both", first.Err.Name(), second.Err.Name())
+	}
+	if at[1] != at[0] {
+		t.Fatalf("the second request failed at %v, the first at %v: want both when the first timed out", at[1], at[0])
+	}
+	if second.Message != "Disconnected from node 1 due to timeout" {
+		t.Fatalf("message %q, want Sender's \"Disconnected from node 1 due to timeout\"", second.Message)
+	}
+}
+
+// KIP-951 (Kafka 3.7): RecordAccumulator.shouldBackoff lets a retry go at
+// once when metadata shows a newer leader epoch for its partition than when
+// it failed (ProducerBatch.hasLeaderChangedForTheOngoingRetry): the new
+// leader has not failed it. With the same leader it waits retry.backoff.ms.
+func TestRetrySkipsBackoffForANewLeader(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		newEpoch  int32
+		wantDelay time.Duration // from the failure to the retry
+	}{
+		{"same leader epoch: back off", 0, 500 * time.Millisecond},
+		{"new leader epoch: retry at once", 1, 2 * time.Millisecond}, // the metadata round trip
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultProducerConfig()
+			cfg.RequestTimeout = time.Second
+			cfg.RetryBackoff, cfg.RetryBackoffMax = 500*time.Millisecond, 500*time.Millisecond // no jitter
+			var sched *sim.Scheduler
+			var sentAt []time.Duration
+			leader := &fakeLeader{partitions: 1}
+			leader.answer = func(n int, _ protocol.ProduceRequest) (protocol.ErrorCode, bool) {
+				sentAt = append(sentAt, sched.Clock.Elapsed())
+				if n == 1 {
+					leader.epoch = c.newEpoch // leadership moves while the first request is lost
+					return protocol.None, false
+				}
+				return protocol.None, true
+			}
+			p, s := newTestProducer(t, cfg, leader)
+			sched = s
+			d := p.Send("t", 0, nil, []byte("v"))
+			runUntilDone(t, sched, d)
+			if d.Err != protocol.None || len(sentAt) != 2 {
+				t.Fatalf("%s after %d requests, want delivered by the retry", d.Err.Name(), len(sentAt))
+			}
+			failedAt := sentAt[0] + cfg.RequestTimeout
+			if got := sentAt[1] - failedAt; got != c.wantDelay {
+				t.Fatalf("retried %v after the request timed out, want %v", got, c.wantDelay)
 			}
 		})
 	}

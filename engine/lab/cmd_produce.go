@@ -271,7 +271,13 @@ func describeDeliveries(p *client.Producer, ds []*client.Delivery) (string, bool
 		case !g.done:
 			fmt.Fprintf(&b, "%s to %s got no delivery report: still waiting when the command gave up", records, where)
 		case g.err == protocol.MaxBlockTimeout:
-			fmt.Fprintf(&b, "%s to %s failed: TimeoutException: %s (max.block.ms)", records, where, g.message)
+			fmt.Fprintf(&b, "%s to %s failed: %s: %s (max.block.ms)", records, where, protocol.TimeoutExceptionClass, g.message)
+		case g.err == protocol.DeliveryTimeout:
+			// Java's exception, as the send callback gets it: the Kafka
+			// error that kept the batch retrying is not in it.
+			fmt.Fprintf(&b, "%s to %s failed%s: %s: %s (delivery.timeout.ms)", records, where, retried, protocol.TimeoutExceptionClass, g.message)
+		case g.err != protocol.None && g.message != "":
+			fmt.Fprintf(&b, "%s to %s failed%s: %s: %s", records, where, retried, g.err.Name(), g.message)
 		case g.err != protocol.None:
 			fmt.Fprintf(&b, "%s to %s failed%s: %s", records, where, retried, g.err.Name())
 		case g.first < 0 && p.Config().Acks != 0:
