@@ -155,9 +155,15 @@ func (b *Broker) onConfig(topic string) {
 }
 
 // becomeLeader starts leading at the new epoch. The epoch begins at this
-// broker's log end offset (the leader-epoch cache records it), and every
-// follower starts unknown: the leader learns their positions from fetches.
+// broker's log end offset (the leader-epoch cache records it). A new
+// leader starts every follower unknown and learns their positions from
+// fetches; a broker that was already leader keeps them (Partition.makeLeader
+// with isNewLeader=false, Replica.resetReplicaState). loglab's controller
+// bumps the epoch only when the leader changes, so today every call here
+// is a new leader; Kafka's also bumps it on some reassignments.
 func (b *Broker) becomeLeader(r *Replica) {
+	isNewLeader := !r.leader
+	prev := r.followers
 	r.leader = true
 	r.fetchGen++ // stop following
 	r.fetchInFlight = false
@@ -167,9 +173,14 @@ func (b *Broker) becomeLeader(r *Replica) {
 	r.followers = nil
 	now := b.now()
 	for _, id := range r.Replicas {
-		if id != b.ID {
-			r.followers = append(r.followers, replica.NewFollower(id, now, slices.Contains(r.ISR, id)))
+		if id == b.ID {
+			continue
 		}
+		f := replica.NewFollower(id, now, false) // a replica new to the assignment: position unknown
+		if i := slices.IndexFunc(prev, func(x replica.Follower) bool { return x.ID == id }); i >= 0 {
+			f = prev[i]
+		}
+		r.followers = append(r.followers, replica.ResetFollower(f, now, r.leaderEpochStart, isNewLeader, slices.Contains(r.ISR, id)))
 	}
 	r.HW = min(r.HW, r.Log.EndOffset())
 	b.events(fmt.Sprintf("%s: leader of %s/%d at epoch %d (log end %d, high watermark %d)", b.Node, r.TP.Topic, r.TP.Partition, r.LeaderEpoch, r.Log.EndOffset(), r.HW))

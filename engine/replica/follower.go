@@ -27,11 +27,28 @@ type Follower struct {
 // caught up "now" if the controller lists it in the ISR, so a member gets a
 // full replica.lag.time.max.ms to show up before it is shrunk away.
 func NewFollower(id int32, now time.Duration, inISR bool) Follower {
-	f := Follower{ID: id, LEO: UnknownOffset, LastFetchLeaderLEO: UnknownOffset}
+	return ResetFollower(Follower{ID: id}, now, UnknownOffset, true, inISR)
+}
+
+// ResetFollower is Replica.resetReplicaState, which Partition.makeLeader
+// calls for every follower at each new leader epoch. A new leader knows
+// nothing of the followers: position unknown. A broker that stays leader
+// in a new epoch keeps each follower's position (it is still right: the
+// leader's log did not change hands) and treats the epoch's start offset
+// as the leader's log end at the last fetch. Either way an ISR member is
+// caught up, and for a staying leader has fetched, "now", so it gets a
+// full replica.lag.time.max.ms before it can be shrunk away; a replica
+// outside the ISR gets 0, so it neither holds back the high watermark nor
+// rejoins the ISR before it fetches again.
+func ResetFollower(prev Follower, now time.Duration, epochStart int64, isNewLeader, inISR bool) Follower {
+	var lastCaughtUp time.Duration
 	if inISR {
-		f.LastCaughtUp = now
+		lastCaughtUp = now
 	}
-	return f
+	if isNewLeader {
+		return Follower{ID: prev.ID, LEO: UnknownOffset, LastFetchLeaderLEO: UnknownOffset, LastCaughtUp: lastCaughtUp}
+	}
+	return Follower{ID: prev.ID, LEO: prev.LEO, LastFetchLeaderLEO: epochStart, LastFetchTime: lastCaughtUp, LastCaughtUp: lastCaughtUp}
 }
 
 // UpdateFetchState records a fetch from fetchOffset that arrived at now,

@@ -58,6 +58,29 @@ func TestIsCaughtUp(t *testing.T) {
 	}
 }
 
+// Replica.resetReplicaState, as Partition.makeLeader calls it for each
+// follower. A new leader (isNewLeader) forgets every position; a broker
+// that stays leader in a new epoch keeps the follower's position, takes the
+// epoch start offset as the leader's end at the last fetch, and sets the
+// last fetch and caught-up times to now for ISR members, 0 for others.
+func TestResetFollower(t *testing.T) {
+	prev := Follower{ID: 2, LEO: 40, LastFetchLeaderLEO: 45, LastFetchTime: 3 * s, LastCaughtUp: 2 * s}
+	for _, c := range []struct {
+		name               string
+		isNewLeader, inISR bool
+		want               Follower
+	}{
+		{"new leader, ISR member", true, true, Follower{ID: 2, LEO: UnknownOffset, LastFetchLeaderLEO: UnknownOffset, LastCaughtUp: 9 * s}},
+		{"new leader, outside the ISR", true, false, Follower{ID: 2, LEO: UnknownOffset, LastFetchLeaderLEO: UnknownOffset}},
+		{"same leader, ISR member", false, true, Follower{ID: 2, LEO: 40, LastFetchLeaderLEO: 50, LastFetchTime: 9 * s, LastCaughtUp: 9 * s}},
+		{"same leader, outside the ISR", false, false, Follower{ID: 2, LEO: 40, LastFetchLeaderLEO: 50}},
+	} {
+		if got := ResetFollower(prev, 9*s, 50, c.isNewLeader, c.inISR); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
 // Replica.resetReplicaState (isNewLeader): ISR members start caught up now,
 // others at 0, and every position is unknown.
 func TestNewFollower(t *testing.T) {
