@@ -51,9 +51,14 @@ type Broker struct {
 	fs     storage.FS
 	events func(string)
 
-	alive       bool
-	registered  bool
-	refused     bool  // a registration was refused (reported once)
+	alive      bool
+	registered bool
+	refused    bool // a registration was refused (reported once)
+	// serving: the controller has unfenced this incarnation once. Until
+	// then Kafka's BrokerServer has not enabled request processing (it
+	// waits for the initial metadata catch-up and unfencing), so clients
+	// and other brokers cannot connect.
+	serving     bool
 	epoch       int64 // broker epoch from registration: its RegisterBroker record's offset
 	image       *kraft.Image
 	replicas    []*Replica // ordered by topic, partition
@@ -138,6 +143,14 @@ func (b *Broker) handle(env *sim.Envelope) {
 	if !b.alive {
 		return
 	}
+	switch env.Msg.(type) {
+	case protocol.MetadataRequest, protocol.ProduceRequest, protocol.FetchRequest, protocol.ListOffsetsRequest:
+		if !b.serving {
+			// Connection refused: the requester sees its connection close.
+			b.send(env.From, sim.Disconnected{Peer: b.Node})
+			return
+		}
+	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
 		if m.Error != protocol.None {
@@ -162,7 +175,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 			b.applySnapshot(m.Snapshot, m.SnapshotOffset)
 		}
 		b.applyMetadata(m.Records)
-		if m.Fenced {
+		if !m.Fenced {
+			b.serving = true
+		} else {
 			// Caught up now, perhaps: ask again soon rather than a whole
 			// heartbeat interval later, so a (re)starting broker joins fast.
 			b.after(min(b.cfg.HeartbeatInterval, 50*time.Millisecond), "heartbeat", b.sendHeartbeat)

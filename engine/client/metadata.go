@@ -145,9 +145,10 @@ func equivalentMetadata(old, cur []protocol.PartitionMetadata) bool {
 }
 
 // askElsewhere sends the next request to the next bootstrap broker: the
-// last answer lacked what the client waits for (a broker still catching up
-// with the metadata log knows no topics). Kafka's leastLoadedNode starts
-// from a random node each time, so it does not keep asking one broker.
+// last answer lacked what the client waits for (a broker that has not yet
+// applied a new topic's metadata record does not know it). Kafka's
+// leastLoadedNode starts from a random node each time, so it does not keep
+// asking one broker.
 func (m *metadataCache) askElsewhere() { m.next++ }
 
 // partitions counts a topic's partitions (0: unknown topic).
