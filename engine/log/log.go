@@ -450,15 +450,20 @@ func (f FetchData) Batches() ([]record.Batch, error) {
 
 // TruncateTo removes every batch at or beyond offset, as a follower does
 // when its leader's history diverged from its own. Truncation is by whole
-// batch, so the new end may be below offset if a batch straddled it.
+// batch, so the new end may be below offset if a batch straddled it. As in
+// Kafka's UnifiedLog.truncateTo, a target below the first segment (the
+// log start moved past it, by retention) empties the log and starts it at
+// the target (truncateFullyAndStartAt): after an unclean election the new
+// leader's log may end below ours, start included, and a log that stayed
+// at its start would be out of its leader's range on every fetch.
 func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.EndOffset() {
 		// Nothing to cut from the log, but an epoch that began at its end
 		// and wrote nothing must still go, as Kafka's truncateTo does.
 		return l.epochs.truncateFromEnd(offset)
 	}
-	if offset < l.startOffset {
-		offset = l.startOffset
+	if offset < l.segments[0].base {
+		return l.TruncateFullyAndStartAt(max(offset, 0))
 	}
 	for len(l.segments) > 1 && l.active().base >= offset {
 		if err := l.active().remove(l.fs); err != nil {
@@ -466,22 +471,14 @@ func (l *Log) TruncateTo(offset int64) error {
 		}
 		l.segments = l.segments[:len(l.segments)-1]
 	}
-	s := l.active()
-	if s.base >= offset {
-		// Even the first segment goes: start afresh at offset.
-		if err := s.remove(l.fs); err != nil {
-			return err
-		}
-		fresh, err := createSegment(l.fs, l.dir, offset, l.cfg)
-		if err != nil {
-			return err
-		}
-		l.segments = []*segment{fresh}
-		l.startOffset = offset
-	} else if _, err := s.truncateTo(offset); err != nil {
+	if _, err := l.active().truncateTo(offset); err != nil {
 		return err
 	}
+	l.startOffset = min(l.startOffset, offset)
 	l.recoveryPoint = min(l.recoveryPoint, l.EndOffset())
+	// The cleaner's checkpoint follows the truncation
+	// (LogCleanerManager.maybeTruncateCheckpoint).
+	l.cleanedUpTo = min(l.cleanedUpTo, l.EndOffset())
 	return l.epochs.truncateFromEnd(l.EndOffset())
 }
 

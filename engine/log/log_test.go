@@ -306,3 +306,33 @@ func encodeBatch(t *testing.T, b *record.Batch) []byte {
 	}
 	return raw
 }
+
+// UnifiedLog.truncateTo: a target below the first segment (retention moved
+// the log start past it) empties the log and starts it at the target
+// (truncateFullyAndStartAt). Clamping to the log start instead left a
+// follower of an unclean leader whose log ends below our start asking
+// again forever (VOPR seed 25).
+func TestTruncateToBelowTheLogStartStartsAfresh(t *testing.T) {
+	cfg := smallConfig()
+	cfg.RetentionMs = 10
+	l := openLog(t, storage.NewMem(), cfg)
+	fill(t, l, 30)
+	if _, err := l.DeleteOldSegments(1025, l.EndOffset()); err != nil {
+		t.Fatal(err)
+	}
+	start := l.StartOffset()
+	if start <= 2 {
+		t.Fatalf("retention left the log start at %d", start)
+	}
+	if err := l.TruncateTo(2); err != nil {
+		t.Fatal(err)
+	}
+	if l.StartOffset() != 2 || l.EndOffset() != 2 || len(l.Segments()) != 1 || len(l.Epochs().Entries()) != 0 {
+		t.Fatalf("after TruncateTo(2) below the log start %d: log [%d, %d), %d segments, epochs %v",
+			start, l.StartOffset(), l.EndOffset(), len(l.Segments()), l.Epochs().Entries())
+	}
+	fill(t, l, 1)
+	if got := readAllRecords(t, l); len(got) != 1 || got[2] != "v0" {
+		t.Fatalf("after appending: %v", got)
+	}
+}
