@@ -20,8 +20,8 @@ import (
 // A killed process loses nothing: the page cache outlives it.
 //
 // Simplification: a file's name is durable once its data is (as if its
-// directory had been synced too), and renames and removals are durable at
-// once.
+// directory had been synced too), and renames, removals and truncations
+// are durable at once.
 type CrashableMem struct {
 	*Mem
 }

@@ -235,3 +235,19 @@ func TestWritebackPerFile(t *testing.T) {
 		}
 	}
 }
+
+// A truncated tail never comes back after a power cut, even if the bytes
+// written after the truncation are lost: the journal commits the new size
+// long before the flusher writes data back.
+func TestCrashKeepsATruncation(t *testing.T) {
+	fs := storage.NewCrashableMem()
+	fs.MkdirAll("p")
+	f, _ := fs.Create("p/00.log")
+	f.Write([]byte("kept,diverged"))
+	f.Sync()
+	f.Truncate(5)
+	f.Write([]byte("refetched"))
+	if got, ok := contentAfterCrash(t, fs, "p/00.log"); !ok || got != "kept," {
+		t.Fatalf("after the crash the file holds %q (exists %v), want the truncated %q", got, ok, "kept,")
+	}
+}
