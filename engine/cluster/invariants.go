@@ -11,6 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
 )
 
 // Violation is a broken invariant: which, where, when.
@@ -272,7 +273,13 @@ func recordsBelow(r *broker.Replica, from, hw int64) ([]log.RecordAt, error) {
 	return recs[:i], err
 }
 
-// batchesBelow returns the raw batches holding offsets [from, hw).
+// batchesBelow returns the raw batches holding offsets [from, hw), one
+// element per batch. A read returns whole batches but only from one
+// segment, and replicas roll their segments independently (segment.ms, or
+// retention rolling an expired active segment, as in Kafka's
+// UnifiedLog.deleteOldSegments), so the same batches come in differently
+// cut reads on two replicas: comparing reads instead of batches reported
+// identical logs as different (VOPR seeds 5 and 108).
 func batchesBelow(r *broker.Replica, from, hw int64) ([][]byte, error) {
 	var out [][]byte
 	for from < hw {
@@ -289,7 +296,14 @@ func batchesBelow(r *broker.Replica, from, hw int64) ([][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, raw)
+			for len(raw) > 0 {
+				h, err := record.ReadHeader(raw)
+				if err != nil || h.Size() > len(raw) {
+					return nil, fmt.Errorf("batch cut short in a read of %d bytes: %v", len(raw), err)
+				}
+				out = append(out, raw[:h.Size()])
+				raw = raw[h.Size():]
+			}
 		}
 		from = bs[len(bs)-1].NextOffset()
 	}
