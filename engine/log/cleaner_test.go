@@ -1,6 +1,7 @@
 package log
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"testing"
@@ -199,4 +200,52 @@ func mapsEqual(a, b map[int64]string) bool {
 		}
 	}
 	return true
+}
+
+// UnifiedLog.truncateTo on a compacted log: the log end offset becomes the
+// target (LocalLog.truncateTo's updateLogEndOffset), even when compaction
+// left no record just below it, and the segment starting at the target
+// stays. Deriving the end from the last record left instead cut a follower
+// told "epoch 0 ends at 6" back to 0, below its leader's high watermark
+// (VOPR seed 160).
+func TestTruncateToACompactionGapKeepsTheTarget(t *testing.T) {
+	l := openLog(t, storage.NewMem(), compactConfig())
+	for i := range 30 {
+		if _, err := l.AppendAsLeader(mkBatch(int64(1000+i), rec("same", fmt.Sprintf("v%d", i))), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.AppendAsLeader(mkBatch(2000, rec("other", "x")), 0); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := l.Clean(3000); err != nil || c == nil {
+		t.Fatalf("Clean: %+v, %v", c, err)
+	}
+	segs := l.Segments()
+	if len(segs) < 3 {
+		t.Fatalf("%d segments: the test needs a compacted segment to truncate at", len(segs))
+	}
+	target := segs[1].BaseOffset
+	if got := values(t, l); len(got) == 0 || func() bool {
+		for off := range got {
+			if off < target {
+				return true
+			}
+		}
+		return false
+	}() {
+		t.Fatalf("records below %d survived the cleaning (%v): the test shows nothing", target, got)
+	}
+	if err := l.TruncateTo(target); err != nil {
+		t.Fatal(err)
+	}
+	if l.EndOffset() != target {
+		t.Fatalf("log end %d after TruncateTo(%d) into a compaction gap, want %d", l.EndOffset(), target, target)
+	}
+	if _, err := l.AppendAsLeader(mkBatch(4000, rec("next", "y")), 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := values(t, l); got[target] != "next=y" {
+		t.Fatalf("after appending: %v", got)
+	}
 }

@@ -465,7 +465,10 @@ func (l *Log) TruncateTo(offset int64) error {
 	if offset < l.segments[0].base {
 		return l.TruncateFullyAndStartAt(max(offset, 0))
 	}
-	for len(l.segments) > 1 && l.active().base >= offset {
+	// A segment starting at the target stays, empty (Kafka deletes only
+	// those starting past it): the log then ends at the target even when
+	// compaction emptied the segments before it.
+	for len(l.segments) > 1 && l.active().base > offset {
 		if err := l.active().remove(l.fs); err != nil {
 			return err
 		}

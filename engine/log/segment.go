@@ -132,16 +132,24 @@ func (s *segment) batches() ([]batchAt, error) {
 
 // truncateTo removes every batch whose last offset is at or beyond offset,
 // as Kafka does: truncation works on whole batches. It returns the bytes
-// removed.
+// removed. The segment then ends at offset, as Kafka's LocalLog.truncateTo
+// sets the log end offset to the target, even when compaction left no
+// record just below it; only a batch straddling offset, cut whole, ends it
+// earlier, at that batch's base.
 func (s *segment) truncateTo(offset int64) (int64, error) {
 	start := int64(0)
 	if e, _ := s.index.lookup(offset); e.Position > 0 {
 		start = e.Position
 	}
 	found, ok, err := s.translateOffset(offset, start)
-	if err != nil || !ok {
+	if err != nil {
 		return 0, err
 	}
+	if !ok {
+		s.nextOffset = max(s.nextOffset, offset)
+		return 0, nil
+	}
+	defer func() { s.nextOffset = max(s.nextOffset, min(offset, found.Header.BaseOffset)) }()
 	removed := s.size() - found.Position
 	if err := s.log.Truncate(found.Position); err != nil {
 		return 0, err
