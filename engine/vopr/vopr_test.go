@@ -31,7 +31,7 @@ var (
 // them all (-topics=plain keeps to plain topics). The full workload found
 // issue 9's livelocks 4 (diverging epoch) and 5 (follower out of range),
 // whose scripts are in testdata (TestVOPRLivelockScripts), then five more
-// seeds of 200: 25 (a truncation below the log start clamped to it, so a
+// seeds of 200, all but 108 replayed there too: 25 (a truncation below the log start clamped to it, so a
 // follower of an unclean leader whose log ended below it was out of range
 // forever), 16 (a power cut brought back a truncated tail under a newer
 // epoch checkpoint), 160 (a truncation into a compaction gap cut to the
@@ -196,7 +196,9 @@ func TestVOPR(t *testing.T) {
 // with 517 fetches a second, and "b4 t1/0 log end 7, leader b2's 16 (the
 // leader's log starts at 16)"): the cluster must now converge.
 func TestVOPRLivelockScripts(t *testing.T) {
-	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab"} {
+	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab",
+		"seed25-truncate-below-log-start.lab", "seed16-power-cut-truncated-tail.lab",
+		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab"} {
 		script, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
