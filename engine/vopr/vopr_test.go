@@ -31,17 +31,18 @@ var (
 // them all (-topics=plain keeps to plain topics). The full workload found
 // issue 9's livelocks 4 (diverging epoch) and 5 (follower out of range),
 // whose scripts are in testdata (TestVOPRLivelockScripts), then five more
-// seeds of 200, all but 108 replayed there too: 25 (a truncation below the log start clamped to it, so a
-// follower of an unclean leader whose log ended below it was out of range
-// forever), 16 (a power cut brought back a truncated tail under a newer
-// epoch checkpoint), 160 (a truncation into a compaction gap cut to the
-// last record left, not to its target), and 5 and 108 (a checker false
-// positive: replicas' reads cut at different segment boundaries).
+// seeds of 200, all but 108 replayed there too: 25 (a truncation below
+// the log start clamped to it, so a follower of an unclean leader whose
+// log ended below it was out of range forever), 16 (a power cut brought
+// back a truncated tail under a newer epoch checkpoint), 160 (a
+// truncation into a compaction gap cut to the last record left, not to
+// its target), and 5 and 108 (a checker false positive: replicas' reads
+// cut at different segment boundaries).
 const fullWorkloadPasses = true
 
 // Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
-// workload steps and at least 2000 simulation steps each take ~20 s
-// natively. The cost grows faster than the steps (100 steps: ~75 s, 150:
+// workload steps and at least 2000 simulation steps each take ~35 s
+// natively on every topic kind (~20 s on plain topics). The cost grows faster than the steps (100 steps: ~75 s, 150:
 // ~3.5 min, 2000: ~80 s a seed) because of event storms in the engine
 // (a follower's fetch loop on an empty leader epoch, the producer's drain
 // timers) and the checker's per-record batch decoding; longer runs belong
