@@ -42,8 +42,9 @@ const fullWorkloadPasses = true
 
 // Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
 // workload steps and at least 2000 simulation steps each take ~35 s
-// natively on every topic kind (~20 s on plain topics). The cost grows faster than the steps (100 steps: ~75 s, 150:
-// ~3.5 min, 2000: ~80 s a seed) because of event storms in the engine
+// natively on every topic kind (~20 s on plain topics). The cost grows
+// faster than the steps (100 steps: ~75 s, 150: ~3.5 min, 2000: ~80 s a
+// seed, measured on plain topics) because of event storms in the engine
 // (a follower's fetch loop on an empty leader epoch, the producer's drain
 // timers) and the checker's per-record batch decoding; longer runs belong
 // to make sim. WASM under node runs one thread: fewer seeds.
