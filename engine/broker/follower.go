@@ -84,6 +84,19 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 	if m.HighWatermark >= 0 {
 		r.HW = max(r.HW, min(m.HighWatermark, r.Log.EndOffset()))
 	}
+	// The leader's log start offset becomes ours (ReplicaFetcherThread's
+	// maybeIncrementLogStartOffset, LeaderOffsetIncremented): what its
+	// retention deleted is gone here too, even where our own retention
+	// would have kept it. Otherwise records below it that diverged from
+	// the leader's (written by a leader that lost them in an unclean
+	// election) stay, since no epoch check looks below the leader's log
+	// start, and come back if this replica is elected. Kafka refuses a
+	// log start past the high watermark.
+	if m.LogStartOffset <= r.HW {
+		if err := r.Log.MaybeIncrementLogStartOffset(m.LogStartOffset); err != nil {
+			b.events(fmt.Sprintf("%s: moving the log start offset of %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
+		}
+	}
 	b.fetchFromLeader(r)
 }
 

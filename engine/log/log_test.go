@@ -336,3 +336,42 @@ func TestTruncateToBelowTheLogStartStartsAfresh(t *testing.T) {
 		t.Fatalf("after appending: %v", got)
 	}
 }
+
+// UnifiedLog.maybeIncrementLogStartOffset, as a follower applies its
+// leader's log start offset from each fetch response: offsets below it
+// are no longer readable, the epoch history starts there, and retention
+// then deletes the segments wholly below it (deleteLogStartOffsetBreachedSegments),
+// whatever the cleanup policy. Without it a follower kept records its
+// leader's retention had deleted, and if they diverged from the leader's
+// (written by an old leader that lost them in an unclean election) they
+// came back when it was elected (VOPR seed 916 at 200 steps).
+func TestFollowerTakesTheLeadersLogStartOffset(t *testing.T) {
+	cfg := smallConfig()
+	cfg.RetentionMs = -1
+	l := openLog(t, storage.NewMem(), cfg)
+	fill(t, l, 30)
+	second := l.Segments()[1].BaseOffset
+	target := second + 1
+	if err := l.MaybeIncrementLogStartOffset(target); err != nil {
+		t.Fatal(err)
+	}
+	if l.StartOffset() != target {
+		t.Fatalf("log start %d, want %d", l.StartOffset(), target)
+	}
+	if e := l.Epochs().Entries(); len(e) != 1 || e[0].StartOffset != target {
+		t.Fatalf("epochs %v, want one entry starting at %d", e, target)
+	}
+	if _, err := l.Read(target-1, 100, l.EndOffset()); !errors.Is(err, ErrOffsetOutOfRange) {
+		t.Fatalf("reading below the new log start: %v, want OFFSET_OUT_OF_RANGE", err)
+	}
+	if err := l.MaybeIncrementLogStartOffset(2); err != nil || l.StartOffset() != target {
+		t.Fatalf("a smaller log start moved it back to %d (%v)", l.StartOffset(), err)
+	}
+	dels, err := l.DeleteOldSegments(0, l.EndOffset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dels) != 1 || len(dels[0].Segments) != 1 || l.Segments()[0].BaseOffset != second || l.StartOffset() != target {
+		t.Fatalf("deletions %+v: first segment %d, log start %d; want only the segment below %d deleted", dels, l.Segments()[0].BaseOffset, l.StartOffset(), second)
+	}
+}

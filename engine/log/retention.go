@@ -8,16 +8,29 @@ type Deletion struct {
 	NewStartOffset int64
 }
 
-// DeleteOldSegments applies retention.ms and retention.bytes (Kafka's
-// UnifiedLog.deleteOldSegments). Retention only ever removes whole segments,
+// DeleteOldSegments applies the log start offset, retention.ms and
+// retention.bytes (Kafka's UnifiedLog.deleteOldSegments). Retention only ever removes whole segments,
 // oldest first, and only those wholly below highWatermark; an expired
 // active segment is first rolled so that it can go too. nowMs is the
 // (virtual) time retention.ms is measured against.
 func (l *Log) DeleteOldSegments(nowMs, highWatermark int64) ([]Deletion, error) {
-	if !l.cfg.Delete() {
-		return nil, nil
-	}
 	var out []Deletion
+	// First the segments wholly below the log start offset, whatever the
+	// policy (deleteLogStartOffsetBreachedSegments): a follower's log start
+	// follows its leader's, and what lies below it is unreadable.
+	d, err := l.deleteSegments("log start offset breach", highWatermark, func(s *segment) bool {
+		i := l.segmentFor(s.base)
+		return i+1 < len(l.segments) && l.segments[i+1].base <= l.startOffset
+	})
+	if err != nil {
+		return out, err
+	}
+	if d != nil {
+		out = append(out, *d)
+	}
+	if !l.cfg.Delete() {
+		return out, nil
+	}
 	if l.cfg.RetentionMs >= 0 {
 		d, err := l.deleteSegments("retention.ms", highWatermark, func(s *segment) bool {
 			return s.maxTimestamp >= 0 && nowMs-s.maxTimestamp > l.cfg.RetentionMs
@@ -83,4 +96,19 @@ func (l *Log) deleteSegments(reason string, highWatermark int64, expired func(*s
 	l.startOffset = max(l.startOffset, l.segments[0].base)
 	d.NewStartOffset = l.startOffset
 	return d, l.epochs.truncateFromStart(l.startOffset)
+}
+
+// MaybeIncrementLogStartOffset moves the log start offset up to
+// newStart, never down and never past the log end (Kafka's
+// UnifiedLog.maybeIncrementLogStartOffset): what a follower does with the
+// log start offset of each fetch response (LeaderOffsetIncremented), so
+// that records its leader's retention deleted are gone here too. The
+// epoch history then starts there (truncateFromStart); the segments wholly
+// below it go at the next retention check.
+func (l *Log) MaybeIncrementLogStartOffset(newStart int64) error {
+	if newStart <= l.startOffset || newStart > l.EndOffset() {
+		return nil
+	}
+	l.startOffset = newStart
+	return l.epochs.truncateFromStart(newStart)
 }

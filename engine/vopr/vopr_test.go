@@ -200,7 +200,8 @@ func TestVOPR(t *testing.T) {
 func TestVOPRLivelockScripts(t *testing.T) {
 	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab",
 		"seed25-truncate-below-log-start.lab", "seed16-power-cut-truncated-tail.lab",
-		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab"} {
+		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab",
+		"seed916-follower-log-start.lab"} {
 		script, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
