@@ -339,11 +339,25 @@ func (l *Log) Roll() error {
 	return l.roll(l.EndOffset())
 }
 
-// FlushRolled syncs the segments finished by a roll since the last call
-// and moves the recovery point past them: Kafka's flush after a roll.
+// FlushRolled is Kafka's flush after a roll (flushUptoOffsetExclusive of
+// the new segment's base): once a segment has rolled since the last call,
+// it syncs every inactive segment from the recovery point on, not only the
+// rolled one, and moves the recovery point to the active segment. Segments
+// a restart reopened unsynced (after a process crash their bytes were
+// still only in the page cache) are flushed by the next roll too; syncing
+// only the rolled one let a power cut keep newer segments and lose an
+// older one, a gap in the log.
 func (l *Log) FlushRolled() error {
-	for _, s := range l.segments[:len(l.segments)-1] {
-		if !s.needsFlush {
+	inactive := l.segments[:len(l.segments)-1]
+	rolled := false
+	for _, s := range inactive {
+		rolled = rolled || s.needsFlush
+	}
+	if !rolled {
+		return nil
+	}
+	for _, s := range inactive {
+		if !s.needsFlush && s.nextOffset <= l.recoveryPoint {
 			continue
 		}
 		if err := s.sync(); err != nil {
@@ -352,6 +366,7 @@ func (l *Log) FlushRolled() error {
 		s.needsFlush = false
 		l.recoveryPoint = max(l.recoveryPoint, s.nextOffset)
 	}
+	l.recoveryPoint = max(l.recoveryPoint, l.active().base)
 	return nil
 }
 

@@ -37,7 +37,9 @@ var (
 // back a truncated tail under a newer epoch checkpoint), 160 (a
 // truncation into a compaction gap cut to the last record left, not to
 // its target), and 5 and 108 (a checker false positive: replicas' reads
-// cut at different segment boundaries).
+// cut at different segment boundaries). make sim's 1000 seeds of 200 steps
+// then found 916 (a follower kept records below its leader's log start)
+// and 928 (the flush after a roll skipped segments reopened unsynced).
 const fullWorkloadPasses = true
 
 // Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
@@ -201,7 +203,7 @@ func TestVOPRLivelockScripts(t *testing.T) {
 	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab",
 		"seed25-truncate-below-log-start.lab", "seed16-power-cut-truncated-tail.lab",
 		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab",
-		"seed916-follower-log-start.lab"} {
+		"seed916-follower-log-start.lab", "seed928-flush-after-roll.lab"} {
 		script, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
