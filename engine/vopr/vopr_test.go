@@ -39,7 +39,9 @@ var (
 // its target), and 5 and 108 (a checker false positive: replicas' reads
 // cut at different segment boundaries). make sim's 1000 seeds of 200 steps
 // then found 916 (a follower kept records below its leader's log start)
-// and 928 (the flush after a roll skipped segments reopened unsynced).
+// and 928 (the flush after a roll skipped segments reopened unsynced);
+// their scripts no longer reproduce on today's engine, so unit tests keep
+// them (engine/log, engine/cluster TestFollowerTakesTheLeadersLogStartOffset).
 const fullWorkloadPasses = true
 
 // Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
@@ -202,8 +204,7 @@ func TestVOPR(t *testing.T) {
 func TestVOPRLivelockScripts(t *testing.T) {
 	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab",
 		"seed25-truncate-below-log-start.lab", "seed16-power-cut-truncated-tail.lab",
-		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab",
-		"seed916-follower-log-start.lab", "seed928-flush-after-roll.lab"} {
+		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab"} {
 		script, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
