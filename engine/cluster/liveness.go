@@ -113,10 +113,10 @@ func (c *Cluster) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, 
 	if p.Leader < 0 {
 		var blocked string
 		if !slices.ContainsFunc(p.ISR, func(id int32) bool { return c.brokerLive(id) }) && t.Config("unclean.leader.election.enable", "false") != "true" {
-			blocked = fmt.Sprintf("every ISR member %v is down and unclean.leader.election.enable=false", p.ISR)
+			blocked = fmt.Sprintf("every ISR member (%s) is down and unclean.leader.election.enable=false", protocol.JoinIDs(p.ISR))
 		}
 		if !slices.ContainsFunc(p.Replicas, func(id int32) bool { return c.brokerLive(id) }) {
-			blocked = fmt.Sprintf("every replica %v is down", p.Replicas)
+			blocked = fmt.Sprintf("every replica (%s) is down", protocol.JoinIDs(p.Replicas))
 		}
 		return []Lag{{Converged, fmt.Sprintf("%s has no leader", name(tp)), firstReason(noController, blocked)}}
 	}
