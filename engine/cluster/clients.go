@@ -160,6 +160,11 @@ func allDone(ds []*client.Delivery) bool {
 // Poll polls consumer co, running the cluster until it returns records or
 // timeout passes in virtual time (Kafka's poll(Duration)).
 func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]client.ConsumedRecord, error) {
+	// A wait past the end of virtual time is refused before the consumer
+	// fetches anything, so that the failed poll changes nothing.
+	if err := c.CheckAdvance(timeout); err != nil {
+		return nil, err
+	}
 	var out []client.ConsumedRecord
 	var pollErr error
 	poll := func() bool {

@@ -189,6 +189,13 @@ func (c *Cluster) Config() Config { return c.config }
 // Elapsed is the virtual time since the cluster started.
 func (c *Cluster) Elapsed() time.Duration { return c.clock.Elapsed() }
 
+// CheckAdvance reports why virtual time cannot move forward by d (it is
+// negative, or would pass sim.MaxElapsed), or nil if it can.
+func (c *Cluster) CheckAdvance(d time.Duration) error { return c.clock.CheckAdvance(d) }
+
+// Room is how much further virtual time can move before sim.MaxElapsed.
+func (c *Cluster) Room() time.Duration { return c.clock.Room() }
+
 // NowMs is the current virtual time as Kafka timestamps it.
 func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
 

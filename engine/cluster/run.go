@@ -32,8 +32,10 @@ func (c *Cluster) Step() (string, bool) {
 // Tick advances virtual time by d, running everything due meanwhile:
 // heartbeats, fetches, timeouts, retention, the cleaner.
 func (c *Cluster) Tick(d time.Duration) error {
-	if d < 0 {
-		return fmt.Errorf("cannot move the clock backwards by %v", d)
+	// Refused before any event runs, so that a tick past the end of virtual
+	// time changes nothing.
+	if err := c.clock.CheckAdvance(d); err != nil {
+		return err
 	}
 	end := c.clock.Elapsed() + d
 	for n := 0; ; n++ {
@@ -52,7 +54,9 @@ func (c *Cluster) Tick(d time.Duration) error {
 // RunUntil runs events until done reports true (checked after each) or
 // limit of virtual time passes. It reports whether done became true.
 func (c *Cluster) RunUntil(done func() bool, limit time.Duration) (bool, error) {
-	end := c.clock.Elapsed() + limit
+	// Near the end of virtual time the wait stops there: no event runs
+	// after sim.MaxElapsed, and the sum must not wrap into the past.
+	end := c.clock.Elapsed() + min(limit, c.clock.Room())
 	for n := 0; !done(); n++ {
 		at, ok := c.sched.Next()
 		if !ok || at > end {

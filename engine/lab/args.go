@@ -1,11 +1,14 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loglab/loglab/engine/sim"
 )
 
 // tokenize splits a command line on spaces. Double quotes group words, so
@@ -107,6 +110,10 @@ func (a *args) integer(name string, def, lo, hi int) int {
 		return def
 	}
 	n, err := strconv.Atoi(a.options[name])
+	if errors.Is(err, strconv.ErrRange) {
+		a.fail("%s=%s is out of range: it must be between %d and %d", name, a.options[name], lo, hi)
+		return def
+	}
 	if err != nil {
 		a.fail("%s=%s is not a whole number", name, a.options[name])
 		return def
@@ -157,26 +164,47 @@ func (a *args) enum(name, def string, valid ...string) string {
 	return v
 }
 
-// millis reads a Kafka "*.ms" option: a whole number of milliseconds.
+// millis reads a Kafka "*.ms" option: a whole number of milliseconds, at
+// least 1 and at most the virtual clock's maximum (a larger one, such as
+// Long.MAX_VALUE, would overflow a time.Duration and wrap negative).
 func (a *args) millis(name string, def time.Duration) time.Duration {
-	if !a.has(name) {
-		return def
-	}
-	n, err := strconv.ParseInt(a.options[name], 10, 64)
-	if err != nil || n < 1 {
-		a.fail("%s=%s must be a positive whole number of milliseconds", name, a.options[name])
-		return def
-	}
-	return time.Duration(n) * time.Millisecond
+	return a.millisFrom(name, def, 1, "a positive whole number of milliseconds")
 }
 
 // millisOrZero is millis that also accepts 0 (linger.ms=0 is Kafka's old
 // default).
 func (a *args) millisOrZero(name string, def time.Duration) time.Duration {
-	if a.has(name) && a.options[name] == "0" {
-		return 0
+	return a.millisFrom(name, def, 0, "a whole number of milliseconds, 0 or more")
+}
+
+func (a *args) millisFrom(name string, def time.Duration, lo int64, what string) time.Duration {
+	if !a.has(name) {
+		return def
 	}
-	return a.millis(name, def)
+	v := a.options[name]
+	n, err := strconv.ParseInt(v, 10, 64)
+	if (err == nil && n > maxMillis) || (errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-")) {
+		a.fail("%s=%s is past the virtual clock's maximum of %s", name, v, sim.MaxElapsedText)
+		return def
+	}
+	if err != nil || n < lo {
+		a.fail("%s=%s must be %s", name, v, what)
+		return def
+	}
+	return time.Duration(n) * time.Millisecond
+}
+
+// duration reads an option holding a duration (see parseDuration).
+func (a *args) duration(name string, def time.Duration) time.Duration {
+	if !a.has(name) {
+		return def
+	}
+	d, err := parseDuration(a.options[name])
+	if err != nil {
+		a.fail("%s=%s: %v", name, a.options[name], err)
+		return def
+	}
+	return d
 }
 
 // rest returns the options no getter has read yet, in the order typed, and
@@ -206,17 +234,87 @@ func (a *args) finish() error {
 	return nil
 }
 
-// parseDuration accepts Go durations ("100ms", "1.5s", "2m") and, as Kafka's
-// configs are in milliseconds, a bare number meaning milliseconds.
+// maxMillis is sim.MaxElapsed in milliseconds.
+const maxMillis = int64(sim.MaxElapsed / time.Millisecond)
+
+// parseDuration is the lab's one reader of durations (tick, timeout=,
+// latency=, interval=). It accepts Go durations ("100ms", "1.5s", "2m") and,
+// as Kafka's configs are in milliseconds, a bare number meaning
+// milliseconds. It refuses a negative duration (time only moves forward)
+// and one past sim.MaxElapsed, naming the limit: Go's own parsing would
+// wrap a bare number's milliseconds into the past and refuses an
+// overflowing "3000000h" as if it were garbage.
 func parseDuration(s string) (time.Duration, error) {
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+	negative := fmt.Errorf("duration %q is negative: time only moves forward", s)
+	tooLong := fmt.Errorf("duration %q is past the virtual clock's maximum of %s", s, sim.MaxElapsedText)
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case strings.HasPrefix(s, "-") && (err != nil || ms < 0):
+			return 0, negative
+		case err != nil || ms > maxMillis:
+			return 0, tooLong
+		}
 		return time.Duration(ms) * time.Millisecond, nil
 	}
+	seconds, ok := durationSeconds(s)
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("%q is not a duration (try 100ms, 1.5s, 2m; a bare number is milliseconds)", s)
+	case seconds < 0:
+		return 0, negative
+	case seconds > sim.MaxElapsed.Seconds():
+		return 0, tooLong
+	}
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (try 100ms, 1.5s, 2m)", s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration (try 100ms, 1.5s, 2m; a bare number is milliseconds)", s)
+	case d > sim.MaxElapsed:
+		return 0, tooLong // rounding at the very edge
 	}
 	return d, nil
+}
+
+// durationUnits are time.ParseDuration's units, in seconds.
+var durationUnits = map[string]float64{"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+
+// durationSeconds reads time.ParseDuration's syntax ([-+]?(number unit)+)
+// into approximate seconds, without overflowing: so that a duration too
+// large for a time.Duration is told apart from garbage.
+func durationSeconds(s string) (float64, bool) {
+	sign := 1.0
+	switch {
+	case strings.HasPrefix(s, "-"):
+		sign, s = -1, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	total := 0.0
+	for s != "" {
+		i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+		if i <= 0 {
+			return 0, false // no number, or a number without a unit
+		}
+		n, err := strconv.ParseFloat(s[:i], 64)
+		if err != nil {
+			return 0, false
+		}
+		s = s[i:]
+		j := strings.IndexFunc(s, func(r rune) bool { return (r >= '0' && r <= '9') || r == '.' })
+		if j < 0 {
+			j = len(s)
+		}
+		unit, ok := durationUnits[s[:j]]
+		if !ok {
+			return 0, false
+		}
+		total += n * unit
+		s = s[j:]
+	}
+	return sign * total, true
 }
 
 // parseTopicPartition reads the lab language's "topic/partition".

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,8 +76,10 @@ var tickCommand = &command{
 		if err != nil {
 			return "", err
 		}
-		if d < 0 {
-			return "", fmt.Errorf("cannot move the clock backwards by %v", d)
+		// A tick that would pass the clock's maximum is refused before
+		// anything runs: a misuse, with the time left unchanged.
+		if err := l.cluster.CheckAdvance(d); err != nil {
+			return "", err
 		}
 		if err := l.cluster.Tick(d); err != nil {
 			return "", err
@@ -92,12 +96,20 @@ var stepCommand = &command{
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
+		if len(a.positional) > 1 {
+			return "", fmt.Errorf("step takes one count between 1 and 10000")
+		}
 		n := 1
 		if len(a.positional) == 1 {
-			fmt.Sscan(a.positional[0], &n)
-		}
-		if len(a.positional) > 1 || n < 1 || n > 10000 {
-			return "", fmt.Errorf("step takes one count between 1 and 10000")
+			// Exact: "step abc" must not run one step as if nothing were typed.
+			v, err := strconv.Atoi(a.positional[0])
+			switch {
+			case errors.Is(err, strconv.ErrRange) || (err == nil && (v < 1 || v > 10000)):
+				return "", fmt.Errorf("step count %s is out of range: it must be between 1 and 10000", a.positional[0])
+			case err != nil:
+				return "", fmt.Errorf("step count %q is not a whole number", a.positional[0])
+			}
+			n = v
 		}
 		if err := a.finish(); err != nil {
 			return "", err

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/protocol"
@@ -85,13 +86,14 @@ var pollCommand = &command{
 			return "", err
 		}
 		maxRecords := a.integer("max", 0, 0, 100000)
-		timeoutText := a.str("timeout", "1s")
+		timeout := a.duration("timeout", time.Second)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		timeout, err := parseDuration(timeoutText)
-		if err != nil {
-			return "", err
+		// A wait past the clock's maximum is a misuse, refused before the
+		// consumer fetches anything.
+		if err := l.cluster.CheckAdvance(timeout); err != nil {
+			return "", fmt.Errorf("timeout=%v: %w", timeout, err)
 		}
 		co := l.cluster.Consumer(name)
 		if co == nil {

@@ -161,16 +161,13 @@ var netDelayCommand = &command{
 	summary: "slow a link (one way), e.g. to make a follower fall behind",
 	run: func(l *Lab, a *args) (string, error) {
 		from, to := a.str("from", ""), a.str("to", "")
-		latency := a.str("latency", "")
+		hasLatency := a.has("latency")
+		d := a.duration("latency", 0)
 		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
-		if from == "" || to == "" || latency == "" {
+		if from == "" || to == "" || !hasLatency {
 			return "", fmt.Errorf("give from=, to= and latency=")
-		}
-		d, err := parseDuration(latency)
-		if err != nil || d < 0 {
-			return "", fmt.Errorf("latency=%s is not a duration", latency)
 		}
 		f, t, err := l.link(from, to)
 		if err != nil {

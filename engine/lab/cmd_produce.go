@@ -11,6 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
 )
 
 // maxProduceCount bounds one command so a typo cannot freeze a browser tab.
@@ -98,13 +99,15 @@ var produceCommand = &command{
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
 		count := a.integer("count", 1, 1, maxProduceCount)
 		producerName := a.str("producer", "")
-		intervalText := a.str("interval", "0s")
+		interval := a.duration("interval", 0)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		interval, err := parseDuration(intervalText)
-		if err != nil {
-			return "", err
+		// The records are sent over (count-1) intervals: refused up front if
+		// that passes the clock's maximum (divided, as the product may
+		// overflow).
+		if interval > 0 && count > 1 && interval > l.cluster.Room()/time.Duration(count-1) {
+			return "", fmt.Errorf("count=%d interval=%v would take virtual time past its maximum of %s", count, interval, sim.MaxElapsedText)
 		}
 		switch {
 		case hasValue && isTombstone:

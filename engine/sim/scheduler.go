@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -26,6 +27,9 @@ type Event struct {
 	Cancelled bool
 }
 
+// never is when an event due after MaxElapsed is queued: it never runs.
+const never = time.Duration(math.MaxInt64)
+
 // NewScheduler returns a scheduler driving clock.
 func NewScheduler(clock *Clock) *Scheduler { return &Scheduler{Clock: clock} }
 
@@ -35,16 +39,23 @@ func (s *Scheduler) After(d time.Duration, name string, fire func()) *Event {
 	if d < 0 {
 		d = 0
 	}
+	at := s.Clock.Elapsed() + d
+	if d > s.Clock.Room() {
+		// Past the end of virtual time (a timer of Long.MAX_VALUE ms, say):
+		// it never fires, and the sum must not wrap into the past.
+		at = never
+	}
 	s.seq++
-	e := &Event{At: s.Clock.Elapsed() + d, Seq: s.seq, Name: name, Fire: fire}
+	e := &Event{At: at, Seq: s.seq, Name: name, Fire: fire}
 	heap.Push(&s.queue, e)
 	return e
 }
 
-// Next is the time of the next live event, and whether there is one.
+// Next is the time of the next live event, and whether there is one. An
+// event due after MaxElapsed never runs: the clock stops there.
 func (s *Scheduler) Next() (time.Duration, bool) {
 	s.dropCancelled()
-	if len(s.queue) == 0 {
+	if len(s.queue) == 0 || s.queue[0].At > MaxElapsed {
 		return 0, false
 	}
 	return s.queue[0].At, true
@@ -59,8 +70,7 @@ func (s *Scheduler) dropCancelled() {
 // Step runs the next event, advancing the clock to it. It reports false
 // when nothing is scheduled.
 func (s *Scheduler) Step() (*Event, bool) {
-	s.dropCancelled()
-	if len(s.queue) == 0 {
+	if _, ok := s.Next(); !ok {
 		return nil, false
 	}
 	e := heap.Pop(&s.queue).(*Event)
@@ -74,6 +84,9 @@ func (s *Scheduler) Step() (*Event, bool) {
 // RunUntil runs every event due at or before t, then sets the clock to t.
 // It returns how many events ran.
 func (s *Scheduler) RunUntil(t time.Duration, limit int) (int, error) {
+	if err := s.Clock.CheckAdvance(t - s.Clock.Elapsed()); t > s.Clock.Elapsed() && err != nil {
+		return 0, err
+	}
 	n := 0
 	for {
 		at, ok := s.Next()
