@@ -60,7 +60,7 @@ var clusterCommand = &command{
 var tickCommand = &command{
 	name:    "tick",
 	usage:   "tick DURATION",
-	summary: "advance virtual time, e.g. tick 100ms or tick 5m (a bare number is milliseconds), running everything due meanwhile",
+	summary: "advance virtual time, e.g. tick 100ms or tick 5m (a bare number is milliseconds; at most 100 years in all), running everything due meanwhile",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
