@@ -45,9 +45,10 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	return l, []string{strings.TrimSpace(string(line))}, nil
 }
 
-// rememberCluster records a `cluster` command that succeeded.
+// rememberCluster records a `cluster` command that succeeded. An empty
+// line succeeds too (it does nothing), so it has no first word.
 func rememberCluster(dataDir, line string) error {
-	if dataDir == "" || strings.Fields(line)[0] != "cluster" {
+	if words := strings.Fields(line); dataDir == "" || len(words) == 0 || words[0] != "cluster" {
 		return nil
 	}
 	return os.WriteFile(filepath.Join(dataDir, clusterFile), []byte(strings.TrimSpace(line)+"\n"), 0o644)
