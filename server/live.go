@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,10 @@ type liveSession struct {
 	history     []web.Entry // the newest historyShown entries
 	subscribers []*subscriber
 	stop        chan struct{} // closed by closeAll: ends watchQuorum
+	logger      *slog.Logger
+	// runLine runs one command on lab; a field so that a test can make a
+	// command panic and see the session survive it.
+	runLine func(line string) (string, error)
 }
 
 // quorumCheckEvery is how often an idle live cluster is checked for an
@@ -51,9 +57,17 @@ func (s *liveSession) watchQuorum() {
 
 // followQuorum does one check of watchQuorum; it reports whether it
 // pushed a view.
-func (s *liveSession) followQuorum() bool {
+func (s *liveSession) followQuorum() (pushed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// This goroutine has no caller to recover for it: a panic here would
+	// end the whole server.
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("following the quorum panicked", "panic", p, "stack", string(debug.Stack()))
+			pushed = false
+		}
+	}()
 	c := s.lab.Cluster()
 	if c == nil || !c.QuorumDrifted() {
 		return false
@@ -79,7 +93,7 @@ type update struct {
 	View  string `json:"view"`
 }
 
-func newLiveSession(dataDir string, controllers []string) (*liveSession, error) {
+func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (*liveSession, error) {
 	l, start, err := openLab(dataDir)
 	if err != nil {
 		return nil, err
@@ -87,7 +101,7 @@ func newLiveSession(dataDir string, controllers []string) (*liveSession, error) 
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))
 	}
-	s := &liveSession{lab: l, dataDir: dataDir, stop: make(chan struct{})}
+	s := &liveSession{lab: l, dataDir: dataDir, stop: make(chan struct{}), logger: logger, runLine: l.Run}
 	for _, line := range start {
 		// Controllers in their own processes keep their metadata across
 		// server restarts: the starter topic may be there already.
@@ -103,13 +117,7 @@ func newLiveSession(dataDir string, controllers []string) (*liveSession, error) 
 func (s *liveSession) run(line string) web.Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out, err := s.lab.Run(line)
-	e := web.Entry{Command: strings.TrimSpace(line), Output: out, OK: err == nil}
-	if err != nil {
-		e.Output = "error: " + err.Error()
-	} else if err := rememberCluster(s.dataDir, line); err != nil {
-		e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
-	}
+	e := s.execute(line)
 	s.history = append(s.history, e)
 	if len(s.history) > historyShown {
 		s.history = append([]web.Entry(nil), s.history[len(s.history)-historyShown:]...)
@@ -121,6 +129,30 @@ func (s *liveSession) run(line string) web.Entry {
 		return e
 	}
 	s.publish(msg)
+	return e
+}
+
+// execute runs one command, with s.mu held. A panic in the engine is a
+// bug, but one command must not kill the workshop's server: it is logged
+// with its stack and answered as the command's error, and the mutex is
+// released by run's defer, so the next command runs. What the panicking
+// command changed before it panicked stays changed.
+func (s *liveSession) execute(line string) (e web.Entry) {
+	e.Command = strings.TrimSpace(line)
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("a lab command panicked", "command", e.Command, "panic", p, "stack", string(debug.Stack()))
+			e.OK = false
+			e.Output = fmt.Sprintf("error: internal error: the command panicked (%v); the server logged it and carries on", p)
+		}
+	}()
+	out, err := s.runLine(line)
+	e.Output, e.OK = out, err == nil
+	if err != nil {
+		e.Output = "error: " + err.Error()
+	} else if err := rememberCluster(s.dataDir, line); err != nil {
+		e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
+	}
 	return e
 }
 

@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -11,7 +13,7 @@ import (
 // pushes the view again, without a transcript entry; an idle cluster
 // whose raft agrees pushes nothing.
 func TestLiveSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
-	s, err := newLiveSession("", nil)
+	s, err := newLiveSession("", nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	live, err := newLiveSession(opts.DataDir, opts.Controllers)
+	live, err := newLiveSession(opts.DataDir, opts.Controllers, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,14 @@ func New(opts Options) (*Server, error) {
 	s := &Server{echo: echo.New(), live: live, logger: opts.Logger}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
-	e.Use(middleware.Recover())
+	// A panic in a handler answers 500 and is logged with its stack; the
+	// commands themselves recover in liveSession.execute.
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			opts.Logger.Error("a request panicked", "method", c.Request().Method, "path", c.Request().URL.Path, "panic", err, "stack", string(stack))
+			return err
+		},
+	}))
 
 	e.GET("/", func(c echo.Context) error { return render(c, http.StatusOK, web.IndexPage()) })
 	e.GET("/lab", func(c echo.Context) error { return render(c, http.StatusOK, web.LabPage()) })

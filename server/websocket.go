@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime/debug"
 	"time"
 
 	"github.com/coder/websocket"
@@ -58,11 +59,30 @@ func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocke
 		if err != nil {
 			return
 		}
-		var req commandRequest
-		if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
-			conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
+		if !s.handleCommand(conn, data) {
 			return
 		}
-		s.live.run(req.Line)
 	}
+}
+
+// handleCommand runs one websocket message; it reports whether to read
+// the next. The command's own panics come back as its error entry (see
+// liveSession.execute); anything else that panics here is logged and
+// ends this page's connection with an internal error, which the page
+// shows, while the server and the other pages carry on.
+func (s *Server) handleCommand(conn *websocket.Conn, data []byte) (more bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("a websocket command panicked", "panic", p, "stack", string(debug.Stack()))
+			conn.Close(websocket.StatusInternalError, "internal error: the server logged it; reload the page")
+			more = false
+		}
+	}()
+	var req commandRequest
+	if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
+		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
+		return false
+	}
+	s.live.run(req.Line)
+	return true
 }
