@@ -68,6 +68,7 @@ func New(opts Options) (*Server, error) {
 			return err
 		},
 	}))
+	e.Use(sameOriginOnly)
 
 	e.GET("/", func(c echo.Context) error { return render(c, http.StatusOK, web.IndexPage()) })
 	e.GET("/lab", func(c echo.Context) error { return render(c, http.StatusOK, web.LabPage()) })
