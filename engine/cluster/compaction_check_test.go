@@ -16,17 +16,8 @@ import (
 // acknowledged record the cleaner removed is not lost, and replicas whose
 // batches differ still agree record by record.
 func TestCheckerOnACompactedTopic(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Broker.CleanerBackoff = 100 * time.Millisecond
-	c, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compactedCluster(t)
 	defer c.Close()
-	c.Checker().EveryStep = true
-	if err := c.CreateTopic("compacted", 1, 3, [][2]string{{"cleanup.policy", "compact"}, {"segment.bytes", "200"}, {"min.cleanable.dirty.ratio", "0.1"}, {"delete.retention.ms", "1000"}}); err != nil {
-		t.Fatal(err)
-	}
 	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
 	for range 6 {
 		produceN(t, c, p, "compacted", 3, "v") // keys k0-k2, again and again
@@ -67,18 +58,8 @@ func hasKey(l *log.Log, key string) bool {
 // A tombstone whose produce failed (its answer was lost) was written all
 // the same: the records of its key it deleted are not lost either.
 func TestCheckerOnACompactedTopicWithAFailedTombstone(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Broker.CleanerBackoff = 100 * time.Millisecond
-	c, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compactedCluster(t)
 	defer c.Close()
-	c.Checker().EveryStep = true
-	if err := c.CreateTopic("compacted", 1, 3, [][2]string{{"cleanup.policy", "compact"}, {"segment.bytes", "200"},
-		{"min.cleanable.dirty.ratio", "0.1"}, {"delete.retention.ms", "1000"}}); err != nil {
-		t.Fatal(err)
-	}
 	pc := client.DefaultProducerConfig()
 	pc.RequestTimeout, pc.DeliveryTimeout = time.Second, 2*time.Second
 	p, _ := c.CreateProducer("p1", pc)
@@ -102,4 +83,24 @@ func TestCheckerOnACompactedTopicWithAFailedTombstone(t *testing.T) {
 	c.CrashBroker(int(leader), false)
 	c.Tick(15 * time.Second)
 	noViolations(t, c)
+}
+
+// compactedCluster is a three-broker cluster with one compacted, rf=3
+// topic whose cleaner runs every 100 ms over 200-byte segments, and the
+// checker watching every event.
+func compactedCluster(t *testing.T) *Cluster {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Broker.CleanerBackoff = 100 * time.Millisecond
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Checker().EveryStep = true
+	if err := c.CreateTopic("compacted", 1, 3, [][2]string{{"cleanup.policy", "compact"}, {"segment.bytes", "200"},
+		{"min.cleanable.dirty.ratio", "0.1"}, {"delete.retention.ms", "1000"}}); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return c
 }
