@@ -119,8 +119,9 @@ func (b *Broker) openReplica(tp protocol.TopicPartition, p *kraft.PartitionInfo)
 	if err != nil {
 		return nil, err
 	}
-	if rep.TruncatedBytes > 0 {
-		b.events(fmt.Sprintf("%s: recovery of %s/%d cut %d bytes: %s", b.Node, tp.Topic, tp.Partition, rep.TruncatedBytes, rep.Problem))
+	// Every repair is told, in Kafka's words: a truncation is data gone.
+	for _, f := range rep.Findings {
+		b.events(fmt.Sprintf("%s: %s", b.Node, f))
 	}
 	r := &Replica{TP: tp, Log: l, Leader: -2, LeaderEpoch: -1, MinISR: minISR}
 	b.replicas = append(b.replicas, r)

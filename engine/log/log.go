@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 
 	"github.com/loglab/loglab/engine/record"
@@ -100,6 +101,8 @@ func Open(fs storage.FS, dir string, cfg Config, recoveryPoint int64) (*Log, Rec
 				}
 				rep.SegmentsDeleted = append(rep.SegmentsDeleted, later)
 			}
+			last := &rep.Findings[len(rep.Findings)-1]
+			last.DeletedSegments = slices.Clone(rep.SegmentsDeleted)
 			break
 		}
 	}

@@ -19,7 +19,49 @@ type RecoveryReport struct {
 	TruncatedAt       int64    // offset where the valid log ended, when bytes were cut
 	SegmentsDeleted   []int64  // segments after the damage, deleted
 	Problem           string   // what was wrong, when something was
+	// Findings is every truncation and every rebuilt index, in the order
+	// found, for the broker to report: a repair nobody hears of is how
+	// acknowledged data disappears silently.
+	Findings []Finding
 }
+
+// Finding is one repair recovery made.
+type Finding struct {
+	File     string // the segment's .log file, as the log's storage names it
+	Position int64  // byte position of the first invalid batch (truncations)
+	Reason   string // what was wrong
+	// Truncated: the segment was cut at Position, dropping TruncatedBytes
+	// bytes and every offset from FirstDroppedOffset on; DeletedSegments
+	// are the later segments removed with it. Otherwise an index was rebuilt.
+	Truncated          bool
+	TruncatedBytes     int64
+	FirstDroppedOffset int64
+	DeletedSegments    []int64
+	IndexMissing       bool // the index files were missing rather than corrupt
+}
+
+// String is Kafka's log line for the repair (LogSegment.recover and
+// LogLoader.recoverLog for a truncation, LogLoader.loadSegmentFiles for an
+// index), with the offsets dropped, which Kafka's line leaves to a second
+// "Corruption found in segment ..., truncating to offset ..." warning.
+func (f Finding) String() string {
+	switch {
+	case f.Truncated:
+		s := fmt.Sprintf("Found invalid messages in log segment %s at byte offset %d: %s. Truncating %d bytes: offsets %d and later are dropped",
+			f.File, f.Position, f.Reason, f.TruncatedBytes, f.FirstDroppedOffset)
+		if len(f.DeletedSegments) > 0 {
+			s += fmt.Sprintf(", with the %d later segment(s) from offset %d on", len(f.DeletedSegments), f.DeletedSegments[0])
+		}
+		return s
+	case f.IndexMissing:
+		return fmt.Sprintf("Could not find offset index file corresponding to log file %s, recovering segment and rebuilding index files", f.File)
+	default:
+		return fmt.Sprintf("Found a corrupted index file corresponding to log file %s due to %s, recovering segment and rebuilding index files", f.File, f.Reason)
+	}
+}
+
+// Truncated reports whether recovery cut data off the log.
+func (r RecoveryReport) Truncated() bool { return r.TruncatedBytes > 0 }
 
 // openSegment opens an existing segment. Segments at or after the recovery
 // point are re-validated batch by batch (length, magic, CRC, offsets) and
@@ -60,6 +102,7 @@ func (s *segment) loadIndexes(fs storage.FS, rep *RecoveryReport) bool {
 			tiFile.Close()
 		}
 		rep.IndexesRebuilt = append(rep.IndexesRebuilt, FileName(s.base, IndexSuffix))
+		rep.Findings = append(rep.Findings, Finding{File: s.fileName(LogSuffix), IndexMissing: true})
 		return false
 	}
 	s.index.file, s.timeIndex.file = ixFile, tiFile
@@ -69,6 +112,7 @@ func (s *segment) loadIndexes(fs storage.FS, rep *RecoveryReport) bool {
 	ti, err4 := decodeTimeIndex(rawTi, s.base, 1<<62)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		rep.IndexesRebuilt = append(rep.IndexesRebuilt, FileName(s.base, IndexSuffix)+": "+err.Error())
+		rep.Findings = append(rep.Findings, Finding{File: s.fileName(LogSuffix), Reason: err.Error()})
 		return false
 	}
 	s.index.entries, s.timeIndex.entries = ix, ti
@@ -97,10 +141,12 @@ func (s *segment) recover(fs storage.FS, cfg Config, rep *RecoveryReport) error 
 
 	end := s.size()
 	pos := int64(0)
+	reason := ""
 	for pos < end {
 		batch, h, problem := s.validBatchAt(pos, end)
 		if problem != "" {
 			rep.Problem = fmt.Sprintf("%s: %s", FileName(s.base, LogSuffix), problem)
+			reason = problem
 			break
 		}
 		if err := s.reindex(batch, h, pos, cfg.IndexIntervalBytes); err != nil {
@@ -111,6 +157,8 @@ func (s *segment) recover(fs storage.FS, cfg Config, rep *RecoveryReport) error 
 	if pos < end {
 		rep.TruncatedBytes += end - pos
 		rep.TruncatedAt = s.nextOffset
+		rep.Findings = append(rep.Findings, Finding{File: s.fileName(LogSuffix), Position: pos, Reason: reason,
+			Truncated: true, TruncatedBytes: end - pos, FirstDroppedOffset: s.nextOffset})
 		if err := s.log.Truncate(pos); err != nil {
 			return err
 		}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/loglab/loglab/engine/record"
 
 	"github.com/loglab/loglab/engine/storage"
 )
@@ -260,5 +263,53 @@ func TestFlushAfterARollCoversSegmentsReopenedUnsynced(t *testing.T) {
 	if re.StartOffset() != 0 || re.EndOffset() < rolledEnd {
 		t.Fatalf("after a power cut the log is [%d, %d), want [0, %d) at least: segments flushed by the roll were lost",
 			re.StartOffset(), re.EndOffset(), rolledEnd)
+	}
+}
+
+// Recovery reports each repair in Kafka's words, naming the file, the byte
+// position and the offsets dropped, so that the broker can tell it.
+func TestRecoveryReportsEachRepairInKafkasWords(t *testing.T) {
+	orig := storage.NewMem()
+	l := openLog(t, orig, smallConfig())
+	fill(t, l, 30)
+	segs := l.Segments()
+	victim := segs[1]
+	batches, _ := l.BatchesIn(victim.BaseOffset)
+	bad := batches[1]
+	f, _ := orig.Open(path.Join("orders-0", FileName(victim.BaseOffset, LogSuffix)))
+	raw, _ := storage.Slice{File: f, Len: f.Size()}.Bytes()
+	raw[bad.Position+record.HeaderSize] ^= 0xff // a record byte: the CRC catches it
+	f.Truncate(0)
+	f.Write(raw)
+	_, rep, err := Open(orig, "orders-0", smallConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %v, want one truncation", rep.Findings)
+	}
+	want := fmt.Sprintf("Found invalid messages in log segment orders-0/%s at byte offset %d: ", FileName(victim.BaseOffset, LogSuffix), bad.Position)
+	got := rep.Findings[0].String()
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, fmt.Sprintf("offsets %d and later are dropped, with the %d later segment(s)", bad.Header.BaseOffset, len(segs)-2)) {
+		t.Fatalf("finding %q, want it to start %q and name the offsets and segments dropped", got, want)
+	}
+
+	// Indexes: one missing, one corrupt, each told.
+	orig2 := storage.NewMem()
+	l2 := openLog(t, orig2, smallConfig())
+	fill(t, l2, 30)
+	s2 := l2.Segments()
+	l2.Close()
+	orig2.Remove(path.Join("orders-0", FileName(s2[0].BaseOffset, IndexSuffix)))
+	junk, _ := orig2.Create(path.Join("orders-0", FileName(s2[1].BaseOffset, IndexSuffix)))
+	junk.Write([]byte("not an index"))
+	_, rep2, err := Open(orig2, "orders-0", smallConfig(), 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep2.Findings) != 2 ||
+		!strings.HasPrefix(rep2.Findings[0].String(), "Could not find offset index file corresponding to log file orders-0/"+FileName(s2[0].BaseOffset, LogSuffix)+", recovering segment and rebuilding index files") ||
+		!strings.HasPrefix(rep2.Findings[1].String(), "Found a corrupted index file corresponding to log file orders-0/"+FileName(s2[1].BaseOffset, LogSuffix)+" due to ") {
+		t.Fatalf("index findings %v", rep2.Findings)
 	}
 }
