@@ -58,10 +58,14 @@ type Broker struct {
 	// then Kafka's BrokerServer has not enabled request processing (it
 	// waits for the initial metadata catch-up and unfencing), so clients
 	// and other brokers cannot connect.
-	serving     bool
-	epoch       int64 // broker epoch from registration: its RegisterBroker record's offset
-	image       *kraft.Image
-	replicas    []*Replica // ordered by topic, partition
+	serving  bool
+	epoch    int64 // broker epoch from registration: its RegisterBroker record's offset
+	image    *kraft.Image
+	replicas []*Replica // ordered by topic, partition
+	// offline: hosted partitions whose log could not be opened; damaged:
+	// those whose recovery cut data. Both are told in every heartbeat.
+	offline     []protocol.TopicPartition
+	damaged     []protocol.TopicPartition
 	pendingMeta []protocol.MetadataRecord
 
 	produces []*delayedProduce
@@ -126,6 +130,9 @@ func (b *Broker) Image() *kraft.Image { return b.image }
 
 // Replicas lists the hosted partitions in order.
 func (b *Broker) Replicas() []*Replica { return b.replicas }
+
+// Offline lists the hosted partitions whose log could not be opened.
+func (b *Broker) Offline() []protocol.TopicPartition { return b.offline }
 
 // Replica finds a hosted partition.
 func (b *Broker) Replica(tp protocol.TopicPartition) *Replica {
@@ -221,7 +228,14 @@ func (b *Broker) sendHeartbeat() {
 	if !b.registered {
 		return
 	}
-	b.send(kraft.ControllerNode, protocol.BrokerHeartbeatRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, MetadataOffset: b.image.Offset})
+	req := protocol.BrokerHeartbeatRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, MetadataOffset: b.image.Offset,
+		OfflineReplicas: slices.Clone(b.offline), DamagedReplicas: slices.Clone(b.damaged)}
+	for _, r := range b.replicas {
+		if p := b.image.Partition(r.TP.Topic, r.TP.Partition); p != nil && p.Leader == -1 {
+			req.LeaderlessLogEnds = append(req.LeaderlessLogEnds, protocol.ReplicaLogEnd{TP: r.TP, LogEnd: r.Log.EndOffset()})
+		}
+	}
+	b.send(kraft.ControllerNode, req)
 }
 
 // handleMetadata answers a client with this broker's (possibly stale) view.

@@ -70,13 +70,28 @@ func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
 	if p == nil || !slices.Contains(p.Replicas, b.ID) {
 		return
 	}
+	if slices.Contains(b.offline, tp) {
+		return // its log could not be opened: the controller knows, leads elsewhere
+	}
 	r := b.Replica(tp)
 	if r == nil {
 		var err error
 		if r, err = b.openReplica(tp, p); err != nil {
-			b.events(fmt.Sprintf("%s: cannot open %s/%d: %v", b.Node, tp.Topic, tp.Partition, err))
+			// Kafka marks the log directory offline (a KafkaStorageException
+			// reading, e.g., a corrupt leader-epoch-checkpoint) and tells the
+			// controller in its next heartbeat, which moves leadership away;
+			// the broker serves none of it meanwhile. Heartbeat now, so the
+			// controller hears of it at once.
+			b.offline = append(b.offline, tp)
+			b.events(fmt.Sprintf("%s: cannot open %s/%d, so it is offline on this broker: %v", b.Node, tp.Topic, tp.Partition, err))
+			b.sendHeartbeat()
 			return
 		}
+	}
+	if i := slices.Index(b.damaged, tp); i >= 0 && !slices.Contains(p.ISR, b.ID) {
+		// The controller took it out of the ISR: told, done. It may join
+		// again once it has caught up with the leader.
+		b.damaged = slices.Delete(b.damaged, i, i+1)
 	}
 	wasLeader, oldEpoch := r.leader, r.LeaderEpoch
 	r.Replicas, r.ISR, r.PartitionEpoch = slices.Clone(p.Replicas), slices.Clone(p.ISR), p.PartitionEpoch
@@ -122,6 +137,9 @@ func (b *Broker) openReplica(tp protocol.TopicPartition, p *kraft.PartitionInfo)
 	// Every repair is told, in Kafka's words: a truncation is data gone.
 	for _, f := range rep.Findings {
 		b.events(fmt.Sprintf("%s: %s", b.Node, f))
+	}
+	if rep.Truncated() {
+		b.damaged = append(b.damaged, tp)
 	}
 	r := &Replica{TP: tp, Log: l, Leader: -2, LeaderEpoch: -1, MinISR: minISR}
 	b.replicas = append(b.replicas, r)

@@ -42,6 +42,13 @@ type Controller struct {
 
 	lastHeartbeat map[int32]time.Duration
 	stopped       bool // a standby now, or crashed: it decides nothing more
+
+	// From heartbeats (damage.go): replicas that could not be opened, log
+	// end offsets of leaderless partitions, and partitions whose last
+	// in-sync replica lost data in recovery (-> that replica).
+	offline    map[protocol.TopicPartition][]int32
+	logEnds    map[protocol.TopicPartition]map[int32]int64
+	recovering map[protocol.TopicPartition]int32
 }
 
 // NewController makes this controller the active one: it starts the
@@ -51,7 +58,8 @@ type Controller struct {
 // controller cannot know when a broker last heartbeated to its predecessor.
 func NewController(cfg ControllerConfig, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand, log MetadataLog, image *Image, events func(string)) *Controller {
 	c := &Controller{cfg: cfg, net: net, sched: sched, rng: rng, log: log, image: image, events: events,
-		lastHeartbeat: map[int32]time.Duration{}}
+		lastHeartbeat: map[int32]time.Duration{}, offline: map[protocol.TopicPartition][]int32{},
+		logEnds: map[protocol.TopicPartition]map[int32]int64{}, recovering: map[protocol.TopicPartition]int32{}}
 	if image == nil {
 		c.image = NewImage()
 		for _, r := range log.Read(0) {
@@ -86,7 +94,8 @@ func (c *Controller) scheduleRebalance() {
 					continue
 				}
 				preferred := p.Replicas[0]
-				if p.Leader != preferred && slices.Contains(p.ISR, preferred) && c.live(preferred) {
+				tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
+				if p.Leader != preferred && slices.Contains(p.ISR, preferred) && c.live(preferred) && !c.offlineAt(tp, preferred) {
 					changes = append(changes, c.change(t.Name, int32(i), p, preferred, p.ISR, false))
 				}
 			}
@@ -168,6 +177,7 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 		c.events(fmt.Sprintf("controller: broker %d registers again after its session expired: fencing the previous incarnation first", m.BrokerID))
 		c.fence(m.BrokerID)
 	}
+	c.forgetIncarnation(m.BrokerID)
 	// As in KRaft, the broker epoch is the offset of its registration record.
 	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
@@ -182,11 +192,16 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 		return
 	}
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
+	// Damaged storage first: a replica that lost data must be out of the
+	// ISR before its broker is unfenced and leaderless partitions elected.
+	c.storageReports(m)
 	// A broker is unfenced once it has caught up with the metadata log,
 	// as in KRaft: it must know the current leaders before it serves.
 	if b.Fenced && m.MetadataOffset >= c.log.End()-1 {
 		recs := []protocol.MetadataRecord{{Type: "UnfenceBroker", BrokerID: b.ID, BrokerEpoch: b.Epoch}}
 		c.commit(recs...)
+		c.commit(c.electLeaderless()...)
+	} else if len(c.recovering) > 0 && len(m.LeaderlessLogEnds) > 0 {
 		c.commit(c.electLeaderless()...)
 	}
 	c.net.Send(ControllerNode, from, c.catchUp(b, m.MetadataOffset))
@@ -250,7 +265,7 @@ func (c *Controller) fence(id int32) {
 			leader := p.Leader
 			unclean := false
 			if leader == id || leader == -1 {
-				leader, isr, unclean = c.chooseLeader(t, p, isr)
+				leader, isr, unclean = c.chooseLeader(t, p, isr, protocol.TopicPartition{Topic: t.Name, Partition: int32(i)})
 			}
 			changes = append(changes, c.change(t.Name, int32(i), p, leader, isr, unclean))
 		}
@@ -267,7 +282,15 @@ func (c *Controller) electLeaderless() []protocol.MetadataRecord {
 			if p.Leader != -1 {
 				continue
 			}
-			if leader, isr, unclean := c.chooseLeader(t, p, p.ISR); leader != -1 {
+			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
+			if leader := c.electRecovered(tp, p); leader != -1 {
+				c.events(fmt.Sprintf("controller: every replica of %s/%d is back: electing %d, the one with the most data (log end %d), rather than broker %d, whose recovery cut its log",
+					t.Name, i, leader, c.logEnds[tp][leader], c.recovering[tp]))
+				delete(c.recovering, tp)
+				changes = append(changes, c.change(t.Name, int32(i), p, leader, []int32{leader}, false))
+				continue
+			}
+			if leader, isr, unclean := c.chooseLeader(t, p, p.ISR, tp); leader != -1 {
 				changes = append(changes, c.change(t.Name, int32(i), p, leader, isr, unclean))
 			}
 		}
@@ -279,15 +302,15 @@ func (c *Controller) electLeaderless() []protocol.MetadataRecord {
 // that is in the ISR and not fenced. With unclean.leader.election.enable,
 // and no such replica, any live replica will do, and it becomes the whole
 // ISR: whatever it lacks is lost.
-func (c *Controller) chooseLeader(t *TopicInfo, p *PartitionInfo, isr []int32) (int32, []int32, bool) {
+func (c *Controller) chooseLeader(t *TopicInfo, p *PartitionInfo, isr []int32, tp protocol.TopicPartition) (int32, []int32, bool) {
 	for _, r := range p.Replicas {
-		if slices.Contains(isr, r) && c.live(r) {
+		if slices.Contains(isr, r) && c.live(r) && !c.offlineAt(tp, r) {
 			return r, isr, false
 		}
 	}
 	if t.Config("unclean.leader.election.enable", "false") == "true" {
 		for _, r := range p.Replicas {
-			if c.live(r) {
+			if c.live(r) && !c.offlineAt(tp, r) {
 				return r, []int32{r}, true
 			}
 		}

@@ -103,6 +103,24 @@ type BrokerHeartbeatRequest struct {
 	BrokerID       int32
 	BrokerEpoch    int64
 	MetadataOffset int64
+	// OfflineReplicas are the partitions this broker could not open (Kafka
+	// reports whole log directories, OfflineLogDirs): the controller moves
+	// their leadership away and never elects this broker for them.
+	OfflineReplicas []TopicPartition
+	// DamagedReplicas are the partitions whose recovery, at this start,
+	// cut data off the log: KIP-966's unclean shutdown, narrowed to the
+	// partitions where it actually lost something (see the controller).
+	DamagedReplicas []TopicPartition
+	// LeaderlessLogEnds are this broker's log end offsets of the hosted
+	// partitions that have no leader, for the controller to elect the
+	// replica with the most data when the ISR cannot supply one.
+	LeaderlessLogEnds []ReplicaLogEnd
+}
+
+// ReplicaLogEnd is one replica's log end offset.
+type ReplicaLogEnd struct {
+	TP     TopicPartition
+	LogEnd int64
 }
 
 // BrokerHeartbeatResponse carries the metadata records the broker lacks.

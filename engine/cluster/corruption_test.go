@@ -1,0 +1,117 @@
+package cluster
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/storage"
+)
+
+// flipByteInTheMiddle corrupts one byte in the middle of a broker's first
+// segment of tp, as a bad disk sector would: a record byte, which the
+// batch CRC covers.
+func flipByteInTheMiddle(t *testing.T, fs storage.FS, id int32, tp protocol.TopicPartition) string {
+	t.Helper()
+	name := path.Join(broker.PartitionDir(id, tp), log.FileName(0, log.LogSuffix))
+	f, err := fs.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	raw, err := storage.Slice{File: f, Len: f.Size()}.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)/2] ^= 0xff
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// The reproduction, in one process: ~2,000 records acknowledged
+// with acks=all on three replicas, every broker stops, a byte flips in the
+// middle of the log of the replica that the controller will elect once
+// they are back (the last one left in the ISR), and they restart. That
+// replica's recovery truncates half its log. It must say so, and it must
+// not win: no acknowledged record may be lost, on any replica, while the
+// two others hold it all.
+func TestADamagedReplicaDoesNotWinAfterEveryBrokerRestarts(t *testing.T) {
+	c := newTestCluster(t, 7)
+	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
+	for round := range 4 {
+		for _, d := range produceN(t, c, p, "orders", 500, fmt.Sprintf("r%d", round)) {
+			if d.Err != protocol.None {
+				t.Fatalf("produce: %+v", d)
+			}
+		}
+	}
+	if err := c.Tick(2 * time.Second); err != nil { // followers catch up
+		t.Fatal(err)
+	}
+	acked := len(c.Acked())
+	for id := 1; id <= 3; id++ {
+		if err := c.CrashBroker(id, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Tick(12 * time.Second); err != nil { // sessions expire: every broker fenced
+		t.Fatal(err)
+	}
+	info, _ := c.PartitionInfo("orders", 0)
+	if len(info.ISR) != 1 {
+		t.Fatalf("ISR %v once every broker is fenced, want the last member kept", info.ISR)
+	}
+	victim := info.ISR[0]
+	file := flipByteInTheMiddle(t, c.disks[victim-1], victim, tp)
+	c.DrainEvents()
+	for id := 1; id <= 3; id++ {
+		if err := c.RestartBroker(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Tick(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Join(c.DrainEvents(), "\n")
+	if !strings.Contains(events, fmt.Sprintf("b%d: Found invalid messages in log segment %s at byte offset ", victim, file)) {
+		t.Errorf("the truncation was not told:\n%s", events)
+	}
+	info, _ = c.PartitionInfo("orders", 0)
+	if info.Leader == victim || info.Leader < 0 {
+		t.Errorf("leader %d after the restart (ISR %v): want a replica that kept the data, not the damaged %d\n%s", info.Leader, info.ISR, victim, events)
+	}
+	for id := int32(1); id <= 3; id++ {
+		if id == victim {
+			continue
+		}
+		r, _, _ := c.Replica("orders", 0, int(id))
+		if r == nil || r.Log.EndOffset() < int64(acked) {
+			t.Errorf("replica %d holds %v records, want all %d acknowledged", id, r.Log.EndOffset(), acked)
+		}
+	}
+	if err := c.Tick(30 * time.Second); err != nil { // the damaged replica catches up and rejoins
+		t.Fatal(err)
+	}
+	if info, _ = c.PartitionInfo("orders", 0); len(info.ISR) != 3 {
+		t.Errorf("ISR %v, want every replica back in sync", info.ISR)
+	}
+	if testing.Verbose() {
+		t.Logf("events:\n%s\n%s", events, strings.Join(c.DrainEvents(), "\n"))
+	}
+	noViolations(t, c)
+}
