@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,76 @@ func TestADamagedReplicaDoesNotWinAfterEveryBrokerRestarts(t *testing.T) {
 	}
 	if testing.Verbose() {
 		t.Logf("events:\n%s\n%s", events, strings.Join(c.DrainEvents(), "\n"))
+	}
+	noViolations(t, c)
+}
+
+// A replica whose log cannot be opened (a garbage leader-epoch-checkpoint:
+// Kafka's CheckpointFile throws a KafkaStorageException and the log
+// directory goes offline) is reported in the command that opened it, and
+// its broker leads none of it: the controller elects another in-sync
+// replica at once.
+func TestAReplicaThatCannotBeOpenedIsOfflineAtOnceAndNotLed(t *testing.T) {
+	c := newTestCluster(t, 7)
+	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
+	for _, d := range produceN(t, c, p, "orders", 20, "a") {
+		if d.Err != protocol.None {
+			t.Fatalf("produce: %+v", d)
+		}
+	}
+	if err := c.Tick(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := c.PartitionInfo("orders", 0)
+	victim := info.Replicas[0] // the preferred leader
+	// Stop every broker; the victim is fenced last, so it is the one the
+	// controller would elect first when it is back.
+	for _, id := range []int32{info.Replicas[1], info.Replicas[2], victim} {
+		if err := c.CrashBroker(int(id), false); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Tick(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if info, _ = c.PartitionInfo("orders", 0); !slices.Equal(info.ISR, []int32{victim}) {
+		t.Fatalf("ISR %v, want only %d left", info.ISR, victim)
+	}
+	f, err := c.disks[victim-1].Create(path.Join(broker.PartitionDir(victim, tp), log.EpochCheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("garbage\n"))
+	f.Close()
+	c.DrainEvents()
+	for id := 1; id <= 3; id++ {
+		if err := c.RestartBroker(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.RunUntil(func() bool { return c.allUnfenced() }, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Join(c.DrainEvents(), "\n")
+	if !strings.Contains(events, fmt.Sprintf("b%d: cannot open orders/0", victim)) || !strings.Contains(events, fmt.Sprintf("controller: broker %d reports orders/0 offline", victim)) {
+		t.Errorf("the offline replica was not told as the brokers came back:\n%s", events)
+	}
+	info, _ = c.PartitionInfo("orders", 0)
+	// No other replica is in sync: without unclean.leader.election.enable
+	// the partition stays offline, as in Kafka, rather than be led by a
+	// broker that cannot serve it.
+	if info.Leader != -1 {
+		t.Errorf("leader %d (ISR %v), want none: broker %d cannot open the partition and no other replica is in sync:\n%s", info.Leader, info.ISR, victim, events)
+	}
+	if r, _, _ := c.Replica("orders", 0, int(victim)); r != nil && r.IsLeader() {
+		t.Errorf("broker %d claims to lead a partition it cannot open", victim)
+	}
+	if !slices.Contains(c.Broker(int(victim)).Offline(), tp) {
+		t.Errorf("broker %d does not list orders/0 offline", victim)
 	}
 	noViolations(t, c)
 }
