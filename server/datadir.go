@@ -42,7 +42,16 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	case err != nil:
 		return nil, nil, err
 	}
-	return l, []string{strings.TrimSpace(string(line))}, nil
+	// The file is loglab's own, one line; anything else is damage. Running
+	// it anyway would start nothing (an empty line) or something else, and
+	// the server would then serve no cluster over a directory full of one.
+	cmd := strings.TrimSpace(string(line))
+	if words := strings.Fields(cmd); len(words) == 0 || words[0] != "cluster" || strings.Contains(cmd, "\n") {
+		return nil, nil, fmt.Errorf("%s is damaged: it should hold the one `cluster` command that started this data directory's cluster "+
+			"(such as `cluster brokers=3 controllers=3 seed=42`), but holds %q; write that command back into it, "+
+			"or start loglab on an empty data directory", filepath.Join(dataDir, clusterFile), cmd)
+	}
+	return l, []string{cmd}, nil
 }
 
 // rememberCluster records a `cluster` command that succeeded. An empty

@@ -68,3 +68,72 @@ func TestServerRefusesAForeignDataDirectory(t *testing.T) {
 		t.Fatalf("New on a foreign directory: %v", err)
 	}
 }
+
+// damagedDataDir starts a server on a fresh data directory, runs enough to
+// take controller snapshots, stops it and applies damage.
+func damagedDataDir(t *testing.T, damage func(dir string)) (Options, error) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: dir}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if e := s.live.run("topic create t" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + " partitions=1 rf=1"); !e.OK && !strings.Contains(e.Output, "exists") {
+			t.Fatalf("%s", e.Output)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	damage(dir)
+	s2, err := New(opts)
+	if err == nil {
+		s2.Close()
+	}
+	return opts, err
+}
+
+// Damaged metadata is refused at startup with an error naming the file and
+// what to do, never a panic.
+func TestServerRefusesDamagedMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(dir string)
+		want   []string
+	}{
+		{"empty cluster command", func(dir string) {
+			os.WriteFile(filepath.Join(dir, clusterFile), nil, 0o644)
+		}, []string{clusterFile, "cluster brokers="}},
+		{"garbage cluster command", func(dir string) {
+			os.WriteFile(filepath.Join(dir, clusterFile), []byte("tick 1s\n"), 0o644)
+		}, []string{clusterFile, "cluster brokers="}},
+		{"snapshots missing", func(dir string) {
+			os.RemoveAll(filepath.Join(dir, "controller-2", "snapshots"))
+		}, []string{filepath.Join("controller-2", "snapshots"), "restore"}},
+		{"quorum-state garbage", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "controller-1", "quorum-state"), []byte("garbage"), 0o644)
+		}, []string{filepath.Join("controller-1", "quorum-state"), "restore"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("startup panicked: %v", p)
+					}
+				}()
+				_, err = damagedDataDir(t, tc.damage)
+			}()
+			if err == nil {
+				t.Fatal("the damaged data directory was accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -227,7 +227,7 @@ func New(cfg Config) (*Quorum, error) {
 		if err := q.openStores(n); err != nil {
 			q.mu.Unlock()
 			q.Close()
-			return nil, fmt.Errorf("quorum: opening controller %d's stores: %w", n.id, err)
+			return nil, fmt.Errorf("quorum: opening controller %d's stores under %s: %w", n.id, q.cfg.Dir, err)
 		}
 		pos[n.id] = storedPosition(n)
 	}

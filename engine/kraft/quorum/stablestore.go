@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"sync"
 	"unicode/utf8"
@@ -66,7 +67,7 @@ func openStateStore(fs storage.FS, dir string) (*stateStore, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(raw, &s.st); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is damaged (%v): restore it from a backup, or start on an empty data directory", s.name, err)
 	}
 	if s.st.Numbers == nil {
 		s.st.Numbers = map[string]uint64{}

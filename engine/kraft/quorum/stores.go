@@ -34,6 +34,10 @@ func (q *Quorum) openStores(n *node) error {
 		seg.Close()
 		return err
 	}
+	if err := snapshotsCoverLog(dir, seg, snaps); err != nil {
+		seg.Close()
+		return err
+	}
 	cache, err := raft.NewLogCache(256, seg)
 	if err != nil {
 		seg.Close()
@@ -67,4 +71,27 @@ func (q *Quorum) closeStores(n *node) error {
 	err := n.seg.Close()
 	n.seg, n.logs, n.stable, n.snaps = nil, nil, nil, nil
 	return err
+}
+
+// snapshotsCoverLog refuses a controller whose raft log starts after index
+// 1 (snapshots compacted the entries before it) but whose snapshots do not
+// reach that far: raft would panic replaying entries that exist nowhere,
+// and the metadata they held is gone from this controller. Kafka refuses to
+// start on a metadata log whose start offset no snapshot covers, too.
+func snapshotsCoverLog(dir string, logs raft.LogStore, snaps raft.SnapshotStore) error {
+	first, err := logs.FirstIndex()
+	if err != nil || first <= 1 {
+		return err
+	}
+	metas, err := snaps.List()
+	if err != nil {
+		return fmt.Errorf("%s: %w: restore the snapshots from a backup, or start on an empty data directory", filepath.Join(dir, "snapshots"), err)
+	}
+	for _, m := range metas {
+		if m.Index >= first-1 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s holds no snapshot up to raft index %d, where this controller's log starts (the entries before it were compacted into snapshots): "+
+		"restore the snapshots from a backup, or start on an empty data directory", filepath.Join(dir, "snapshots"), first-1)
 }
