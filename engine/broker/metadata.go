@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
@@ -222,4 +223,15 @@ func (b *Broker) becomeFollower(r *Replica, wasLeader bool) {
 	if r.Leader >= 0 {
 		b.fetchFromLeader(r)
 	}
+}
+
+// storageEventMarks are what this broker's storage alarms say: a
+// recovery's findings (Kafka's wording, engine/log) and a log it cannot
+// open.
+var storageEventMarks = []string{"Found invalid messages in log segment", "rebuilding index files", ": cannot open "}
+
+// IsStorageEvent says whether an event is a storage alarm: a cluster that
+// hides the chatter of its start-up still tells these.
+func IsStorageEvent(text string) bool {
+	return slices.ContainsFunc(storageEventMarks, func(m string) bool { return strings.Contains(text, m) })
 }

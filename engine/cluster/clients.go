@@ -130,6 +130,11 @@ func (c *Cluster) Send(p *client.Producer, topic string, msgs []Message) []*clie
 // remembers the acknowledged ones.
 func (c *Cluster) collectAcks() {
 	kept := c.pending[:0]
+	nAcked, nFailed := len(c.acked), len(c.failed)
+	defer func() {
+		c.appendAcked("a", c.acked[nAcked:])
+		c.appendAcked("f", c.failed[nFailed:])
+	}()
 	for _, d := range c.pending {
 		if !d.Done {
 			kept = append(kept, d)

@@ -7,6 +7,7 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
@@ -103,6 +104,7 @@ type Cluster struct {
 	pending      []*client.Delivery // sent, not yet completed
 	acked        []AckedRecord
 	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
+	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
 	checker      *Checker
 }
 
@@ -118,8 +120,14 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	sched := sim.NewScheduler(clock)
 	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
 	c.checker = newChecker(c)
+	if fs != nil {
+		if err := c.openAckedFile(); err != nil {
+			return nil, err
+		}
+	}
 	q, err := openQuorum(cfg)
 	if err != nil {
+		c.closeAckedFile()
 		return nil, err
 	}
 	c.quorum, c.meta = q, newMetadataLog(q)
@@ -129,6 +137,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	c.activate()
 	if c.activeID == 0 {
 		q.Close()
+		c.closeAckedFile()
 		return nil, fmt.Errorf("%w: no controller was elected", ErrNotController)
 	}
 	for i := range cfg.Brokers {
@@ -145,7 +154,12 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	c.events = nil
+	// The start-up's chatter (registrations, elections) is not news, but
+	// damage found opening the logs is: with it, the whole start-up is
+	// told, so that a restart on a damaged data directory is never silent.
+	if !slices.ContainsFunc(c.events, broker.IsStorageEvent) {
+		c.events = nil
+	}
 	c.started = true
 	return c, nil
 }

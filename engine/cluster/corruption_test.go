@@ -13,6 +13,7 @@ import (
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/storage"
+	"github.com/loglab/loglab/engine/storage/osfs"
 )
 
 // flipByteInTheMiddle corrupts one byte in the middle of a broker's first
@@ -185,4 +186,58 @@ func TestAReplicaThatCannotBeOpenedIsOfflineAtOnceAndNotLed(t *testing.T) {
 		t.Errorf("broker %d does not list orders/0 offline", victim)
 	}
 	noViolations(t, c)
+}
+
+// The checker's record of acknowledged data survives a restart on real
+// storage: records lost while the cluster was down (here, cut off every
+// replica's log) are reported once it is back, not forgotten with the
+// process that saw them acknowledged.
+func TestAcknowledgedDataLostAcrossARestartIsReported(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.MetadataDir = dir
+	c, err := New(cfg, osfs.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.CreateProducer("p", client.DefaultProducerConfig())
+	for _, d := range produceN(t, c, p, "orders", 20, "kept") {
+		if d.Err != protocol.None {
+			t.Fatalf("produce: %+v", d)
+		}
+	}
+	if err := c.Tick(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Every replica loses its log while the cluster is down.
+	fs := osfs.New(dir)
+	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
+	for id := int32(1); id <= 3; id++ {
+		if err := fs.RemoveAll(broker.PartitionDir(id, tp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c2, err := New(cfg, osfs.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c2.Close() })
+	if err := c2.Tick(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for _, v := range c2.Checker().Check() {
+		if v.Invariant == "acked-record-lost" {
+			lost++
+		}
+	}
+	if lost != 20 {
+		t.Fatalf("%d acknowledged records reported lost after the restart, want all 20; violations: %v", lost, c2.Checker().Violations())
+	}
 }

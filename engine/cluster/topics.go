@@ -10,6 +10,7 @@ import (
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // Kafka's error names for topic requests.
@@ -211,8 +212,17 @@ func (c *Cluster) Close() error {
 	if c.controller != nil {
 		c.controller.Stop()
 	}
-	errs = append(errs, c.quorum.Close())
+	errs = append(errs, c.quorum.Close(), c.closeAckedFile())
 	return errors.Join(errs...)
+}
+
+func (c *Cluster) closeAckedFile() error {
+	if c.ackFile == nil {
+		return nil
+	}
+	err := c.ackFile.Close()
+	c.ackFile = nil
+	return err
 }
 
 // Destroy removes every broker's data, so a new cluster on the same
@@ -231,6 +241,9 @@ func (c *Cluster) Destroy() error {
 		if err := c.fs.RemoveAll(fmt.Sprintf("broker-%d", b.ID)); err != nil {
 			return err
 		}
+	}
+	if err := c.fs.Remove(AckedFile); err != nil && !errors.Is(err, storage.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -176,13 +176,14 @@ func (l *Lab) Close() error {
 // drainEvents returns what happened in the cluster during a command (the
 // controller's decisions, leadership and ISR changes, truncations,
 // retention), indented under its output. The cluster command's own
-// start-up chatter is left out.
+// start-up chatter is left out by cluster.New, unless the start-up found
+// damaged storage: then it is all told.
 func (l *Lab) drainEvents(cmd *command) string {
 	if l.cluster == nil {
 		return ""
 	}
 	events := l.cluster.DrainEvents()
-	if cmd == clusterCommand || len(events) == 0 {
+	if len(events) == 0 {
 		return ""
 	}
 	return "\n  " + strings.Join(events, "\n  ")
