@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/kraft/quorum"
 	"github.com/loglab/loglab/engine/lab"
@@ -71,5 +74,36 @@ func remoteQuorum(apis []string) func(controllers int) (kraft.Quorum, error) {
 			return nil, fmt.Errorf("controllers=%d, but the server was started with %d controller addresses (-controllers)", controllers, len(apis))
 		}
 		return quorum.NewRemote(quorum.RemoteConfig{APIs: apis})
+	}
+}
+
+// storageAlarm finds, in a command's output, the events where a broker
+// found damaged storage (engine/broker.IsStorageEvent) and the file and
+// byte offset they name.
+var segmentAt = regexp.MustCompile(`log (?:segment|file) (\S+?),? (?:at byte offset (\d+))?`)
+
+// logStorageAlarms writes each storage alarm in a command's output to the
+// server's log as a warning, as Kafka's LogLoader does, with the file's
+// path in the data directory and the byte offset: an operator reads the
+// server log, not every viewer's transcript. The live session calls it
+// with every command's output (the start-up's `cluster` command is where
+// a damaged data directory shows).
+func logStorageAlarms(logger *slog.Logger, dataDir, output string) {
+	for _, line := range strings.Split(output, "\n") {
+		text := strings.TrimSpace(line)
+		if !broker.IsStorageEvent(text) {
+			continue
+		}
+		if _, rest, ok := strings.Cut(text, "] "); ok && strings.HasPrefix(text, "[") {
+			text = rest // drop the virtual time
+		}
+		attrs := []any{"dataDir", dataDir}
+		if m := segmentAt.FindStringSubmatch(text); m != nil {
+			attrs = append(attrs, "file", filepath.Join(dataDir, filepath.FromSlash(m[1])))
+			if m[2] != "" {
+				attrs = append(attrs, "position", m[2])
+			}
+		}
+		logger.Warn(text, attrs...)
 	}
 }
