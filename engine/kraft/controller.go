@@ -201,7 +201,7 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 		recs := []protocol.MetadataRecord{{Type: "UnfenceBroker", BrokerID: b.ID, BrokerEpoch: b.Epoch}}
 		c.commit(recs...)
 		c.commit(c.electLeaderless()...)
-	} else if len(c.recovering) > 0 && len(m.LeaderlessLogEnds) > 0 {
+	} else if len(m.LeaderlessLogEnds) > 0 {
 		c.commit(c.electLeaderless()...)
 	}
 	c.net.Send(ControllerNode, from, c.catchUp(b, m.MetadataOffset))
@@ -284,8 +284,12 @@ func (c *Controller) electLeaderless() []protocol.MetadataRecord {
 			}
 			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
 			if leader := c.electRecovered(tp, p); leader != -1 {
-				c.events(fmt.Sprintf("controller: every replica of %s/%d is back: electing %d, the one with the most data (log end %d), rather than broker %d, whose recovery cut its log",
-					t.Name, i, leader, c.logEnds[tp][leader], c.recovering[tp]))
+				why := "no replica is in sync"
+				if damaged, ok := c.recovering[tp]; ok {
+					why = fmt.Sprintf("broker %d, the last in sync, lost data in recovery", damaged)
+				}
+				c.events(fmt.Sprintf("controller: every replica of %s/%d is back (%s): electing %d, the one with the most data (log end %d)",
+					t.Name, i, why, leader, c.logEnds[tp][leader]))
 				delete(c.recovering, tp)
 				changes = append(changes, c.change(t.Name, int32(i), p, leader, []int32{leader}, false))
 				continue

@@ -104,10 +104,17 @@ func (c *Controller) forgetIncarnation(id int32) {
 // electRecovered elects the replica with the most data for a partition
 // whose last in-sync replica lost data in recovery, once every replica is
 // live and has reported its log end offset; -1 while it must wait.
+//
+// An empty ISR arises only so (fencing keeps the last member), so a
+// controller that took over since, and never heard which replica was
+// damaged, still recovers the partition; ties then go to replica order.
 func (c *Controller) electRecovered(tp protocol.TopicPartition, p *PartitionInfo) int32 {
+	if len(p.ISR) > 0 || len(p.Replicas) == 0 {
+		return -1
+	}
 	damaged, ok := c.recovering[tp]
 	if !ok {
-		return -1
+		damaged = -1
 	}
 	best, bestEnd := int32(-1), int64(-1)
 	for _, r := range p.Replicas {
