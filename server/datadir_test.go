@@ -194,3 +194,37 @@ func TestServerRestartOnADamagedReplicaTellsAndLosesNothing(t *testing.T) {
 		t.Errorf("the damaged replica leads: %s", e.Output)
 	}
 }
+
+// A replica that cannot be opened is reported offline by the start-up
+// itself (not after a later tick), and its broker leads none of it.
+func TestServerRestartWithAGarbageCheckpointReportsTheReplicaOfflineAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: dir}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"topic create payments partitions=1 rf=3", "produce payments value=v count=20 partition=0", "tick 2s"} {
+		if e := s.live.run(line); !e.OK {
+			t.Fatalf("%s: %s", line, e.Output)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broker-3", "payments-0", "leader-epoch-checkpoint"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	start := s2.live.history[0].Output
+	if !strings.Contains(start, "b3: cannot open payments/0") || !strings.Contains(start, "controller: broker 3 reports payments/0 offline") {
+		t.Errorf("the start-up did not report the replica offline:\n%s", start)
+	}
+	if d := s2.live.run("topic describe payments").Output; strings.Contains(d, "Leader: 3") {
+		t.Errorf("broker 3 leads a partition it cannot open:\n%s", d)
+	}
+}
