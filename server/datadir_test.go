@@ -221,7 +221,8 @@ func TestServerRestartWithAGarbageCheckpointReportsTheReplicaOfflineAtOnce(t *te
 	}
 	t.Cleanup(func() { s2.Close() })
 	start := s2.live.history[0].Output
-	if !strings.Contains(start, "b3: cannot open payments/0") || !strings.Contains(start, "controller: broker 3 reports payments/0 offline") {
+	if !strings.Contains(start, "b3: cannot open payments/0, so it is offline on this broker: KafkaStorageException: error while reading checkpoint file broker-3/payments-0/leader-epoch-checkpoint") ||
+		!strings.Contains(start, "controller: broker 3 reports payments/0 offline") {
 		t.Errorf("the start-up did not report the replica offline:\n%s", start)
 	}
 	if d := s2.live.run("topic describe payments").Output; strings.Contains(d, "Leader: 3") {

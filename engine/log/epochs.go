@@ -48,7 +48,9 @@ func openEpochCache(fs storage.FS, dir string) (*EpochCache, error) {
 	}
 	entries, err := ParseEpochCheckpoint(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.file, err)
+		// Kafka's CheckpointFile throws a KafkaStorageException here, and
+		// the log directory goes offline: the partition is not opened.
+		return nil, fmt.Errorf("KafkaStorageException: error while reading checkpoint file %s: %w", c.file, err)
 	}
 	c.entries = entries
 	return c, nil
