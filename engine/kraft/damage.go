@@ -68,7 +68,9 @@ func (c *Controller) storageReports(m protocol.BrokerHeartbeatRequest) {
 			leader, isr, _ = c.chooseLeader(t, p, isr, tp)
 		}
 		c.events(fmt.Sprintf("controller: broker %d reports %s/%d offline (its log cannot be opened): it leaves the ISR and cannot lead it", m.BrokerID, tp.Topic, tp.Partition))
-		changes = append(changes, c.change(tp.Topic, tp.Partition, p, leader, isr, false))
+		if leader != p.Leader || !slices.Equal(isr, p.ISR) {
+			changes = append(changes, c.change(tp.Topic, tp.Partition, p, leader, isr, false))
+		}
 	}
 	for _, tp := range m.DamagedReplicas {
 		p := c.image.Partition(tp.Topic, tp.Partition)
