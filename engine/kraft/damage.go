@@ -67,7 +67,11 @@ func (c *Controller) storageReports(m protocol.BrokerHeartbeatRequest) {
 		if leader == m.BrokerID || leader == -1 {
 			leader, isr, _ = c.chooseLeader(t, p, isr, tp)
 		}
-		c.events(fmt.Sprintf("controller: broker %d reports %s/%d offline (its log cannot be opened): it leaves the ISR and cannot lead it", m.BrokerID, tp.Topic, tp.Partition))
+		what := "it leaves the ISR and cannot lead it"
+		if leader == -1 {
+			what = "no other in-sync replica can lead it, so the partition is offline"
+		}
+		c.events(fmt.Sprintf("controller: broker %d reports %s/%d offline (its log cannot be opened): %s", m.BrokerID, tp.Topic, tp.Partition, what))
 		if leader != p.Leader || !slices.Equal(isr, p.ISR) {
 			changes = append(changes, c.change(tp.Topic, tp.Partition, p, leader, isr, false))
 		}
