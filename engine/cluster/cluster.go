@@ -106,6 +106,7 @@ type Cluster struct {
 	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
 	checker      *Checker
+	budget       budget // the current command's events (budget.go)
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker

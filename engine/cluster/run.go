@@ -1,15 +1,10 @@
 package cluster
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/loglab/loglab/engine/sim"
 )
-
-// maxEventsPerCommand bounds one command's simulation, so that a cluster
-// that never settles reports it instead of hanging a browser tab.
-const maxEventsPerCommand = 2_000_000
 
 // Step runs the next event and says what it was.
 func (c *Cluster) Step() (string, bool) {
@@ -21,6 +16,7 @@ func (c *Cluster) Step() (string, bool) {
 		c.collectAcks()
 	}
 	c.checker.afterStep()
+	c.count()
 	if c.config.Pace != nil {
 		if c.stepped++; c.stepped%paceEvery == 0 {
 			c.config.Pace()
@@ -43,8 +39,10 @@ func (c *Cluster) Tick(d time.Duration) error {
 		if !ok || at > end {
 			break
 		}
-		if n >= maxEventsPerCommand {
-			return fmt.Errorf("more than %d events in %v", maxEventsPerCommand, d)
+		// Out of budget: the clock stays at the last event run (the
+		// lab undoes the command, see BudgetExceeded).
+		if err := c.overBudget(n); err != nil {
+			return err
 		}
 		c.Step()
 	}
@@ -62,8 +60,8 @@ func (c *Cluster) RunUntil(done func() bool, limit time.Duration) (bool, error) 
 		if !ok || at > end {
 			return false, nil
 		}
-		if n >= maxEventsPerCommand {
-			return false, fmt.Errorf("more than %d events without settling", maxEventsPerCommand)
+		if err := c.overBudget(n); err != nil {
+			return false, err
 		}
 		c.Step()
 	}

@@ -48,6 +48,12 @@ var clusterCommand = &command{
 		cfg.Pace, cfg.MetadataDir, cfg.OpenQuorum = l.pace, l.metadataDir, l.openQuorum
 		c, err := cluster.New(cfg, l.fs)
 		if err != nil {
+			if l.cluster != nil {
+				// The old cluster's data is gone already: say so, rather
+				// than leave the lab pointing at a destroyed cluster.
+				l.cluster, l.inspector, l.history = nil, view.Inspector{}, nil
+				return "", fmt.Errorf("%w (the previous cluster was removed; there is no cluster now)", err)
+			}
 			return "", err
 		}
 		l.cluster = c
@@ -76,9 +82,15 @@ var tickCommand = &command{
 		if err != nil {
 			return "", err
 		}
-		// A tick that would pass the clock's maximum is refused before
-		// anything runs: a misuse, with the time left unchanged.
+		// A tick that would pass the clock's maximum, or run more events
+		// than a command may, is refused before anything runs: a misuse,
+		// with the time left unchanged.
 		if err := l.cluster.CheckAdvance(d); err != nil {
+			return "", err
+		}
+		if err := l.costCheck(fmt.Sprintf("tick %v", d), d, 0, func(fit time.Duration) string {
+			return "tick at most " + roundDown(fit) + " at a time"
+		}); err != nil {
 			return "", err
 		}
 		if err := l.cluster.Tick(d); err != nil {
@@ -97,15 +109,15 @@ var stepCommand = &command{
 			return "", err
 		}
 		if len(a.positional) > 1 {
-			return "", fmt.Errorf("step takes one count between 1 and 10000")
+			return "", fmt.Errorf("step takes one count between 1 and %d", MaxStepCount)
 		}
 		n := 1
 		if len(a.positional) == 1 {
 			// Exact: "step abc" must not run one step as if nothing were typed.
 			v, err := strconv.Atoi(a.positional[0])
 			switch {
-			case errors.Is(err, strconv.ErrRange) || (err == nil && (v < 1 || v > 10000)):
-				return "", fmt.Errorf("step count %s is out of range: it must be between 1 and 10000", a.positional[0])
+			case errors.Is(err, strconv.ErrRange) || (err == nil && (v < 1 || v > MaxStepCount)):
+				return "", fmt.Errorf("step count %s is out of range: it must be between 1 and %d", a.positional[0], MaxStepCount)
 			case err != nil:
 				return "", fmt.Errorf("step count %q is not a whole number", a.positional[0])
 			}
@@ -114,18 +126,24 @@ var stepCommand = &command{
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		out := ""
+		// At most n events: exact, whatever the rate.
+		if w := l.cluster.EventWeight(); int64(n)*w > l.limits.eventsPerCommand {
+			return "", fmt.Errorf("step %d would run %d events, each weighing %d while `check invariants always=true` checks after every event; the limit is %s events per command: step at most %d at a time",
+				n, n, w, thousands(l.limits.eventsPerCommand), l.limits.eventsPerCommand/w)
+		}
+		var b strings.Builder
 		for i := range n {
 			name, ok := l.cluster.Step()
 			if !ok {
-				return out + "nothing left to run", nil
+				b.WriteString("nothing left to run")
+				break
 			}
 			if i > 0 {
-				out += "\n"
+				b.WriteByte('\n')
 			}
-			out += fmt.Sprintf("[%v] %s", l.cluster.Elapsed(), name)
+			fmt.Fprintf(&b, "[%v] %s", l.cluster.Elapsed(), name)
 		}
-		return out, nil
+		return b.String(), nil
 	},
 }
 
@@ -136,6 +154,16 @@ var stabilizeCommand = &command{
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.noArgs(a); err != nil {
 			return "", err
+		}
+		// A lab on storage cannot undo a stabilize that ran out of events,
+		// so it refuses one that might, at its longest; a lab in memory
+		// runs it (it usually settles long before) and undoes it if not.
+		if !l.replayable() {
+			if err := l.costCheck("stabilize", cluster.StabilizeLimit+cluster.QuietWindow, 0, func(time.Duration) string {
+				return "tick in smaller steps instead"
+			}); err != nil {
+				return "", err
+			}
 		}
 		s, err := l.cluster.Stabilize()
 		if err != nil {

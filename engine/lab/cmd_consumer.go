@@ -99,6 +99,11 @@ var pollCommand = &command{
 		if co == nil {
 			return "", fmt.Errorf("no consumer %q; create it with `consumer create %s topics=...`", name, name)
 		}
+		if err := l.costCheck(fmt.Sprintf("timeout=%v", timeout), timeout, 0, func(fit time.Duration) string {
+			return "poll with timeout= at most " + roundDown(fit)
+		}); err != nil {
+			return "", err
+		}
 		if maxRecords == 0 {
 			maxRecords = co.Config().MaxPollRecords
 		}

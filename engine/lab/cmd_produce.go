@@ -14,9 +14,6 @@ import (
 	"github.com/loglab/loglab/engine/sim"
 )
 
-// maxProduceCount bounds one command so a typo cannot freeze a browser tab.
-const maxProduceCount = 100_000
-
 // consoleProducer is the producer `produce` uses when none is named: the
 // Java producer's defaults, like kafka-console-producer.
 const consoleProducer = "console-producer"
@@ -97,7 +94,7 @@ var produceCommand = &command{
 		value := a.str("value", "")
 		isTombstone := a.boolean("tombstone", false)
 		partition := a.integer("partition", -1, 0, cluster.MaxPartitions-1)
-		count := a.integer("count", 1, 1, maxProduceCount)
+		count := a.integer("count", 1, 1, math.MaxInt32)
 		producerName := a.str("producer", "")
 		interval := a.duration("interval", 0)
 		if err := a.finish(); err != nil {
@@ -119,6 +116,22 @@ var produceCommand = &command{
 		if err != nil || info == nil {
 			return "", err
 		}
+		if producerName != "" && l.cluster.Producer(producerName) == nil {
+			return "", fmt.Errorf("no producer %q; create it with `producer create %s acks=all`", producerName, producerName)
+		}
+		if err := l.checkProduce(count, key, value, hasKey, len(info.Replicas)); err != nil {
+			return "", err
+		}
+		if interval > 0 && count > 1 {
+			span := interval * time.Duration(count-1) // within the clock's room: checked above
+			if err := l.costCheck(fmt.Sprintf("count=%d interval=%v", count, interval), span, 0, func(fit time.Duration) string {
+				return fmt.Sprintf("send at most %d records at this interval per command", 1+int64(fit/interval))
+			}); err != nil {
+				return "", err
+			}
+		}
+		// Only now, with everything checked, may the console producer be
+		// created: a refused produce leaves no producer behind.
 		p, err := l.producer(producerName)
 		if err != nil {
 			return "", err
@@ -148,6 +161,64 @@ var produceCommand = &command{
 		}
 		return report, nil
 	},
+}
+
+// checkProduce refuses, before anything is sent, a produce past the
+// lab's limits: records per command, key and value bytes per command, and
+// the bytes the cluster would hold once every replica has them.
+func (l *Lab) checkProduce(count int, key, value string, hasKey bool, rf int) error {
+	lim := l.limits
+	if count > lim.recordsPerProduce {
+		return fmt.Errorf("count=%d is past the limit of %s records per produce command: produce them in several commands", count, thousands(int64(lim.recordsPerProduce)))
+	}
+	bytes := expandedBytes(value, count)
+	if hasKey {
+		bytes += expandedBytes(key, count)
+	}
+	if bytes > lim.bytesPerProduce {
+		return fmt.Errorf("count=%d records of this key and value are %s bytes, past the limit of %s bytes per produce command", count, thousands(bytes), thousands(lim.bytesPerProduce))
+	}
+	// On disk a record also carries its own header (offset and timestamp
+	// deltas, lengths: a few bytes) and, at worst alone in its batch, the
+	// batch's 61-byte header: recordOverhead bounds both.
+	const recordOverhead = 80
+	grow := (bytes + int64(count)*recordOverhead) * int64(max(rf, 1))
+	if held := l.bytesHeld(); held+grow > lim.bytesPerCluster {
+		return fmt.Errorf("the cluster holds %s bytes of partition logs (every replica counted); these records would add up to %s more, past the limit of %s bytes per cluster: lower retention.bytes or retention.ms on a topic and let retention free room, or start a new cluster",
+			thousands(held), thousands(grow), thousands(lim.bytesPerCluster))
+	}
+	return nil
+}
+
+// expandedBytes is the length of s summed over count records once {i}
+// is replaced by each record's index, without building the strings.
+func expandedBytes(s string, count int) int64 {
+	n := int64(len(s)) * int64(count)
+	holes := int64(strings.Count(s, "{i}"))
+	if holes == 0 {
+		return n
+	}
+	// Each {i} (3 bytes) becomes the index's digits: indexes [lo, hi)
+	// have the same number of them.
+	for digits, lo, hi := int64(1), 0, 10; lo < count; digits, lo, hi = digits+1, hi, hi*10 {
+		n += holes * (digits - 3) * int64(min(hi, count)-lo)
+	}
+	return n
+}
+
+// bytesHeld is the size of every partition log on every broker.
+func (l *Lab) bytesHeld() int64 {
+	var n int64
+	for _, t := range l.cluster.Topics() {
+		for i := range t.Partitions {
+			for _, b := range l.cluster.Brokers() {
+				if r := b.Replica(protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}); r != nil {
+					n += r.Log.Size()
+				}
+			}
+		}
+	}
+	return n
 }
 
 // recordsFailed is a produce some of whose records got no offset: the

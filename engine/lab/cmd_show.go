@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/loglab/loglab/engine/dumplog"
@@ -35,7 +36,7 @@ var showLogCommand = &command{
 			return "", err
 		}
 		from := a.integer("from", -1, 0, 1<<62)
-		maxBatches := a.integer("max", 0, 0, maxProduceCount)
+		maxBatches := a.integer("max", 0, 0, math.MaxInt32)
 		broker := a.integer("broker", 0, 1, 1000)
 		if err := a.finish(); err != nil {
 			return "", err

@@ -6,8 +6,27 @@
 // A command either succeeds and changes the cluster, or fails having
 // changed nothing, with an error that names the problem. A misuse of the
 // command (bad syntax, an unknown option, a bad value) also shows its usage;
-// a Kafka outcome (the command was fine and Kafka answered with an error
-// code, such as OFFSET_OUT_OF_RANGE or NOT_CONTROLLER) does not.
+// so does a limit it would exceed (limits.go: the end of virtual time, the
+// events one command may run, the records and bytes one produce may send).
+// Both are refused up front: every argument and limit is checked before
+// anything moves, the clock included.
+//
+// A Kafka outcome is different: the command was fine and Kafka answered
+// with an error code (produce: NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT, a
+// TimeoutException; poll: OFFSET_OUT_OF_RANGE; NOT_CONTROLLER). That is
+// the command's result, not a failure of it: the virtual time that passed
+// and what the brokers did meanwhile (a leader that appended the records
+// before the request timed out keeps them, as Kafka's does) are real and
+// stay. Its message leaves the usage out.
+//
+// The one failure found only after events ran is a burst the up-front
+// estimate did not foresee running past MaxEventsPerCommand. A lab in
+// memory undoes it by replay: it keeps the lines of the commands that
+// changed the cluster since `cluster` and rebuilds the cluster from them
+// (same seed, same commands: the same state). A lab on real storage
+// (NewWithFS, NewWithStorage, SetQuorum) cannot replay its disks; it
+// estimates conservatively and, should a burst still run out, stops
+// there and says so.
 package lab
 
 import (
@@ -31,23 +50,28 @@ type Lab struct {
 	openQuorum func(controllers int) (kraft.Quorum, error)
 	// metadataDir keeps the controllers' files; empty keeps them in memory.
 	metadataDir string
+	limits      limits
+	// history holds the lines of the commands that changed the cluster
+	// since `cluster` (successes and Kafka outcomes), its first line the
+	// `cluster` command: replaying them rebuilds the cluster (undo).
+	history []string
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
 // in-memory disks, one each, which lose in a power cut what their page
 // cache had not written back.
-func New() *Lab { return &Lab{} }
+func New() *Lab { return &Lab{limits: defaultLimits()} }
 
 // NewWithFS returns a lab whose cluster writes its partition directories
 // ("<topic>-<partition>") into fs, e.g. real files under a data directory.
-func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs} }
+func NewWithFS(fs storage.FS) *Lab { return &Lab{fs: fs, limits: defaultLimits()} }
 
 // NewWithStorage keeps partition logs on fs and the controllers' raft logs,
 // state and snapshots under metadataDir (a real directory: raft's snapshot
 // store writes files itself). A cluster started on storage that already
 // holds a cluster's data resumes it.
 func NewWithStorage(fs storage.FS, metadataDir string) *Lab {
-	return &Lab{fs: fs, metadataDir: metadataDir}
+	return &Lab{fs: fs, metadataDir: metadataDir, limits: defaultLimits()}
 }
 
 // SetQuorum makes every cluster this lab starts use the quorum open
@@ -93,6 +117,9 @@ func (l *Lab) Run(line string) (string, error) {
 	if line == "" || strings.HasPrefix(line, "#") {
 		return "", nil
 	}
+	if len(line) > l.limits.commandLineBytes {
+		return "", &CommandError{Err: errLineTooLong(len(line), l.limits.commandLineBytes)}
+	}
 	tokens, err := tokenize(line)
 	if err != nil {
 		return "", &CommandError{Err: err}
@@ -107,16 +134,38 @@ func (l *Lab) Run(line string) (string, error) {
 	}
 	if l.cluster != nil {
 		l.cluster.FollowQuorum()
+		l.cluster.BeginCommand(l.limits.eventsPerCommand)
 	}
 	out, err := cmd.run(l, a)
+	var over *cluster.BudgetExceeded
+	if errors.As(err, &over) {
+		return "", &CommandError{Command: cmd.name, Err: l.undo(over), Usage: cmd.usage}
+	}
 	events := l.drainEvents(cmd) + l.newViolations()
 	if err != nil {
 		if events != "" {
 			err = fmt.Errorf("%w%s", err, events)
 		}
-		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage, Outcome: isKafkaOutcome(err)}
+		outcome := isKafkaOutcome(err)
+		if outcome {
+			l.remember(cmd, line)
+		}
+		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage, Outcome: outcome}
 	}
+	l.remember(cmd, line)
 	return out + events, nil
+}
+
+// remember keeps the line of a command that ran for replay.
+func (l *Lab) remember(cmd *command, line string) {
+	switch {
+	case l.cluster == nil:
+		l.history = nil
+	case cmd == clusterCommand:
+		l.history = []string{line}
+	default:
+		l.history = append(l.history, line)
+	}
 }
 
 // View snapshots the lab's cluster for the UI.
