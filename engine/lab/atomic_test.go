@@ -103,8 +103,8 @@ func TestProduceLimitsAreRefusedUpFront(t *testing.T) {
 	big := strings.Repeat("x", 3900)
 	refused(t, l, "produce orders value="+big+" count=20000", "count=20000 is past the limit of 10,000 records per produce command")
 	refused(t, l, "produce orders value=v count=10001", "past the limit of 10,000 records per produce command")
-	refused(t, l, "produce orders value="+big+" count=2000", "are 7,800,000 bytes, past the limit of 4,194,304 bytes per produce command")
-	refused(t, l, "produce orders key=k{i} value="+strings.Repeat("y", 420)+"{i} count=10000", "past the limit of 4,194,304 bytes per produce command")
+	refused(t, l, "produce orders value="+big+" count=2000", "are 7,800,000 bytes, past the limit of 1,048,576 bytes per produce command")
+	refused(t, l, "produce orders key=k{i} value="+strings.Repeat("y", 100)+"{i} count=10000", "past the limit of 1,048,576 bytes per produce command")
 	refused(t, l, "produce orders value=1 producer=nobody", `no producer "nobody"`)
 	if len(l.Cluster().Producers()) != 0 {
 		t.Fatalf("refused produces created producers: %d", len(l.Cluster().Producers()))

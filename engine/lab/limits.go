@@ -30,15 +30,23 @@ const (
 	MaxRecordsPerProduce = 10_000
 
 	// MaxBytesPerProduce bounds the key and value bytes one produce
-	// command sends (count x (key + value)): 4 MiB, Kafka's default
-	// message.max.bytes (1 MiB) four times over.
-	MaxBytesPerProduce = 4 << 20
+	// command sends (count x (key + value)): 1 MiB, the Java producer's
+	// default max.request.size. Its records are held several times over
+	// while they travel (the producer's batches, requests in flight, every
+	// replica's log).
+	MaxBytesPerProduce = 1 << 20
 
 	// MaxBytesPerCluster bounds the bytes a cluster holds: the sizes of
 	// every partition log on every broker (so replicas count: rf=3 holds
-	// each record three times). 64 MiB keeps a cluster's memory well under
-	// 100 MiB with its indexes and page cache; retention frees room.
-	MaxBytesPerCluster = 64 << 20
+	// each record three times), checked before a produce with a
+	// conservative 80 bytes of framing per record. A cluster's process
+	// grows by about five bytes per byte its logs hold (indexes, the page
+	// cache of its in-memory disks, the checker's record of acknowledged
+	// data, and Go's collector letting the heap reach twice the live data):
+	// measured with `loglab script`, logs of 59 MB took 307 MB of RSS, a
+	// cluster filled to this limit 47 MB (3.9 KB records) or 59 MB
+	// (20,000 records of 90 bytes). 8 MiB keeps it well under 100 MB.
+	MaxBytesPerCluster = 8 << 20
 
 	// MaxCommandLineBytes bounds one command line: room for a value of
 	// tens of kilobytes typed inline, without a script or a viewer sending
