@@ -222,3 +222,28 @@ func TestLabStateSeesConsumerPositions(t *testing.T) {
 		t.Fatalf("poll moved no position, or labState missed it:\n%s", labState(t, l))
 	}
 }
+
+// A session whose replay would cost more than MaxReplayEvents stops
+// keeping its history: it then refuses on a conservative estimate, as a
+// lab on storage does, and says why it cannot undo.
+func TestALongSessionStopsKeepingItsReplay(t *testing.T) {
+	l := New()
+	t.Cleanup(func() { l.Close() })
+	l.limits.replayEvents = 100
+	mustRun(t, l, "cluster brokers=3 seed=42", "topic create orders partitions=3 rf=3", "tick 5s")
+	if !l.noReplay || l.history != nil {
+		t.Fatalf("after %d events of history past a replay limit of 100, the lab still keeps %d lines", l.historyEvents, len(l.history))
+	}
+	l.limits.eventsPerCommand = 400
+	refused(t, l, "stabilize", "the limit is 400 events per command: tick in smaller steps instead")
+	l.limits.eventsPerCommand = 5
+	_, err := l.Run("produce orders value=v{i} count=200")
+	if err == nil || !strings.Contains(err.Error(), "this session is too long to replay and cannot undo the command: it stayed at the time it reached") {
+		t.Fatalf("produce past the budget with no replay: %v", err)
+	}
+	// A new cluster starts a new history.
+	mustRun(t, l, "cluster brokers=1 seed=1")
+	if l.noReplay || len(l.history) != 1 {
+		t.Fatalf("a new cluster did not start a new history: noReplay %v, %d lines", l.noReplay, len(l.history))
+	}
+}

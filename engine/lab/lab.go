@@ -55,6 +55,10 @@ type Lab struct {
 	// since `cluster` (successes and Kafka outcomes), its first line the
 	// `cluster` command: replaying them rebuilds the cluster (undo).
 	history []string
+	// historyBytes and historyEvents are what replaying the history
+	// would read and run; noReplay is set once they grew past the limits.
+	historyBytes, historyEvents int64
+	noReplay                    bool
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -156,15 +160,25 @@ func (l *Lab) Run(line string) (string, error) {
 	return out + events, nil
 }
 
-// remember keeps the line of a command that ran for replay.
+// remember keeps the line of a command that ran, for undo by replay. A
+// history past MaxReplayBytes or MaxReplayEvents would make an undo too
+// dear: the lab then drops it and, like a lab on storage, estimates
+// conservatively and stops where a burst runs out (see undo).
 func (l *Lab) remember(cmd *command, line string) {
 	switch {
 	case l.cluster == nil:
-		l.history = nil
+		l.history, l.historyBytes, l.historyEvents, l.noReplay = nil, 0, 0, false
+		return
 	case cmd == clusterCommand:
-		l.history = []string{line}
-	default:
-		l.history = append(l.history, line)
+		l.history, l.historyBytes, l.historyEvents, l.noReplay = nil, 0, 0, false
+	case l.noReplay || !l.replayable():
+		return
+	}
+	l.history = append(l.history, line)
+	l.historyBytes += int64(len(line))
+	l.historyEvents += l.cluster.Spent()
+	if l.historyBytes > l.limits.replayBytes || l.historyEvents > l.limits.replayEvents {
+		l.history, l.noReplay = nil, true
 	}
 }
 

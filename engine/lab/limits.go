@@ -52,6 +52,14 @@ const (
 	// tens of kilobytes typed inline, without a script or a viewer sending
 	// megabytes to the engine in one line.
 	MaxCommandLineBytes = 64 << 10
+
+	// MaxReplayEvents and MaxReplayBytes bound what a lab in memory keeps
+	// to undo a command by replay (the events its commands ran since
+	// `cluster`, and their lines): an undo costs a replay, about 5 s at
+	// most. A longer session stops keeping them and, like a lab on real
+	// storage, refuses on a conservative estimate instead.
+	MaxReplayEvents = 5 * MaxEventsPerCommand
+	MaxReplayBytes  = 4 << 20
 )
 
 // limits are the values a lab enforces: the constants above, which tests
@@ -62,6 +70,8 @@ type limits struct {
 	bytesPerProduce   int64
 	bytesPerCluster   int64
 	commandLineBytes  int
+	replayEvents      int64
+	replayBytes       int64
 }
 
 func defaultLimits() limits {
@@ -71,6 +81,8 @@ func defaultLimits() limits {
 		bytesPerProduce:   MaxBytesPerProduce,
 		bytesPerCluster:   MaxBytesPerCluster,
 		commandLineBytes:  MaxCommandLineBytes,
+		replayEvents:      MaxReplayEvents,
+		replayBytes:       MaxReplayBytes,
 	}
 }
 

@@ -10,10 +10,11 @@ import (
 )
 
 // replayable reports whether the lab can undo a command by replaying its
-// history: only when every byte of the cluster lives in this process. Real
-// files and controllers in other processes keep what the command did.
+// history: only when every byte of the cluster lives in this process (real
+// files and controllers in other processes keep what the command did), and
+// while the history is cheap enough to replay (see remember).
 func (l *Lab) replayable() bool {
-	return l.fs == nil && l.metadataDir == "" && l.openQuorum == nil
+	return l.fs == nil && l.metadataDir == "" && l.openQuorum == nil && !l.noReplay
 }
 
 // undo answers a command that ran out of its event budget midway. A lab
@@ -31,8 +32,12 @@ func (l *Lab) undo(over *cluster.BudgetExceeded) error {
 		if events != "" {
 			events = "\n  " + events
 		}
-		return fmt.Errorf("%w%s; this cluster keeps its data on disk and cannot undo the command: it stayed at the time it reached, %v%s",
-			over, fit, over.At, events)
+		why := "this cluster keeps its data on disk"
+		if l.noReplay {
+			why = "this session is too long to replay"
+		}
+		return fmt.Errorf("%w%s; %s and cannot undo the command: it stayed at the time it reached, %v%s",
+			over, fit, why, over.At, events)
 	}
 	fresh := &Lab{pace: l.pace, limits: l.limits}
 	for i, line := range l.history {
