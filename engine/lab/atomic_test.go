@@ -74,6 +74,10 @@ func TestLongTickIsRefusedUpFront(t *testing.T) {
 	l := setupLab(t)
 	mustRun(t, l, "tick 1h")
 	refused(t, l, "tick 1000h", "tick 1000h0m0s would run about", "per virtual second lately", "the limit is 2,000,000 events per command: tick at most ", "h at a time")
+	// A poll's wait and a paced produce are estimated the same way.
+	mustRun(t, l, "consumer create c topics=orders")
+	refused(t, l, "poll c timeout=1000h", "timeout=1000h0m0s would run about", "the limit is 2,000,000 events per command: poll with timeout= at most ")
+	refused(t, l, "produce orders value=v count=1000 interval=1h", "count=1000 interval=1h0m0s would run about", "the limit is 2,000,000 events per command: send at most ")
 	// What it says fits, fits.
 	_, err := l.Run("tick 1000h")
 	fit := err.Error()[strings.Index(err.Error(), "tick at most ")+len("tick at most "):]
