@@ -86,6 +86,9 @@ func (c *Cluster) BeginCommand(limit int64) {
 	b.limit, b.spent, b.events, b.start = limit, 0, 0, c.clock.Elapsed()
 }
 
+// CommandRan is the virtual time the current command has moved.
+func (c *Cluster) CommandRan() time.Duration { return c.clock.Elapsed() - c.budget.start }
+
 // Spent is the weighted events the current command has run.
 func (c *Cluster) Spent() int64 { return c.budget.spent }
 

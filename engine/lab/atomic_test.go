@@ -157,11 +157,17 @@ func TestABudgetRunOutIsUndoneByReplay(t *testing.T) {
 	if got := labState(t, l); got != before {
 		t.Fatalf("undone stabilize changed the lab:\nbefore %s\nafter  %s", before, got)
 	}
+	if !strings.Contains(err.Error(), " per virtual second: 400 events last about ") || l.burstRate <= 0 {
+		t.Errorf("the undo does not say how long the budget lasts at the rate it ran, or does not remember that rate (%v): %v", l.burstRate, err)
+	}
 	if got, want := labState(t, l), labState(t, twin); got != want {
 		t.Fatalf("the replayed lab differs from one that never ran stabilize:\n%s\n%s", got, want)
 	}
-	for _, line := range after {
+	for i, line := range after {
 		got, gotErr := l.Run(line)
+		if i == 0 && l.burstRate != 0 {
+			t.Errorf("%s measured the rate anew, but the lab still estimates from the burst's (%v)", line, l.burstRate)
+		}
 		want, wantErr := twin.Run(line)
 		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s after the undo printed\n%s (%v)\nwhere a lab that never ran it printed\n%s (%v)", line, got, gotErr, want, wantErr)

@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/kraft"
@@ -59,6 +60,9 @@ type Lab struct {
 	// would read and run; noReplay is set once they grew past the limits.
 	historyBytes, historyEvents int64
 	noReplay                    bool
+	// burstRate is the events per virtual second of the last command
+	// that ran out of its budget, until a command measures the rate anew.
+	burstRate float64
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -165,6 +169,9 @@ func (l *Lab) Run(line string) (string, error) {
 // dear: the lab then drops it and, like a lab on storage, estimates
 // conservatively and stops where a burst runs out (see undo).
 func (l *Lab) remember(cmd *command, line string) {
+	if l.cluster == nil || cmd == clusterCommand || l.cluster.CommandRan() >= time.Second {
+		l.burstRate = 0 // a new cluster, or a new measure of this one's rate
+	}
 	switch {
 	case l.cluster == nil:
 		l.history, l.historyBytes, l.historyEvents, l.noReplay = nil, 0, 0, false

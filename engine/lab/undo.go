@@ -25,7 +25,9 @@ func (l *Lab) replayable() bool {
 func (l *Lab) undo(over *cluster.BudgetExceeded) error {
 	fit := ""
 	if rate := over.Rate(); rate > 0 {
-		fit = fmt.Sprintf(" (%s per virtual second)", thousands(int64(rate+0.5)))
+		l.burstRate = rate
+		fit = fmt.Sprintf(" (%s per virtual second: %s events last about %s of virtual time at that rate)",
+			thousands(int64(rate+0.5)), thousands(over.Limit), roundDown(time.Duration(float64(over.Ran)*float64(over.Limit)/float64(over.Spent))))
 	}
 	if !l.replayable() {
 		events := strings.Join(l.cluster.DrainEvents(), "\n  ")
@@ -66,7 +68,10 @@ func (l *Lab) undo(over *cluster.BudgetExceeded) error {
 // adds. fit says what would fit, given the longest span that does.
 func (l *Lab) costCheck(what string, span time.Duration, extra int64, fit func(maxSpan time.Duration) string) error {
 	c := l.cluster
-	rate := c.EventRate(!l.replayable())
+	// A burst that ran out of events lately outweighs what the cluster
+	// measured before it: the same command is then refused up front
+	// instead of being run and undone again.
+	rate := max(c.EventRate(!l.replayable()), l.burstRate)
 	weight := c.EventWeight()
 	limit := l.limits.eventsPerCommand
 	events := rate*span.Seconds() + float64(extra)
