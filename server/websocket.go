@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/loglab/loglab/web"
 )
 
 const (
@@ -34,7 +38,7 @@ func (s *Server) websocket(c echo.Context) error {
 	})
 	defer s.live.unsubscribe(sub)
 
-	go s.readCommands(ctx, cancel, conn)
+	go s.readCommands(ctx, cancel, conn, sub)
 	for {
 		select {
 		case msg := <-sub.msgs:
@@ -52,14 +56,15 @@ func (s *Server) websocket(c echo.Context) error {
 
 // readCommands runs each command the page sends. Results come back to the
 // page, and to every other page, as updates through the subscription.
-func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn) {
+func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn, sub *subscriber) {
 	defer cancel()
+	limiter := newCommandLimiter()
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
 			return
 		}
-		if !s.handleCommand(conn, data) {
+		if !s.handleCommand(conn, sub, limiter, data) {
 			return
 		}
 	}
@@ -70,7 +75,7 @@ func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocke
 // liveSession.execute); anything else that panics here is logged and
 // ends this page's connection with an internal error, which the page
 // shows, while the server and the other pages carry on.
-func (s *Server) handleCommand(conn *websocket.Conn, data []byte) (more bool) {
+func (s *Server) handleCommand(conn *websocket.Conn, sub *subscriber, limiter *rate.Limiter, data []byte) (more bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("a websocket command panicked", "panic", p, "stack", string(debug.Stack()))
@@ -82,6 +87,11 @@ func (s *Server) handleCommand(conn *websocket.Conn, data []byte) (more bool) {
 	if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
 		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
 		return false
+	}
+	if !limiter.AllowN(s.now(), 1) {
+		// Only this page hears of it: the others never saw the command.
+		s.live.tell(sub, web.Entry{Command: strings.TrimSpace(req.Line), Output: rateLimitMessage("page")})
+		return true
 	}
 	s.live.run(req.Line)
 	return true
