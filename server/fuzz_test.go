@@ -65,8 +65,14 @@ func TestFuzzServer(t *testing.T) {
 	f := newFuzzer(t, seed)
 	start := time.Now()
 	n := 0
+	var slowest time.Duration
+	var slowestInput string
 	for ; duration > 0 && time.Since(start) < duration || duration == 0 && n < fuzzShortInputs; n++ {
+		began := time.Now()
 		f.one()
+		if took := time.Since(began); took > slowest {
+			slowest, slowestInput = took, f.last
+		}
 	}
 	f.normalCommandStillRuns()
 	if logged := f.logs.String(); strings.Contains(logged, "panicked") {
@@ -75,7 +81,9 @@ func TestFuzzServer(t *testing.T) {
 	for _, line := range f.changedOnError {
 		t.Errorf("failed without a Kafka error yet changed the cluster: %s", line)
 	}
-	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d) in %v", n, seed, time.Since(start).Round(time.Millisecond))
+	// The slowest input is what held every other page up the longest.
+	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d) in %v; the slowest took %v: %.200q", n, seed,
+		time.Since(start).Round(time.Millisecond), slowest.Round(time.Millisecond), slowestInput)
 	t.Log(msg)
 	fmt.Println(msg)
 }
@@ -87,6 +95,7 @@ type fuzzer struct {
 	rng      *rand.Rand
 	commands []fuzzCommand
 	logs     *syncBuffer
+	last     string // the input being sent, for the report of the slowest
 	// changedOnError lists the command lines answered ok=false without a
 	// Kafka outcome error whose cluster view differed afterwards.
 	changedOnError []string
@@ -311,6 +320,7 @@ func (f *fuzzer) post(contentType string, body []byte) (int, []byte) {
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	f.last = "POST " + string(body)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatalf("POST %.200q got no answer: %v", body, err)
@@ -395,6 +405,7 @@ func (f *fuzzer) getPath() {
 		f.t.Fatal(err)
 	}
 	req.URL.Opaque = path // sent as is, unescaped
+	f.last = req.Method + " " + path
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		f.t.Fatalf("%s %q got no answer: %v", req.Method, path, err)
@@ -420,6 +431,7 @@ func (f *fuzzer) websocketEpisode() {
 	conn.SetReadLimit(64 << 20)
 	for range 1 + f.rng.IntN(4) {
 		typ, msg := f.websocketMessage()
+		f.last = "websocket " + string(msg)
 		if err := conn.Write(ctx, typ, msg); err != nil {
 			return // closed by the server after an earlier refusal: fine
 		}
