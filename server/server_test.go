@@ -211,3 +211,26 @@ func waitForSubscribers(t *testing.T, s *Server, n int) {
 	}
 	t.Fatalf("fewer than %d subscribers connected", n)
 }
+
+// Browsers offer permessage-deflate; the server takes it, so the views it
+// pushes cross a workshop's Wi-Fi compressed, and a compressed page's
+// commands and updates work as an uncompressed one's do.
+func TestWebsocketUpdatesAreCompressed(t *testing.T) {
+	s, ts := newTestServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", &websocket.DialOptions{CompressionMode: websocket.CompressionNoContextTakeover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(4 << 20)
+	if ext := resp.Header.Get("Sec-WebSocket-Extensions"); !strings.Contains(ext, "permessage-deflate") {
+		t.Fatalf("the server did not take compression: Sec-WebSocket-Extensions %q", ext)
+	}
+	waitForSubscribers(t, s, 1)
+	sendCommand(t, c, "produce orders key=k value=compressed partition=0")
+	if u := readUpdate(t, c); !strings.Contains(u.View, "compressed") || !strings.Contains(u.Entry, "produced to orders/0") {
+		t.Fatalf("update over a compressed connection: %.300s", u.Entry)
+	}
+}
