@@ -93,3 +93,39 @@ func TestAPICommandsAreRateLimitedPerClient(t *testing.T) {
 		t.Fatalf("after the wait (the refused command must not have run): %d %s", code, body)
 	}
 }
+
+// The API's buckets are per address, and the table of them does not grow
+// without end: once it holds clientLimitersKept addresses, those whose
+// bucket is full again are forgotten (a fresh bucket is the same), and
+// those still draining are kept.
+func TestClientLimitersAreForgottenOnceFull(t *testing.T) {
+	var c clientLimiters
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range commandBurst {
+		if !c.allow("10.0.0.1:1234", t0) {
+			t.Fatalf("command %d of the burst refused", i)
+		}
+	}
+	if c.allow("10.0.0.1:5678", t0) {
+		t.Fatal("another port of the same address got its own bucket")
+	}
+	if !c.allow("10.0.0.2:1234", t0) {
+		t.Fatal("another address shares the first one's bucket")
+	}
+	for i := range clientLimitersKept {
+		c.allow(fmt.Sprintf("192.168.%d.%d:1", i/256, i%256), t0)
+	}
+	if len(c.m) <= clientLimitersKept {
+		t.Fatalf("the table holds %d addresses; the test meant to fill it", len(c.m))
+	}
+	// Long enough for one token, not for a full bucket of the drained
+	// 10.0.0.1: every address that took one token is full again.
+	later := t0.Add(time.Second / commandsPerSecond)
+	c.allow("172.16.0.1:1", later)
+	if _, kept := c.m["10.0.0.1"]; !kept {
+		t.Error("the drained address was forgotten: its client would get a fresh burst")
+	}
+	if len(c.m) > 3 {
+		t.Errorf("the table still holds %d addresses after pruning", len(c.m))
+	}
+}
