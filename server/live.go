@@ -152,6 +152,9 @@ func (s *liveSession) execute(line string) (e web.Entry) {
 	} else if err := rememberCluster(s.dataDir, line); err != nil {
 		e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
 	}
+	// The whole output, before the transcript cuts it: an operator reads
+	// the server log, not every viewer's transcript.
+	logStorageAlarms(s.logger, s.dataDir, e.Output)
 	return e
 }
 

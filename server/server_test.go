@@ -18,6 +18,16 @@ import (
 
 func newTestServer(t *testing.T) (*Server, *httptest.Server) {
 	t.Helper()
+	s := newLoggedTestServer(t, io.Discard)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return s, ts
+}
+
+// newLoggedTestServer is a server whose log goes to logs; the caller
+// closes it.
+func newLoggedTestServer(t *testing.T, logs io.Writer) *Server {
+	t.Helper()
 	static := t.TempDir()
 	for name, body := range map[string]string{
 		"app.js":      "// glue",
@@ -27,13 +37,11 @@ func newTestServer(t *testing.T) (*Server, *httptest.Server) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(Options{StaticDir: static, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := New(Options{StaticDir: static, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { s.Close(); ts.Close() })
-	return s, ts
+	return s
 }
 
 func get(t *testing.T, url string) (int, string) {
