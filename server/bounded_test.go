@@ -16,26 +16,27 @@ import (
 func TestUpdatesStayBoundedWithALargeLog(t *testing.T) {
 	s, _ := newTestServer(t)
 	value := strings.Repeat("v", 3900)
-	for _, line := range []string{
-		// Many records and index entries in one segment, ...
-		"produce orders key=k value=" + value + " count=2500 partition=0",
-		// ... and many small segments, each with its index.
-		"topic create rolled partitions=1 rf=3 segment.bytes=100000 index.interval.bytes=0",
-		"produce rolled key=k value=" + value + " count=600",
-	} {
+	// About 6.8 MB in one log (rf=1: the engine bounds a produce to 1 MiB
+	// and a cluster's logs to 8 MiB, replicas counted), in 68 segments
+	// with an index entry per batch.
+	lines := []string{"topic create big partitions=1 rf=1 segment.bytes=100000 index.interval.bytes=0"}
+	for range 7 {
+		lines = append(lines, "produce big key=k value="+value+" count=250")
+	}
+	for _, line := range lines {
 		if e := s.live.run(line); !e.OK {
 			t.Fatalf("%.60s: %s", line, e.Output)
 		}
 	}
-	e := s.live.run("show log orders/0") // about 10 MB of output
-	if !e.OK || len(e.Output) < 2500*3900 {
+	e := s.live.run("show log big/0")
+	if !e.OK || len(e.Output) < 7*250*3900 {
 		t.Fatalf("show log printed %d bytes", len(e.Output))
 	}
 	msg, err := s.live.renderUpdate(s.live.history[len(s.live.history)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("update after a 10 MB output, with %d and 600 records of 3.9 KB: %d bytes", 2500, len(msg))
+	t.Logf("update after a %d-byte output, with 1,750 records of 3.9 KB in one log: %d bytes", len(e.Output), len(msg))
 	if len(msg) > maxUpdateBytes {
 		t.Fatalf("update of %d bytes, over maxUpdateBytes (%d)", len(msg), maxUpdateBytes)
 	}
