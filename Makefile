@@ -14,7 +14,7 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build setup chromium driver generate check-generated vet wasm run \
-        test test-unit test-wasm e2e bench fuzz sim
+        test test-unit test-wasm e2e bench fuzz fuzz-server sim
 
 all: build
 
@@ -89,6 +89,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./engine/record/
 	$(GO) test -run '^$$' -fuzz FuzzLog -fuzztime $(FUZZTIME) ./engine/dumplog/
 	$(GO) test -run '^$$' -fuzz FuzzRun -fuzztime $(FUZZTIME) ./engine/lab/
+
+## fuzz-server: the server's endpoints (HTTP and websocket) under random and
+## mutated input for FUZZ_SERVER_TIME (10m); FUZZ_SERVER_SEED picks another
+## sequence. It prints how many inputs it sent.
+FUZZ_SERVER_TIME ?= 10m
+fuzz-server:
+	LOGLAB_FUZZ_DURATION=$(FUZZ_SERVER_TIME) LOGLAB_FUZZ_SEED=$(or $(FUZZ_SERVER_SEED),1) \
+	  $(GO) test ./server -run '^TestFuzzServer$$' -count=1 -v -timeout 0
 
 ## sim: the VOPR, seeded random workloads with faults and the invariant
 ## checker on every event, over SEEDS seeds of STEPS workload steps (200);

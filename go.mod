@@ -12,6 +12,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/playwright-community/playwright-go v0.5200.1
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	golang.org/x/time v0.15.0
 )
 
 require (
@@ -40,7 +41,6 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )
 

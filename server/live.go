@@ -15,7 +15,8 @@ import (
 	"github.com/loglab/loglab/web"
 )
 
-// historyShown bounds the transcript a freshly opened page receives.
+// historyShown bounds the transcript a freshly opened page receives (so
+// does maxHistoryBytes).
 const historyShown = 200
 
 // liveSession is the server's shared cluster. One mutex serialises commands,
@@ -25,7 +26,7 @@ type liveSession struct {
 	mu          sync.Mutex
 	lab         *lab.Lab
 	dataDir     string      // where the cluster's files are; empty: in memory
-	history     []web.Entry // the newest historyShown entries
+	history     []web.Entry // the newest entries, see trimHistory
 	subscribers []*subscriber
 	stop        chan struct{} // closed by closeAll: ends watchQuorum
 	logger      *slog.Logger
@@ -118,11 +119,9 @@ func (s *liveSession) run(line string) web.Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.execute(line)
-	s.history = append(s.history, e)
-	if len(s.history) > historyShown {
-		s.history = append([]web.Entry(nil), s.history[len(s.history)-historyShown:]...)
-	}
-	msg, renderErr := s.renderUpdate(e)
+	shown := shownEntry(e)
+	s.history = trimHistory(append(s.history, shown))
+	msg, renderErr := s.renderUpdate(shown)
 	if renderErr != nil {
 		e.OK = false
 		e.Output += "\nerror: rendering the update: " + renderErr.Error()
@@ -153,6 +152,9 @@ func (s *liveSession) execute(line string) (e web.Entry) {
 	} else if err := rememberCluster(s.dataDir, line); err != nil {
 		e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
 	}
+	// The whole output, before the transcript cuts it: an operator reads
+	// the server log, not every viewer's transcript.
+	logStorageAlarms(s.logger, s.dataDir, e.Output)
 	return e
 }
 

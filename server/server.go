@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -40,6 +41,9 @@ type Server struct {
 	echo   *echo.Echo
 	live   *liveSession
 	logger *slog.Logger
+	// now is the rate limiters' clock; a test freezes it.
+	now        func() time.Time
+	apiLimiter clientLimiters
 }
 
 // New builds the server and runs the starter script on its live cluster.
@@ -57,7 +61,7 @@ func New(opts Options) (*Server, error) {
 		// down: the cluster follows them at the next command instead.
 		go live.watchQuorum()
 	}
-	s := &Server{echo: echo.New(), live: live, logger: opts.Logger}
+	s := &Server{echo: echo.New(), live: live, logger: opts.Logger, now: time.Now}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	// A panic in a handler answers 500 and is logged with its stack; the
@@ -127,6 +131,10 @@ func (s *Server) apiCommand(c echo.Context) error {
 	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
 	if err := json.NewDecoder(body).Decode(&req); err != nil || strings.TrimSpace(req.Line) == "" {
 		return echo.NewHTTPError(http.StatusBadRequest, `expected a JSON body {"line": "<lab command>"}`)
+	}
+	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
+		c.Response().Header().Set("Retry-After", "1")
+		return c.JSON(http.StatusTooManyRequests, commandResponse{Output: rateLimitMessage("client address"), OK: false})
 	}
 	e := s.live.run(req.Line)
 	return c.JSON(http.StatusOK, commandResponse{Output: e.Output, OK: e.OK})

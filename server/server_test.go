@@ -18,6 +18,16 @@ import (
 
 func newTestServer(t *testing.T) (*Server, *httptest.Server) {
 	t.Helper()
+	s := newLoggedTestServer(t, io.Discard)
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return s, ts
+}
+
+// newLoggedTestServer is a server whose log goes to logs; the caller
+// closes it.
+func newLoggedTestServer(t *testing.T, logs io.Writer) *Server {
+	t.Helper()
 	static := t.TempDir()
 	for name, body := range map[string]string{
 		"app.js":      "// glue",
@@ -27,13 +37,11 @@ func newTestServer(t *testing.T) (*Server, *httptest.Server) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(Options{StaticDir: static, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s, err := New(Options{StaticDir: static, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { s.Close(); ts.Close() })
-	return s, ts
+	return s
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -210,4 +218,27 @@ func waitForSubscribers(t *testing.T, s *Server, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("fewer than %d subscribers connected", n)
+}
+
+// Browsers offer permessage-deflate; the server takes it, so the views it
+// pushes cross a workshop's Wi-Fi compressed, and a compressed page's
+// commands and updates work as an uncompressed one's do.
+func TestWebsocketUpdatesAreCompressed(t *testing.T) {
+	s, ts := newTestServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws", &websocket.DialOptions{CompressionMode: websocket.CompressionNoContextTakeover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(4 << 20)
+	if ext := resp.Header.Get("Sec-WebSocket-Extensions"); !strings.Contains(ext, "permessage-deflate") {
+		t.Fatalf("the server did not take compression: Sec-WebSocket-Extensions %q", ext)
+	}
+	waitForSubscribers(t, s, 1)
+	sendCommand(t, c, "produce orders key=k value=compressed partition=0")
+	if u := readUpdate(t, c); !strings.Contains(u.View, "compressed") || !strings.Contains(u.Entry, "produced to orders/0") {
+		t.Fatalf("update over a compressed connection: %.300s", u.Entry)
+	}
 }

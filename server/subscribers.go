@@ -1,5 +1,12 @@
 package server
 
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/loglab/loglab/web"
+)
+
 // subscriberQueue bounds how many updates may wait for one slow browser.
 // A subscriber that falls this far behind is disconnected (its page then
 // reloads the current state) rather than letting the queue grow without end.
@@ -40,6 +47,26 @@ func (s *liveSession) publish(msg []byte) {
 		default:
 			go sub.closeSlow()
 		}
+	}
+}
+
+// tell sends one page an entry that is not part of the shared history (a
+// refusal of that page's command), in order with its other updates.
+func (s *liveSession) tell(sub *subscriber, e web.Entry) {
+	entry, err := web.RenderString(context.Background(), web.TranscriptEntry(e))
+	if err != nil {
+		return
+	}
+	msg, err := json.Marshal(update{Type: "update", Entry: entry})
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case sub.msgs <- msg:
+	default:
+		go sub.closeSlow()
 	}
 }
 

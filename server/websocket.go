@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/loglab/loglab/web"
 )
 
 const (
@@ -20,7 +24,13 @@ const (
 // coder/websocket checks that the Origin matches the Host, so another site
 // cannot drive a workshop's cluster from a visitor's browser.
 func (s *Server) websocket(c echo.Context) error {
-	conn, err := websocket.Accept(c.Response(), c.Request(), nil)
+	// Updates are whole views of HTML (tens of KB), alike from one to the
+	// next: permessage-deflate sends about a thirteenth of them (82 KB ->
+	// 6 KB for a view of long logs, about a millisecond of CPU per page).
+	// Without context takeover each message is compressed alone, with a
+	// pooled writer: no per-page memory held between updates. The read
+	// limit applies to the inflated message.
+	conn, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{CompressionMode: websocket.CompressionNoContextTakeover})
 	if err != nil {
 		return nil // Accept has already written the HTTP error
 	}
@@ -34,7 +44,7 @@ func (s *Server) websocket(c echo.Context) error {
 	})
 	defer s.live.unsubscribe(sub)
 
-	go s.readCommands(ctx, cancel, conn)
+	go s.readCommands(ctx, cancel, conn, sub)
 	for {
 		select {
 		case msg := <-sub.msgs:
@@ -52,14 +62,15 @@ func (s *Server) websocket(c echo.Context) error {
 
 // readCommands runs each command the page sends. Results come back to the
 // page, and to every other page, as updates through the subscription.
-func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn) {
+func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn, sub *subscriber) {
 	defer cancel()
+	limiter := newCommandLimiter()
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
 			return
 		}
-		if !s.handleCommand(conn, data) {
+		if !s.handleCommand(conn, sub, limiter, data) {
 			return
 		}
 	}
@@ -70,7 +81,7 @@ func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocke
 // liveSession.execute); anything else that panics here is logged and
 // ends this page's connection with an internal error, which the page
 // shows, while the server and the other pages carry on.
-func (s *Server) handleCommand(conn *websocket.Conn, data []byte) (more bool) {
+func (s *Server) handleCommand(conn *websocket.Conn, sub *subscriber, limiter *rate.Limiter, data []byte) (more bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("a websocket command panicked", "panic", p, "stack", string(debug.Stack()))
@@ -82,6 +93,11 @@ func (s *Server) handleCommand(conn *websocket.Conn, data []byte) (more bool) {
 	if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
 		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
 		return false
+	}
+	if !limiter.AllowN(s.now(), 1) {
+		// Only this page hears of it: the others never saw the command.
+		s.live.tell(sub, web.Entry{Command: strings.TrimSpace(req.Line), Output: rateLimitMessage("page")})
+		return true
 	}
 	s.live.run(req.Line)
 	return true

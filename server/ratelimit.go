@@ -1,0 +1,68 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// A workshop's thirty pages share one cluster and one mutex: one page that
+// loops (a script, a stuck key, 2,902 commands in 20 s once) would hold
+// everyone else's commands and updates up. So each page gets a token
+// bucket: commandBurst commands at once, then commandsPerSecond, far more
+// than anyone types or clicks.
+const (
+	commandsPerSecond = 10
+	commandBurst      = 10
+	// clientLimitersKept bounds the per-address limiters of POST
+	// /api/command; beyond it, addresses whose bucket is full again (idle
+	// for a second) are forgotten.
+	clientLimitersKept = 1024
+)
+
+// rateLimitMessage is the error entry of a refused command, for a page
+// ("per page") or an API client ("per client address").
+func rateLimitMessage(per string) string {
+	return fmt.Sprintf("error: rate limit: at most %d commands per second per %s (bursts of %d); the command did not run: wait a moment", commandsPerSecond, per, commandBurst)
+}
+
+func newCommandLimiter() *rate.Limiter {
+	return rate.NewLimiter(commandsPerSecond, commandBurst)
+}
+
+// clientLimiters are POST /api/command's buckets, one per remote address.
+type clientLimiters struct {
+	mu sync.Mutex
+	m  map[string]*rate.Limiter
+}
+
+// allow takes a token from remoteAddr's bucket at now.
+func (c *clientLimiters) allow(remoteAddr string, now time.Time) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]*rate.Limiter)
+	}
+	l := c.m[host]
+	if l == nil {
+		if len(c.m) >= clientLimitersKept {
+			for h, x := range c.m {
+				// A full bucket is what a new limiter would be: forgetting
+				// it changes nothing for its client.
+				if x.TokensAt(now) >= commandBurst {
+					delete(c.m, h)
+				}
+			}
+		}
+		l = newCommandLimiter()
+		c.m[host] = l
+	}
+	return l.AllowN(now, 1)
+}
