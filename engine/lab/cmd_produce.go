@@ -184,7 +184,7 @@ func (l *Lab) checkProduce(count int, key, value string, hasKey bool, rf int) er
 	const recordOverhead = 80
 	grow := (bytes + int64(count)*recordOverhead) * int64(max(rf, 1))
 	if held := l.bytesHeld(); held+grow > lim.bytesPerCluster {
-		return fmt.Errorf("the cluster holds %s bytes of partition logs (every replica counted); these records would add up to %s more, past the limit of %s bytes per cluster: lower retention.bytes or retention.ms on a topic and let retention free room, or start a new cluster",
+		return fmt.Errorf("the cluster holds %s bytes of partition logs (every replica counted); these records would add up to %s more, past the limit of %s bytes per cluster: produce fewer or smaller records, let retention free room on a topic created with retention.bytes or retention.ms, or start a new cluster",
 			thousands(held), thousands(grow), thousands(lim.bytesPerCluster))
 	}
 	return nil
