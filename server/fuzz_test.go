@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/loglab/loglab/engine/view"
+	"github.com/loglab/loglab/internal/syncbuf"
 )
 
 // The server fuzzer drives every endpoint a workshop's pages (and whatever
@@ -94,7 +94,7 @@ type fuzzer struct {
 	ts       *httptest.Server
 	rng      *rand.Rand
 	commands []fuzzCommand
-	logs     *syncBuffer
+	logs     *syncbuf.Buffer
 	last     string // the input being sent, for the report of the slowest
 	// changedOnError lists the command lines answered ok=false without a
 	// Kafka outcome error whose cluster view differed afterwards.
@@ -111,7 +111,7 @@ type fuzzCommand struct {
 }
 
 func newFuzzer(t *testing.T, seed uint64) *fuzzer {
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	s, err := New(Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -509,22 +509,4 @@ func (f *fuzzer) normalCommandStillRuns() {
 	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), "list the commands") {
 		f.t.Fatalf("after the fuzzing, help over the websocket: %v %.300s", err, data)
 	}
-}
-
-// syncBuffer is the server's log, written from its goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"github.com/loglab/loglab/internal/syncbuf"
 )
 
 // An operator reads the server's log, not thirty transcripts: every
@@ -10,7 +12,7 @@ import (
 // written there as warnings with the file, whichever command's output
 // carries them.
 func TestLiveSessionLogsEveryCommandsStorageAlarms(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	s := newLoggedTestServer(t, logs)
 	t.Cleanup(func() { s.Close() })
 	run := s.live.runLine

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/loglab/loglab/engine/kraft/quorum"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/internal/freeport"
+	"github.com/loglab/loglab/internal/syncbuf"
 )
 
 func TestControllerUsageErrors(t *testing.T) {
@@ -43,24 +42,6 @@ func TestControllerUsageErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a child's stderr while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The issue's three-process quorum, for real: three `loglab controller`
 // processes on one machine elect a leader, commit what a client appends,
 // and elect another when the leader's process is killed.
@@ -85,9 +66,9 @@ func TestControllerThreeProcesses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cmds := make([]*exec.Cmd, 3)
-	logs := make([]*syncBuffer, 3)
+	logs := make([]*syncbuf.Buffer, 3)
 	for i := range cmds {
-		logs[i] = &syncBuffer{}
+		logs[i] = &syncbuf.Buffer{}
 		cmds[i] = exec.Command(bin, "controller", "-id", fmt.Sprint(i+1), "-voters", strings.Join(voters, ","), "-data-dir", dir)
 		cmds[i].Stderr = logs[i]
 		if err := cmds[i].Start(); err != nil {
