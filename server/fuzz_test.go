@@ -437,7 +437,7 @@ func (f *fuzzer) websocketEpisode() {
 		}
 		var req commandRequest
 		isCommand := len(msg) <= maxCommandMessage && json.Unmarshal(msg, &req) == nil && req.Type == "command"
-		_, data, err := conn.Read(ctx)
+		data, err := readAnswer(ctx, conn)
 		if !isCommand {
 			status := websocket.CloseStatus(err)
 			if status != websocket.StatusUnsupportedData && status != websocket.StatusMessageTooBig {
@@ -506,7 +506,7 @@ func (f *fuzzer) normalCommandStillRuns() {
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"command","line":"help"}`)); err != nil {
 		f.t.Fatal(err)
 	}
-	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), "list the commands") {
+	if data, err := readAnswer(ctx, conn); err != nil || !strings.Contains(string(data), "list the commands") {
 		f.t.Fatalf("after the fuzzing, help over the websocket: %v %.300s", err, data)
 	}
 }
