@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,10 +24,16 @@ const QuietWindow = 10 * time.Second
 type Stability struct {
 	// Settled: no message is in flight, no producer has records waiting,
 	// and the cluster converged, or what remains is kept so by a fault in
-	// force (each such Lag names it). False: StabilizeLimit ran out.
+	// force (each such Lag names it). False: StabilizeLimit ran out, or
+	// the command's events (OutOfEvents).
 	Settled bool
-	Took    time.Duration // virtual time Stabilize ran, the quiet window included
-	Lags    []Lag         // what has not converged at the end
+	// OutOfEvents is the command's event budget, when it ran out before
+	// the cluster settled: a result like StabilizeLimit running out, not
+	// a failure to undo, and no liveness violation (the cluster was not
+	// given its ten minutes).
+	OutOfEvents *BudgetExceeded
+	Took        time.Duration // virtual time Stabilize ran, the quiet window included
+	Lags        []Lag         // what has not converged at the end
 	// Window is the quiet window watched after settling (0 when it did
 	// not settle); Rates are every node's sends in it, or over the whole
 	// run when it did not settle; Busy are the nodes above their bound.
@@ -65,10 +72,11 @@ func (c *Cluster) Stabilize() (Stability, error) {
 	start := c.clock.Elapsed()
 	before := c.sentCounts()
 	settled, err := c.RunUntil(func() bool { return c.quiet() && c.settled() }, StabilizeLimit)
-	if err != nil {
+	var over *BudgetExceeded
+	if err != nil && !errors.As(err, &over) {
 		return Stability{}, err
 	}
-	s := Stability{Settled: settled}
+	s := Stability{Settled: settled, OutOfEvents: over}
 	if !settled {
 		s.Rates = c.rates(before, c.clock.Elapsed()-start)
 	} else {
@@ -87,7 +95,7 @@ func (c *Cluster) Stabilize() (Stability, error) {
 	}
 	s.Took = c.clock.Elapsed() - start
 	s.Lags = c.Lags()
-	if !settled {
+	if !settled && over == nil {
 		for _, l := range s.Lags {
 			if l.Blocked == "" {
 				c.checker.report(l.Property, fmt.Sprintf("not after %v of stabilize: %s", StabilizeLimit, l.Detail))
