@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
 	"github.com/loglab/loglab/engine/kraft"
@@ -139,13 +140,33 @@ func NewProcess(cfg ProcessConfig) (*Process, error) {
 // in proportion to its size; see raft's NetworkTransport).
 const tcpTimeout = 5 * time.Second
 
+// newTCPTransport is a controller's raft transport over TCP, without
+// pipelined replication. hashicorp/raft's pipeline can deadlock (raft
+// issue #612): when a follower's answer ends the pipeline's decoder (a
+// newer term after a leadership transfer, or a refused append), the leader
+// may send once more before it notices, and that send waits for ever on
+// the decoder that is gone. The leader's replication goroutine then never
+// ends, and neither does its raft's Shutdown: Close hung until the test
+// timeout, on a loaded machine, after handing leadership over. With one
+// RPC in flight raft replicates with plain AppendEntries calls, as the
+// in-process quorum's link does; metadata is a trickle, so nothing
+// measurable is lost.
+func newTCPTransport(addr string, logger hclog.Logger) (*raft.NetworkTransport, error) {
+	return raft.NewTCPTransportWithConfig(addr, nil, &raft.NetworkTransportConfig{
+		Logger:          logger,
+		MaxPool:         3,
+		MaxRPCsInFlight: 1, // no pipelining
+		Timeout:         tcpTimeout,
+	})
+}
+
 // start runs raft on the stores, as Quorum.start does, but over TCP.
 // Callers hold q.mu.
 func (p *Process) start() error {
 	q, n := p.q, p.n
 	// The port before the files: a second process started by mistake for
 	// the same controller stops here, before it opens the first one's log.
-	trans, err := raft.NewTCPTransportWithLogger(string(n.addr), nil, 3, tcpTimeout, q.cfg.Logger.Named("transport"))
+	trans, err := newTCPTransport(string(n.addr), q.cfg.Logger.Named("transport"))
 	if err != nil {
 		return err
 	}

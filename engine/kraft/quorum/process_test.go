@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
 
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/internal/freeport"
@@ -320,5 +321,25 @@ func TestProcessParseVoters(t *testing.T) {
 		if _, err := NewProcess(cfg); err == nil {
 			t.Errorf("NewProcess(%+v) should fail", cfg)
 		}
+	}
+}
+
+// A controller process's transport replicates with plain AppendEntries
+// calls: hashicorp/raft's pipelined replication can deadlock when a
+// follower's answer ends the pipeline (raft issue #612), and the leader's
+// Shutdown then never returns; Close once hung that way until the test
+// timed out, after a leadership transfer on a loaded machine.
+func TestProcessTransportDoesNotPipeline(t *testing.T) {
+	addrs := freeport.Addrs(t, 2)
+	trans, err := newTCPTransport(addrs[0], hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trans.Close()
+	if p, err := trans.AppendEntriesPipeline("2", raft.ServerAddress(addrs[1])); !errors.Is(err, raft.ErrPipelineReplicationNotSupported) {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("AppendEntriesPipeline: %v, want %v", err, raft.ErrPipelineReplicationNotSupported)
 	}
 }
