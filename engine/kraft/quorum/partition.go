@@ -272,6 +272,11 @@ func (q *Quorum) eachConnectedSetLocked(connected func(a, b raft.ServerAddress) 
 func (q *Quorum) canElect() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.canElectLocked()
+}
+
+// canElectLocked is canElect for callers that hold q.mu.
+func (q *Quorum) canElectLocked() bool {
 	can := false
 	q.eachConnectedSetLocked(q.sb.connected, func(ids []int) { can = can || len(ids) >= q.majority() })
 	return can

@@ -6,10 +6,12 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
 
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
@@ -504,5 +506,60 @@ func TestActiveImageWaitsForAnElectionWhileAMajorityRuns(t *testing.T) {
 	}
 	if img := q.ActiveImage(); img != nil {
 		t.Fatalf("ActiveImage with 1 of 3 controllers running: %+v, want nil (no active controller)", img)
+	}
+}
+
+// The successor wins a failover even when it wakes late. On a loaded
+// machine a controller's goroutine can run a heartbeat timeout or more
+// after its timer fired; the other survivors then asked for votes again
+// and one of them won (TestFailover saw controller 3 or 4 take over from
+// 1, with 5 controllers, once in a loaded test run). Here controller 2's
+// vote requests are held back until the others have asked three times
+// over, or someone won.
+func TestFailoverWaitsForALateSuccessor(t *testing.T) {
+	for _, n := range []int{3, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			q := newQuorum(t, Config{Controllers: n})
+			appendAll(t, q, records(0, 4), 2)
+			successor := q.nodes[1].addr
+			release := make(chan struct{})
+			var once sync.Once
+			t.Cleanup(func() { once.Do(func() { close(release) }) }) // before Close: raft waits for its vote goroutines
+			var mu sync.Mutex
+			others := 0
+			q.sb.mu.Lock()
+			q.sb.beforeVote = func(from raft.ServerAddress) {
+				if from == successor {
+					<-release
+					return
+				}
+				mu.Lock()
+				others++
+				mu.Unlock()
+			}
+			q.sb.mu.Unlock()
+
+			if err := q.Crash(1); err != nil {
+				t.Fatal(err)
+			}
+			asks := 3 * (n - 1) // three rounds of a survivor asking every other controller
+			deadline := time.Now().Add(wait)
+			for {
+				mu.Lock()
+				asked := others
+				mu.Unlock()
+				if asked >= asks || q.Leader() != 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the other survivors asked for %d votes within %s, want %d (or a leader)", asked, wait, asks)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			once.Do(func() { close(release) })
+			if leader, _ := awaitLeader(t, q, 1); leader != 2 {
+				t.Fatalf("controller %d took over while controller 2 woke late, want 2 (the successor)", leader)
+			}
+		})
 	}
 }

@@ -53,7 +53,10 @@ import (
 // the majority ready and wins; the remaining followers would time out only
 // at [5T, 10T), when the new leader's heartbeats already reach them. With
 // T = 50 ms a failover takes 100-200 ms, and the lowest-numbered survivor
-// takes over.
+// takes over. Timeouts alone do not guarantee it on a loaded machine,
+// where a goroutine can wake a timeout or more late and another survivor
+// asks again first; so until the successor leads, only its vote requests
+// get through (gateElection, as Partition does).
 //
 // Start-up: controller 1 (or, on reopened stores, the controller with the
 // most up-to-date log) times out at [T, 2T), everybody else at [4T, 8T),
@@ -148,9 +151,11 @@ func (q *Quorum) tune() {
 	for {
 		select {
 		case o := <-q.obs:
-			if lo, ok := o.Data.(raft.LeaderObservation); !ok || lo.LeaderID == "" {
+			lo, ok := o.Data.(raft.LeaderObservation)
+			if !ok || lo.LeaderID == "" {
 				continue
 			}
+			q.sb.wonCampaign(lo.LeaderAddr)
 			q.mu.Lock()
 			if !q.closed {
 				if leader := q.leaderLocked(); leader != 0 {

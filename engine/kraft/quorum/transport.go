@@ -49,8 +49,15 @@ type switchboard struct {
 	// crashed controller.
 	cut map[[2]raft.ServerAddress]bool
 	// campaigner, when set, is the only controller whose vote requests
-	// get through: see Partition.
+	// get through (a leadership transfer's excepted): see Partition and
+	// Crash. campaign counts the elections it was set for, so that a late
+	// fallback ends only its own (see gateElection).
 	campaigner raft.ServerAddress
+	campaign   uint64
+	// beforeVote, when set (tests), runs before a controller's vote or
+	// pre-vote request is sent: it can hold one back, as a loaded machine
+	// that wakes the controller late does.
+	beforeVote func(from raft.ServerAddress)
 	changed    chan struct{} // closed and replaced whenever a controller goes up or down, or a link is cut or healed
 }
 
@@ -75,18 +82,58 @@ func (sb *switchboard) setCut(cut map[[2]raft.ServerAddress]bool) {
 	sb.broadcast()
 }
 
-// setCampaigner lets only addr ask for votes ("": everyone).
-func (sb *switchboard) setCampaigner(addr raft.ServerAddress) {
+// setCampaigner lets only addr ask for votes ("": everyone). It returns
+// the election's number, for endCampaign.
+func (sb *switchboard) setCampaigner(addr raft.ServerAddress) uint64 {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	sb.campaigner = addr
+	sb.campaign++
+	return sb.campaign
 }
 
-// mayCampaign says whether addr's vote requests get through.
-func (sb *switchboard) mayCampaign(addr raft.ServerAddress) error {
+// endCampaign lets everyone ask for votes again, unless the campaigner was
+// set again since election number n.
+func (sb *switchboard) endCampaign(n uint64) {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
-	if sb.campaigner != "" && sb.campaigner != addr {
+	if sb.campaign == n {
+		sb.campaigner = ""
+	}
+}
+
+// wonCampaign ends the election once its campaigner leads.
+func (sb *switchboard) wonCampaign(leader raft.ServerAddress) {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.campaigner != "" && sb.campaigner == leader {
+		sb.campaigner = ""
+	}
+}
+
+// voting runs the beforeVote hook, if any, for a vote request from addr.
+func (sb *switchboard) voting(addr raft.ServerAddress) {
+	sb.mu.Lock()
+	hook := sb.beforeVote
+	sb.mu.Unlock()
+	if hook != nil {
+		hook(addr)
+	}
+}
+
+// isCampaigner says whether addr is the controller meant to win.
+func (sb *switchboard) isCampaigner(addr raft.ServerAddress) bool {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.campaigner != "" && sb.campaigner == addr
+}
+
+// mayCampaign says whether addr's vote requests get through. A leadership
+// transfer's always do: its target was chosen, not timed.
+func (sb *switchboard) mayCampaign(addr raft.ServerAddress, transfer bool) error {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.campaigner != "" && sb.campaigner != addr && !transfer {
 		return fmt.Errorf("%s: %w", addr, errNotCampaigning)
 	}
 	return nil
@@ -239,7 +286,8 @@ func (l *link) InstallSnapshot(id raft.ServerID, target raft.ServerAddress, args
 }
 
 func (l *link) RequestVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
-	if err := l.sb.mayCampaign(l.ep.addr); err != nil {
+	l.sb.voting(l.ep.addr)
+	if err := l.sb.mayCampaign(l.ep.addr, args.LeadershipTransfer); err != nil {
 		return err
 	}
 	if err := l.reach(target, false); err != nil {
@@ -249,7 +297,8 @@ func (l *link) RequestVote(id raft.ServerID, target raft.ServerAddress, args *ra
 }
 
 func (l *link) RequestPreVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
-	if err := l.sb.mayCampaign(l.ep.addr); err != nil {
+	l.sb.voting(l.ep.addr)
+	if err := l.sb.mayCampaign(l.ep.addr, false); err != nil {
 		return err
 	}
 	if err := l.reach(target, false); err != nil {
