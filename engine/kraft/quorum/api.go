@@ -70,7 +70,7 @@ func (p *Process) serveAppend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := pr.raft.Apply(data, 0)
-	err = pr.wait(f)
+	err = pr.wait(f, "committing an append")
 	switch {
 	case err == nil:
 		res, _ := f.Response().(applied)

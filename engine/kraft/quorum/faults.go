@@ -56,11 +56,11 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 	q.applyPlanFor(leader, order, leader != 0)
 	q.mu.Unlock()
 
-	p.raft.DeregisterObserver(p.observer)
-	err = p.raft.Shutdown().Error()
-	q.mu.Lock()
-	err = errors.Join(err, q.closeStores(n))
-	q.mu.Unlock()
+	if err = p.shutdown(id); !errors.Is(err, errRaftHung) {
+		q.mu.Lock()
+		err = errors.Join(err, q.closeStores(n))
+		q.mu.Unlock()
+	}
 	if quiesce {
 		q.awaitStepDown()
 	}
@@ -223,7 +223,7 @@ func (q *Quorum) Snapshot(id int) error {
 	if p == nil {
 		return fmt.Errorf("quorum: controller %d is down", id)
 	}
-	return p.raft.Snapshot().Error()
+	return p.wait(p.raft.Snapshot(), fmt.Sprintf("controller %d's snapshot", id))
 }
 
 // TransferLeadership makes controller id the active controller: the
@@ -250,7 +250,7 @@ func (q *Quorum) TransferLeadership(id int) error {
 			return fmt.Errorf("quorum: controller %d is down", id)
 		}
 		q.settle(p)
-		_ = p.wait(p.raft.LeadershipTransferToServer(raft.ServerID(strconv.Itoa(id)), n.addr))
+		_ = p.wait(p.raft.LeadershipTransferToServer(raft.ServerID(strconv.Itoa(id)), n.addr), fmt.Sprintf("handing the leadership to controller %d", id))
 		if _, err := q.activeController(q.cfg.LeaderWait); err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func (q *Quorum) StepDown() error {
 	if err != nil {
 		return err
 	}
-	if err := p.wait(p.raft.LeadershipTransfer()); err != nil {
+	if err := p.wait(p.raft.LeadershipTransfer(), "handing the leadership over"); err != nil {
 		return err
 	}
 	_, err = q.activeController(q.cfg.LeaderWait)

@@ -64,7 +64,7 @@ func (q *Quorum) Append(records []protocol.MetadataRecord) ([]protocol.MetadataR
 			uncertain = false
 		}
 		f := p.raft.Apply(data, 0)
-		err = p.wait(f)
+		err = p.wait(f, "committing an append")
 		if err == nil {
 			res, _ := f.Response().(applied)
 			if res.err == nil && q.cfg.SnapshotOnCommit {
@@ -78,6 +78,11 @@ func (q *Quorum) Append(records []protocol.MetadataRecord) ([]protocol.MetadataR
 		case errors.Is(err, raft.ErrLeadershipLost), errors.Is(err, raft.ErrRaftShutdown),
 			errors.Is(err, raft.ErrAbortedByRestore), errors.Is(err, raft.ErrEnqueueTimeout):
 			uncertain = true
+		case errors.Is(err, errRaftHung):
+			// Maybe committed, maybe not, as for a leader change; but a
+			// leader that does not answer for so long is a bug, not a
+			// failover to wait out.
+			return nil, fmt.Errorf("%w: %v", ErrNotController, err)
 		default:
 			return nil, err
 		}

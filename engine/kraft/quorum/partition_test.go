@@ -44,7 +44,7 @@ func TestPartitionIsolatesTheActiveController(t *testing.T) {
 		t.Fatalf("the isolated controller 1 is still %s", s)
 	}
 	// Controller 1 cannot commit anything: raft refuses the proposal.
-	if err := old.wait(old.raft.Apply([]byte("{}"), time.Second)); !errors.Is(err, raft.ErrNotLeader) {
+	if err := old.wait(old.raft.Apply([]byte("{}"), time.Second), "an append on the isolated controller"); !errors.Is(err, raft.ErrNotLeader) {
 		t.Fatalf("an append on the isolated controller 1: %v, want %v", err, raft.ErrNotLeader)
 	}
 	want = append(want, appendAll(t, q, records(3, 2), 2)...)

@@ -233,7 +233,7 @@ func (p *Process) proc() *proc {
 // on the same Dir continues from them.
 func (p *Process) Close() error {
 	if pr := p.proc(); pr != nil && pr.raft.State() == raft.Leader {
-		if err := pr.wait(pr.raft.LeadershipTransfer()); err != nil {
+		if err := pr.wait(pr.raft.LeadershipTransfer(), "handing the leadership over before closing"); err != nil {
 			p.event("could not hand over leadership: %v", err)
 		}
 	}

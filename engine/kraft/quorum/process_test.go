@@ -117,7 +117,8 @@ func awaitRemoteLeader(t *testing.T, r *Remote, not int) int {
 
 func getJSON(t *testing.T, url string, out any) int {
 	t.Helper()
-	resp, err := http.Get(url)
+	client := http.Client{Timeout: wait}
+	resp, err := client.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}

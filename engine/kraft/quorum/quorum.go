@@ -36,6 +36,7 @@ package quorum
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -182,17 +183,50 @@ type proc struct {
 	stopped   chan struct{} // closed when this run ends
 }
 
-// wait waits for a future of this run. hashicorp/raft does not answer a
+// hangBound bounds every wait for something raft guarantees will happen
+// soon: a future's answer, a shutdown, an election while a majority runs.
+// Each takes milliseconds normally and seconds on a loaded machine or in
+// WASM; the bound is far beyond that and only turns a bug (a raft
+// goroutine stuck for ever, as raft's pipelined replication once left one)
+// into an error that names what was awaited, instead of a hang.
+const hangBound = time.Minute
+
+// errRaftHung is what a wait that reached hangBound fails with.
+var errRaftHung = errors.New("raft did not answer")
+
+// wait waits for a future of this run; what names it for the error should
+// raft not answer within hangBound. hashicorp/raft does not answer a
 // future whose entry was committed but not yet applied when it shut down,
 // so a crash answers it here instead, with ErrRaftShutdown.
-func (p *proc) wait(f raft.Future) error {
+func (p *proc) wait(f raft.Future, what string) error {
 	done := make(chan error, 1)
 	go func() { done <- f.Error() }()
+	bound := time.NewTimer(hangBound)
+	defer bound.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-p.stopped:
 		return raft.ErrRaftShutdown
+	case <-bound.C:
+		return fmt.Errorf("quorum: %s: %w within %s", what, errRaftHung, hangBound)
+	}
+}
+
+// shutdown stops this run's raft and waits (hangBound at most) until it
+// has stopped. On an error that says raft hung, its goroutines may still
+// use the stores: the caller must leave them open.
+func (p *proc) shutdown(id int) error {
+	p.raft.DeregisterObserver(p.observer)
+	done := make(chan error, 1)
+	go func() { done <- p.raft.Shutdown().Error() }()
+	bound := time.NewTimer(hangBound)
+	defer bound.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-bound.C:
+		return fmt.Errorf("quorum: shutting controller %d down: %w within %s (a raft goroutine is stuck)", id, errRaftHung, hangBound)
 	}
 }
 
@@ -361,7 +395,8 @@ func (q *Quorum) Leader() int {
 // that cannot elect (too few controllers running, or cut off from each
 // other) gives up, after wait; wait 0 never waits.
 func (q *Quorum) activeController(wait time.Duration) (*proc, error) {
-	deadline := time.Now().Add(wait)
+	start := time.Now()
+	deadline := start.Add(wait)
 	for {
 		q.mu.Lock()
 		if q.closed {
@@ -378,13 +413,16 @@ func (q *Quorum) activeController(wait time.Duration) (*proc, error) {
 			if p.readyTerm.Load() == term {
 				return p, nil
 			}
-			if err := p.wait(p.raft.Barrier(wait)); err == nil {
+			if err := p.wait(p.raft.Barrier(wait), "applying the log before the active controller's term"); err == nil {
 				p.readyTerm.Store(term)
 				return p, nil
 			}
 		}
 		if wait == 0 || (!time.Now().Before(deadline) && !q.canElect()) {
 			return nil, ErrNotController
+		}
+		if time.Since(start) > max(wait, hangBound) {
+			return nil, fmt.Errorf("%w: a majority of controllers runs and reaches each other, but none became active within %s", ErrNotController, hangBound)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -402,9 +440,11 @@ func (q *Quorum) Close() error {
 	}
 	q.closed = true
 	var procs []*proc
+	var ids []int
 	for _, n := range q.nodes {
 		if n.p != nil {
 			procs = append(procs, n.p)
+			ids = append(ids, n.id)
 			close(n.p.stopped)
 			n.p = nil
 			q.sb.detach(n.addr)
@@ -418,8 +458,7 @@ func (q *Quorum) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.raft.DeregisterObserver(p.observer)
-			errs[i] = p.raft.Shutdown().Error()
+			errs[i] = p.shutdown(ids[i])
 		}()
 	}
 	wg.Wait()
@@ -428,6 +467,9 @@ func (q *Quorum) Close() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, n := range q.nodes {
+		if i := slices.Index(ids, n.id); i >= 0 && errors.Is(errs[i], errRaftHung) {
+			continue // its raft may still write to them
+		}
 		errs = append(errs, q.closeStores(n))
 	}
 	return errors.Join(errs...)

@@ -449,14 +449,23 @@ func TestAppendWhoseLeaderWasLost(t *testing.T) {
 				recs []protocol.MetadataRecord
 				err  error
 			}
+			old := q.nodes[0].p
+			before := old.raft.LastIndex()
 			done := make(chan result, 1)
 			go func() {
 				got, err := q.Append(records(2, 1))
 				done <- result{got, err}
 			}()
-			// Long enough for the entry to be in controller 1's log and for
-			// controller 1 to step down: its lease (T) ran out.
-			time.Sleep(300 * time.Millisecond)
+			// Until the entry is in controller 1's log and controller 1
+			// has stepped down: its lease (T) ran out.
+			deadline := time.Now().Add(wait)
+			for old.raft.LastIndex() <= before || old.raft.State() == raft.Leader {
+				if time.Now().After(deadline) {
+					t.Fatalf("within %s, controller 1 did not both append the entry (last index %d, was %d) and step down (%s)",
+						wait, old.raft.LastIndex(), before, old.raft.State())
+				}
+				time.Sleep(time.Millisecond)
+			}
 			if tc.crashLeader {
 				if err := q.crash(1, false); err != nil {
 					t.Fatal(err)
@@ -467,7 +476,13 @@ func TestAppendWhoseLeaderWasLost(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := <-done
+			var res result
+			select {
+			case res = <-done:
+			case <-time.After(wait):
+				buf := make([]byte, 1<<20)
+				t.Fatalf("Append stuck for %s after the majority came back; status %+v\n%s", wait, q.Status(), buf[:runtime.Stack(buf, true)])
+			}
 			if res.err != nil {
 				t.Fatal(res.err)
 			}

@@ -91,7 +91,7 @@ func (q *Quorum) snapshotIfDue(leader *proc) {
 	}
 	q.mu.Unlock()
 	for _, p := range procs {
-		if err := p.wait(p.raft.Snapshot()); err != nil && !errors.Is(err, raft.ErrNothingNewToSnapshot) {
+		if err := p.wait(p.raft.Snapshot(), "a snapshot on commit"); err != nil && !errors.Is(err, raft.ErrNothingNewToSnapshot) {
 			q.cfg.Logger.Warn("snapshot failed", "error", err)
 		}
 	}
