@@ -68,14 +68,16 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 }
 
 // gateElection lets only controller id, the first in succession, ask for
-// votes until it leads. The timeouts by role (timing.go) make it win on an
-// idle machine; on a loaded one a goroutine can wake a heartbeat timeout
-// late, and another survivor won the election (TestFailover, 5
-// controllers, once in a loaded test run). The gate makes the winner the
-// same on every run, as Partition's does. id holds the most up-to-date
-// log of a majority that runs, so raft elects it; should it somehow not
-// lead within 100 heartbeat timeouts, everyone may campaign again rather
-// than nobody win. Callers hold q.mu.
+// votes until it leads: after the active controller crashed, at start-up,
+// and when a restart brings a majority back. The timeouts by role
+// (timing.go) make it win on an idle machine; on a loaded one a goroutine
+// can wake a heartbeat timeout late, and another survivor won the
+// election (TestFailover, 5 controllers, once in a loaded test run). The
+// gate makes the winner the same on every run, as Partition's does. id
+// holds the most up-to-date log of a majority that runs, so raft elects
+// it; should it somehow not lead within 100 heartbeat timeouts, everyone
+// may campaign again rather than nobody win. Callers hold q.mu (or, in
+// New, run before anyone else can).
 func (q *Quorum) gateElection(id int) {
 	n := q.sb.setCampaigner(q.nodes[id-1].addr)
 	time.AfterFunc(100*q.cfg.HeartbeatTimeout, func() { q.sb.endCampaign(n) })
@@ -170,9 +172,15 @@ func (q *Quorum) restart(id int) error {
 	leader := q.leaderLocked()
 	pos := q.positionsLocked()
 	pos[id] = storedPosition(n)
-	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, successionOrder(pos))
+	order := successionOrder(pos)
+	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, order)
 	if err := q.start(n, plan[id]); err != nil {
 		return errors.Join(err, q.closeStores(n))
+	}
+	if leader == 0 && q.canElectLocked() {
+		// This restart brings a majority back: an election follows, which
+		// the first in succession wins, as at start-up.
+		q.gateElection(order[0])
 	}
 	q.applyPlan(leader, false)
 	return nil
