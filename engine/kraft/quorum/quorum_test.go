@@ -622,3 +622,27 @@ func TestElectionAfterARestartWaitsForALateFirstInSuccession(t *testing.T) {
 		t.Fatalf("controller %d won while controller 1 woke late, want 1 (first in succession)", leader)
 	}
 }
+
+// When a restart brings a lost majority back, the most up-to-date log
+// wins, the lowest id on a tie: with five controllers, crashing 1, 2 and 3
+// (each the leader in turn) and restarting 1 makes 4 active, as README
+// says; 1's log is behind, 4's and 5's tie. Before elections were gated,
+// 5 won here: it asked first.
+func TestAMajorityBackElectsTheMostUpToDateLowestID(t *testing.T) {
+	q := newQuorum(t, Config{Controllers: 5})
+	appendAll(t, q, records(0, 2), 2)
+	for _, id := range []int{1, 2, 3} {
+		if l, _ := awaitLeader(t, q, 0); l != id {
+			t.Fatalf("controller %d leads, want %d", l, id)
+		}
+		if err := q.Crash(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Restart(1); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := awaitLeader(t, q, 0); l != 4 {
+		t.Fatalf("controller %d won after restarting 1, want 4", l)
+	}
+}
