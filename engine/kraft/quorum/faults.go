@@ -179,7 +179,8 @@ func (q *Quorum) restart(id int) error {
 	}
 	if leader == 0 && q.canElectLocked() {
 		// This restart brings a majority back: an election follows, which
-		// the first in succession wins, as at start-up.
+		// the first in succession wins, as at start-up. (applyPlan below
+		// gives it its election timeout for a gated election.)
 		q.gateElection(order[0])
 	}
 	q.applyPlan(leader, false)

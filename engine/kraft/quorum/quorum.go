@@ -266,10 +266,11 @@ func New(cfg Config) (*Quorum, error) {
 		pos[n.id] = storedPosition(n)
 	}
 	order := successionOrder(pos)
-	plan := planTimings(cfg.HeartbeatTimeout, cfg.Controllers, 0, order)
 	// The timeouts make the first in succession ask first; the gate makes
 	// it win even when a loaded machine wakes it late.
 	q.gateElection(order[0])
+	plan := planTimings(cfg.HeartbeatTimeout, cfg.Controllers, 0, order)
+	q.stretchCampaignerLocked(plan)
 	for _, n := range q.nodes {
 		if err := q.start(n, plan[n.id]); err != nil {
 			q.mu.Unlock()

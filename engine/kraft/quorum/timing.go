@@ -196,6 +196,7 @@ func (q *Quorum) applyPlanAt(leader int, reset bool, upTo uint64) {
 // Callers hold q.mu.
 func (q *Quorum) applyPlanFor(leader int, order []int, reset bool) {
 	plan := planTimings(q.cfg.HeartbeatTimeout, q.cfg.Controllers, leader, order)
+	q.stretchCampaignerLocked(plan)
 	for _, n := range q.nodes {
 		t, ok := plan[n.id]
 		if !ok || n.p == nil || (!reset && n.p.timing == t) {
@@ -220,6 +221,32 @@ func (q *Quorum) applyPlanFor(leader int, order []int, reset bool) {
 		}
 		n.p.raft.ReloadConfig(rc)
 		n.p.timing, n.p.election = t, rc.ElectionTimeout
+	}
+}
+
+// gatedElectionTimeouts is how many heartbeat timeouts the one controller
+// allowed to campaign (see gateElection) waits, natively, before it starts
+// another election round. A round writes the term and the vote to disk
+// (fsync) on the candidate and on every voter; beside other disk-heavy
+// tests that took longer than the role's election timeout (T or 2T), so
+// every round was cut short by the next, and nobody was elected until the
+// gate opened (first elections of 4 to 18 s, failovers of 5 s).
+const gatedElectionTimeouts = 20
+
+// stretchCampaignerLocked gives the controller allowed to campaign, if any,
+// an election timeout long enough for a round to complete, natively; its
+// heartbeat timeout, which decides when it first asks, stays the plan's.
+// In memory a round takes microseconds and the plan's timeouts stay.
+// Callers hold q.mu.
+func (q *Quorum) stretchCampaignerLocked(plan map[int]timing) {
+	if q.fs == nil {
+		return
+	}
+	for id, t := range plan {
+		if q.sb.isCampaigner(q.nodes[id-1].addr) {
+			t.election = max(t.election, gatedElectionTimeouts*q.cfg.HeartbeatTimeout)
+			plan[id] = t
+		}
 	}
 }
 
