@@ -124,8 +124,11 @@ func (q *Quorum) quiesce(id int, wait time.Duration) {
 // Restart starts controller id again on its stores. It restores its latest
 // snapshot, then catches up from the active controller: from the log, or
 // from the leader's snapshot when the entries it misses were compacted.
-// When there is an active controller Restart waits (LeaderWait at most)
-// until it has caught up; with none, it returns once the controller runs.
+// When there is an active controller Restart waits until it has caught
+// up, however long raft takes (hangBound at most: raft replicates to a
+// follower it reaches, so only a bug ends that wait; LeaderWait, 2 s, was
+// too short for 50 entries written with fsync on a loaded machine); with
+// none, it returns once the controller runs.
 func (q *Quorum) Restart(id int) error {
 	if err := q.restart(id); err != nil {
 		return err
@@ -138,7 +141,7 @@ func (q *Quorum) Restart(id int) error {
 		// once the network heals (Partition waits for that).
 		return nil
 	}
-	if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+	if err := q.CatchUp(id, hangBound); err != nil {
 		return err
 	}
 	// Caught up, it may now be first in succession: plan the timeouts

@@ -115,7 +115,8 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 		}
 		q.mu.Unlock()
 		for _, id := range reached {
-			if err := q.CatchUp(id, q.cfg.LeaderWait); err != nil {
+			// However long raft takes (see Restart).
+			if err := q.CatchUp(id, hangBound); err != nil {
 				return err
 			}
 		}
