@@ -230,10 +230,21 @@ func TestProcessAppendIsExactlyOnceAndRedirected(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The same entry again, as a client whose answer was lost sends it,
-	// this time to a follower, which redirects.
-	code, apiErr, err := r.do(t.Context(), http.MethodPost, pq.cfgs[0].APIs[follower-1], "/append", data, &again)
-	if err != nil || code != http.StatusMisdirectedRequest || apiErr.Leader != leader || apiErr.LeaderAPI != pq.cfgs[0].APIs[leader-1] {
-		t.Fatalf("a follower answered %d %+v (%v), want 421 naming controller %d", code, apiErr, err, leader)
+	// this time to a follower, which redirects. On a loaded machine the
+	// leadership can move meanwhile (the leader's lease is one heartbeat
+	// timeout): then ask again, of the follower of the leader now.
+	for deadline := time.Now().Add(wait); ; {
+		code, apiErr, err := r.do(t.Context(), http.MethodPost, pq.cfgs[0].APIs[follower-1], "/append", data, &again)
+		if err == nil && code == http.StatusMisdirectedRequest && apiErr.Leader == leader && apiErr.LeaderAPI == pq.cfgs[0].APIs[leader-1] {
+			break
+		}
+		now := r.Leader()
+		if now == leader || time.Now().After(deadline) {
+			t.Fatalf("a follower answered %d %+v (%v), want 421 naming controller %d (the active controller is %d)", code, apiErr, err, leader, now)
+		}
+		t.Logf("the active controller moved from %d to %d; asking again", leader, now)
+		leader = awaitRemoteLeader(t, r, 0)
+		follower = leader%3 + 1
 	}
 	if err := r.onActive(http.MethodPost, "/append", data, &again); err != nil {
 		t.Fatal(err)
