@@ -9,7 +9,6 @@ import (
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
-	"github.com/loglab/loglab/engine/sim"
 )
 
 // The safety invariants (invariants.go) say nothing bad happens; these
@@ -54,10 +53,52 @@ func (l Lag) String() string {
 // then partitions in topic order; empty when it has.
 func (c *Cluster) Lags() []Lag {
 	var lags []Lag
+	c.walkLags(true, func(l Lag) bool {
+		lags = append(lags, l)
+		return true
+	})
+	return lags
+}
+
+// settled reports whether every lag left is one a fault keeps. Stabilize
+// asks it after every event that leaves the network quiet, up to
+// MaxEventsPerCommand times in one command, so it names nothing: it stops
+// at the first lag no fault keeps and formats no text. Formatting every
+// lag of every partition after each event made a stabilize that never
+// settles cost seconds of wall time for a few thousand events, outside
+// the event budget that bounds a command's cost.
+func (c *Cluster) settled() bool {
+	settled := true
+	c.walkLags(false, func(l Lag) bool {
+		settled = l.Blocked != ""
+		return settled
+	})
+	return settled
+}
+
+// lagWalk is one walk over the lags. With describe false its texts are
+// placeholders: a reason is non-empty exactly when the described one
+// would be, which is all settled needs.
+type lagWalk struct {
+	c        *Cluster
+	describe bool
+}
+
+// say is the text, formatted only when the walk describes.
+func (w lagWalk) say(format string, args ...any) string {
+	if !w.describe {
+		return "-"
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// walkLags yields every lag in Lags' order until yield returns false.
+func (c *Cluster) walkLags(describe bool, yield func(Lag) bool) {
+	w := lagWalk{c, describe}
 	img := c.controller.Image()
 	noController := ""
 	if c.activeID == 0 {
-		noController = fmt.Sprintf("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
 	}
 	for _, b := range c.brokers {
 		if !b.Alive() {
@@ -67,25 +108,28 @@ func (c *Cluster) Lags() []Lag {
 		var detail string
 		switch {
 		case bi == nil:
-			detail = fmt.Sprintf("b%d is not registered", b.ID)
+			detail = w.say("b%d is not registered", b.ID)
 		case bi.Fenced:
-			detail = fmt.Sprintf("b%d is fenced", b.ID)
+			detail = w.say("b%d is fenced", b.ID)
 		case bi.Epoch != b.Epoch() || !b.Registered():
-			detail = fmt.Sprintf("b%d's registration (broker epoch %d) is not the running one's", b.ID, bi.Epoch)
+			detail = w.say("b%d's registration (broker epoch %d) is not the running one's", b.ID, bi.Epoch)
 		default:
 			continue
 		}
-		lags = append(lags, Lag{UnfencedInISR, detail, firstReason(noController, c.cutOff(b, kraft.ControllerNode, "the controller"))})
+		if !yield(Lag{UnfencedInISR, detail, firstReason(noController, w.cutOffFromController(b))}) {
+			return
+		}
 	}
 	for _, t := range img.Topics {
 		for i, p := range t.Partitions {
 			if p != nil {
 				tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
-				lags = append(lags, c.partitionLags(t, tp, p, noController)...)
+				if !w.partitionLags(t, tp, p, noController, yield) {
+					return
+				}
 			}
 		}
 	}
-	return lags
 }
 
 // firstReason is the first non-empty reason.
@@ -98,66 +142,93 @@ func firstReason(reasons ...string) string {
 	return ""
 }
 
-// cutOff says what on the network keeps broker b from reaching peer.
-func (c *Cluster) cutOff(b *broker.Broker, node sim.NodeID, what string) string {
-	if !c.net.Connected(b.Node, node) {
-		return fmt.Sprintf("a net partition cuts b%d off from %s", b.ID, what)
+// cutOffFromController says what on the network keeps broker b from
+// reaching the controller.
+func (w lagWalk) cutOffFromController(b *broker.Broker) string {
+	if !w.c.net.Connected(b.Node, kraft.ControllerNode) {
+		return w.say("a net partition cuts b%d off from the controller", b.ID)
 	}
-	if c.net.Faulty() {
+	return w.netFaulty()
+}
+
+// cutOffFromLeader says what on the network keeps broker b from reaching
+// its leader lb.
+func (w lagWalk) cutOffFromLeader(b, lb *broker.Broker) string {
+	if !w.c.net.Connected(b.Node, lb.Node) {
+		return w.say("a net partition cuts b%d off from its leader b%d", b.ID, lb.ID)
+	}
+	return w.netFaulty()
+}
+
+func (w lagWalk) netFaulty() string {
+	if w.c.net.Faulty() {
 		return "net drop rules are in force"
 	}
 	return ""
 }
 
-func (c *Cluster) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p *kraft.PartitionInfo, noController string) []Lag {
+// partitionLags yields partition p's lags; false when yield stopped the walk.
+func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p *kraft.PartitionInfo, noController string, yield func(Lag) bool) bool {
+	c := w.c
 	if p.Leader < 0 {
 		var blocked string
 		if !slices.ContainsFunc(p.ISR, func(id int32) bool { return c.brokerLive(id) }) && t.Config("unclean.leader.election.enable", "false") != "true" {
-			blocked = fmt.Sprintf("every ISR member (%s) is down and unclean.leader.election.enable=false", protocol.JoinIDs(p.ISR))
+			blocked = w.say("every ISR member (%s) is down and unclean.leader.election.enable=false", protocol.JoinIDs(p.ISR))
 		}
 		if !slices.ContainsFunc(p.Replicas, func(id int32) bool { return c.brokerLive(id) }) {
-			blocked = fmt.Sprintf("every replica (%s) is down", protocol.JoinIDs(p.Replicas))
+			blocked = w.say("every replica (%s) is down", protocol.JoinIDs(p.Replicas))
 		}
-		return []Lag{{Converged, fmt.Sprintf("%s has no leader", name(tp)), firstReason(noController, blocked)}}
+		return yield(Lag{Converged, w.say("%s has no leader", name(tp)), firstReason(noController, blocked)})
 	}
 	lb := c.Broker(int(p.Leader))
 	if lb == nil || !lb.Alive() {
-		return []Lag{{Converged, fmt.Sprintf("%s's leader b%d is down", name(tp), p.Leader), noController}}
+		return yield(Lag{Converged, w.say("%s's leader b%d is down", name(tp), p.Leader), noController})
 	}
 	leader := lb.Replica(tp)
 	if leader == nil || !leader.IsLeader() || leader.LeaderEpoch != p.LeaderEpoch {
-		return []Lag{{Converged, fmt.Sprintf("b%d does not lead %s in epoch %d yet", p.Leader, name(tp), p.LeaderEpoch),
-			firstReason(noController, c.cutOff(lb, kraft.ControllerNode, "the controller"))}}
+		return yield(Lag{Converged, w.say("b%d does not lead %s in epoch %d yet", p.Leader, name(tp), p.LeaderEpoch),
+			firstReason(noController, w.cutOffFromController(lb))})
 	}
-	var lags []Lag
 	for _, id := range p.Replicas {
 		b := c.Broker(int(id))
 		if id == p.Leader || b == nil || !b.Alive() {
 			continue
 		}
-		blocked := firstReason(c.cutOff(b, lb.Node, fmt.Sprintf("its leader b%d", lb.ID)), c.cutOff(lb, kraft.ControllerNode, "the controller"), noController)
+		blocked := firstReason(w.cutOffFromLeader(b, lb), w.cutOffFromController(lb), noController)
 		if bi := c.controller.Image().Broker(id); bi == nil || bi.Fenced {
-			blocked = firstReason(noController, c.cutOff(b, kraft.ControllerNode, "the controller"), blocked)
+			blocked = firstReason(noController, w.cutOffFromController(b), blocked)
 		}
 		f := b.Replica(tp)
 		switch {
 		case f == nil:
-			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d has no replica of %s", id, name(tp)), blocked})
+			if !yield(Lag{Converged, w.say("b%d has no replica of %s", id, name(tp)), blocked}) {
+				return false
+			}
 		case f.Log.EndOffset() != leader.Log.EndOffset():
-			detail := fmt.Sprintf("b%d %s log end %d, leader b%d's %d", id, name(tp), f.Log.EndOffset(), lb.ID, leader.Log.EndOffset())
-			if leader.Log.StartOffset() > f.Log.EndOffset() {
+			detail := w.say("b%d %s log end %d, leader b%d's %d", id, name(tp), f.Log.EndOffset(), lb.ID, leader.Log.EndOffset())
+			if w.describe && leader.Log.StartOffset() > f.Log.EndOffset() {
 				detail += fmt.Sprintf(" (the leader's log starts at %d)", leader.Log.StartOffset())
 			}
-			lags = append(lags, Lag{Converged, detail, blocked})
+			if !yield(Lag{Converged, detail, blocked}) {
+				return false
+			}
 		case !sameEpochs(leader.Log, f.Log):
-			lags = append(lags, Lag{Converged, fmt.Sprintf("b%d %s leader epochs %s, leader b%d's %s", id, name(tp),
-				formatEpochs(f.Log.Epochs().Entries()), lb.ID, formatEpochs(leader.Log.Epochs().Entries())), blocked})
+			detail := "-"
+			if w.describe {
+				detail = fmt.Sprintf("b%d %s leader epochs %s, leader b%d's %s", id, name(tp),
+					formatEpochs(f.Log.Epochs().Entries()), lb.ID, formatEpochs(leader.Log.Epochs().Entries()))
+			}
+			if !yield(Lag{Converged, detail, blocked}) {
+				return false
+			}
 		}
 		if !slices.Contains(p.ISR, id) {
-			lags = append(lags, Lag{UnfencedInISR, fmt.Sprintf("b%d is not in %s's ISR %v", id, name(tp), p.ISR), blocked})
+			if !yield(Lag{UnfencedInISR, w.say("b%d is not in %s's ISR %v", id, name(tp), p.ISR), blocked}) {
+				return false
+			}
 		}
 	}
-	return lags
+	return true
 }
 
 func (c *Cluster) brokerLive(id int32) bool {

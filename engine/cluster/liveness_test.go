@@ -163,3 +163,53 @@ func TestLivenessBusyLoopCanFail(t *testing.T) {
 		t.Fatalf("want one no-busy-loop violation, got %v", vs)
 	}
 }
+
+// settledByLags is what settled must answer: every lag is one a fault keeps.
+func settledByLags(c *Cluster) bool {
+	for _, l := range c.Lags() {
+		if l.Blocked == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Stabilize asks settled after every event that leaves the network
+// quiet: 91,000 times in a ten-minute stabilize of a cluster whose
+// restarted brokers could not register (server fuzzer, seed 1). It
+// formatted every lag of every partition each time, seconds of wall time
+// for a command whose events cost a fraction of that, and wall time is
+// how long every other workshop page waits. settled must answer as Lags
+// says, and while a lag no fault keeps is left it must format nothing:
+// its cost must not grow with the lags, so allocations are counted
+// (deterministic), not time.
+func TestLivenessSettledFormatsNothing(t *testing.T) {
+	c, _, leader := livenessCluster(t)
+	if err := c.CreateTopic("many", 20, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Stabilize(); err != nil || !s.Converged() {
+		t.Fatalf("a healthy cluster did not converge: %+v, %v", s, err)
+	}
+	if !c.settled() || !settledByLags(c) {
+		t.Fatalf("a converged cluster: settled %v, lags %v", c.settled(), c.Lags())
+	}
+	fid := follower(c, leader)
+	c.CrashBroker(fid, false)
+	c.Tick(12 * time.Second) // fenced, out of every ISR
+	if err := c.RestartBroker(fid); err != nil {
+		t.Fatal(err)
+	}
+	lags := c.Lags()
+	if len(lags) < 20 || c.settled() || settledByLags(c) {
+		t.Fatalf("a broker just restarted: settled %v, lags %v", c.settled(), lags)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { c.settled() }); allocs != 0 {
+		t.Fatalf("settled allocated %v times with %d lags left, the first one no fault keeps: it formats them", allocs, len(lags))
+	}
+	// Behind a drop rule every lag is excused: settled walks them all.
+	c.Network().Drop(sim.DropRule{From: kraft.BrokerNode(int32(leader)), To: kraft.BrokerNode(int32(fid)), Kind: "FetchResponse", Remaining: -1})
+	if !c.settled() || !settledByLags(c) {
+		t.Fatalf("behind a drop rule: settled %v, lags %v", c.settled(), c.Lags())
+	}
+}

@@ -105,16 +105,6 @@ func (c *Cluster) Stabilize() (Stability, error) {
 	return s, nil
 }
 
-// settled reports whether every lag left is one a fault keeps.
-func (c *Cluster) settled() bool {
-	for _, l := range c.Lags() {
-		if l.Blocked == "" {
-			return false
-		}
-	}
-	return true
-}
-
 // nodes lists every node that sends: brokers, the controller, clients.
 func (c *Cluster) nodes() []sim.NodeID {
 	var ids []sim.NodeID
