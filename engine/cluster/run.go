@@ -71,7 +71,7 @@ func (c *Cluster) RunUntil(done func() bool, limit time.Duration) (bool, error) 
 // quiet reports whether no message is in flight and no producer has
 // records waiting.
 func (c *Cluster) quiet() bool {
-	if len(c.net.InFlight()) > 0 {
+	if !c.net.Idle() {
 		return false
 	}
 	for _, p := range c.producers {

@@ -243,6 +243,10 @@ func (n *Network) Faulty() bool { return n.groups != nil || len(n.drops) > 0 }
 // InFlight lists messages on the wire, oldest first.
 func (n *Network) InFlight() []*Envelope { return slices.Clone(n.inflight) }
 
+// Idle reports whether no message is on the wire, without InFlight's copy:
+// Stabilize asks it after every event.
+func (n *Network) Idle() bool { return len(n.inflight) == 0 }
+
 // Describe summarises the network's faults for `show network`.
 func (n *Network) Describe() string {
 	var parts []string
