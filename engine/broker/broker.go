@@ -100,7 +100,9 @@ func (b *Broker) every(d time.Duration, name string, fn func()) {
 
 // after runs fn once, later, if the broker still lives.
 func (b *Broker) after(d time.Duration, name string, fn func()) *sim.Event {
-	return b.sched.After(d, fmt.Sprintf("%s %s", name, b.Node), func() {
+	// Concatenated, not formatted: a broker's timers are most of the
+	// events a command runs.
+	return b.sched.After(d, name+" "+string(b.Node), func() {
 		if b.alive {
 			fn()
 		}

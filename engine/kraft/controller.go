@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
@@ -157,7 +158,7 @@ func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.Metad
 }
 
 // BrokerNode is a broker's address.
-func BrokerNode(id int32) sim.NodeID { return sim.NodeID(fmt.Sprintf("b%d", id)) }
+func BrokerNode(id int32) sim.NodeID { return sim.NodeID("b" + strconv.FormatInt(int64(id), 10)) }
 
 func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequest) {
 	// A broker id whose session is still alive cannot register again: the

@@ -198,7 +198,9 @@ func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
 	}
 	n.inflight = append(n.inflight, env)
 	n.Trace.add(env)
-	n.sched.After(latency, fmt.Sprintf("deliver %s %s->%s", msg.Kind(), from, to), func() { n.deliver(env) })
+	// Concatenated, not formatted: one event per message, so this is on
+	// every command's hot path (the event budget's cost per event).
+	n.sched.After(latency, "deliver "+msg.Kind()+" "+string(from)+"->"+string(to), func() { n.deliver(env) })
 	return env
 }
 
