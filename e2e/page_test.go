@@ -11,8 +11,11 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// expect waits up to 15 s: the first load compiles a few MB of WASM.
-var expect = playwright.NewPlaywrightAssertions(15000)
+// expect waits up to 30 s: the first load compiles a few MB of WASM, and
+// on a loaded machine (make test beside CPU hogs) a command in the page's
+// engine, or raft's real-time election it waits for, can take a while. A
+// bound that turns a lost update into a failure, not a timing assertion.
+var expect = playwright.NewPlaywrightAssertions(30000)
 
 // watchedPage is a page in its own browser context that records every
 // console error, uncaught exception, failed request and HTTP error status,

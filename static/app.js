@@ -86,9 +86,17 @@
     setStatus("engine running in this page", "ok");
     // Raft runs on real time: should it elect another leader on its own
     // between commands, hand the leadership back and redraw, in the chain
-    // so that it never interleaves with a command.
+    // so that it never interleaves with a command. One check at a time: on
+    // a slow machine checks queued every second would pile up ahead of the
+    // learner's commands.
+    let following = false;
     setInterval(() => {
-      chain = chain.then(() => globalThis.loglab.followQuorum()).then(applyUpdate);
+      if (following) return;
+      following = true;
+      chain = chain
+        .then(() => globalThis.loglab.followQuorum())
+        .then(applyUpdate)
+        .finally(() => { following = false; });
     }, 1000);
     ready(send);
   }
