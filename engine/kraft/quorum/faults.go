@@ -39,6 +39,7 @@ func (q *Quorum) crash(id int, quiesce bool) error {
 		return fmt.Errorf("quorum: controller %d is already down", id)
 	}
 	leader := q.leaderLocked()
+	q.hookFault(leader)
 	n.p = nil
 	close(p.stopped)
 	q.sb.detach(n.addr)

@@ -63,6 +63,7 @@ func (q *Quorum) Partition(connected func(a, b int) bool) error {
 		}
 	}
 	leader := q.leaderLocked()
+	q.hookFault(leader)
 	defer q.sb.setCampaigner("")
 	var plan func()
 	if leader == 0 || !q.reachesMajorityLocked(leader, cut) {

@@ -92,6 +92,8 @@ type Config struct {
 
 	// Logger receives hashicorp/raft's logs; nil discards them.
 	Logger hclog.Logger
+
+	hooks *hooks // tests only (hooks.go)
 }
 
 func (c Config) withDefaults() (Config, error) {

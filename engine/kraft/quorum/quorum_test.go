@@ -155,19 +155,27 @@ func awaitLeader(t *testing.T, q *Quorum, not int) (int, time.Duration) {
 func TestFirstElectionIsWonByController1(t *testing.T) {
 	for _, n := range []int{1, 3, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			q := newQuorum(t, Config{Controllers: n})
-			if l := q.Leader(); l != 1 {
-				t.Fatalf("controller %d won the first election, want 1", l)
-			}
-			st := q.Status()
-			if len(st) != n || st[0].Role != "leader" {
-				t.Fatalf("status %+v", st)
-			}
-			for _, s := range st {
-				if len(s.Voters) != n {
-					t.Errorf("controller %d sees voters %v", s.ID, s.Voters)
+			undisturbed(t, func(t *testing.T, w *watch) string {
+				q := openQuorum(t, w, Config{Controllers: n})
+				defer q.Close()
+				elected := w.electedSince(t, q, [2]int{}, 0)
+				if len(elected) == 0 || elected[0] != 1 {
+					t.Fatalf("controllers elected %v, want 1 first", elected)
 				}
-			}
+				st := q.Status()
+				if len(elected) > 1 || q.Leader() != 1 {
+					return fmt.Sprintf("after controller 1 won, raft elected %v on its own", elected[1:])
+				}
+				if len(st) != n || st[0].Role != "leader" {
+					t.Fatalf("status %+v", st)
+				}
+				for _, s := range st {
+					if len(s.Voters) != n {
+						t.Errorf("controller %d sees voters %v", s.ID, s.Voters)
+					}
+				}
+				return ""
+			})
 		})
 	}
 }
@@ -191,29 +199,35 @@ func TestCommittedRecordsReachEveryImage(t *testing.T) {
 func TestFailover(t *testing.T) {
 	for _, n := range []int{3, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			q := newQuorum(t, Config{Controllers: n})
-			want := appendAll(t, q, records(0, 10), 2)
+			undisturbed(t, func(t *testing.T, w *watch) string {
+				q := openQuorum(t, w, Config{Controllers: n})
+				defer q.Close()
+				want := appendAll(t, q, records(0, 10), 2)
 
-			if err := q.Crash(1); err != nil {
-				t.Fatal(err)
-			}
-			leader, took := awaitLeader(t, q, 1)
-			t.Logf("failover: controller %d active %s after controller 1 crashed", leader, took.Round(time.Millisecond))
-			if leader != 2 {
-				t.Errorf("controller %d took over, want 2 (the lowest-numbered survivor)", leader)
-			}
-			want = append(want, appendAll(t, q, records(10, 10), 2)...)
-			checkLog(t, q, want)
-			checkImages(t, q, want)
+				leadBy(t, q, 1)
+				mark := w.mark()
+				if err := q.Crash(1); err != nil {
+					t.Fatal(err)
+				}
+				leader, took := awaitLeader(t, q, 1)
+				t.Logf("failover: controller %d active %s after controller 1 crashed", leader, took.Round(time.Millisecond))
+				if why, ok := tookOver(t, q, w, mark, 1, 2, "crash of controller 1 (the lowest-numbered survivor)"); !ok {
+					return why
+				}
+				want = append(want, appendAll(t, q, records(10, 10), 2)...)
+				checkLog(t, q, want)
+				checkImages(t, q, want)
 
-			if err := q.Restart(1); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, appendAll(t, q, records(20, 4), 2)...)
-			checkImages(t, q, want)
-			if q.Leader() != 2 {
-				t.Errorf("a restarted controller took leadership back: leader %d", q.Leader())
-			}
+				leadBy(t, q, 2)
+				mark = w.mark()
+				if err := q.Restart(1); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, appendAll(t, q, records(20, 4), 2)...)
+				checkImages(t, q, want)
+				why, _ := keptLeader(t, q, w, mark, 2, 1, "restart of controller 1")
+				return why
+			})
 		})
 	}
 }

@@ -152,10 +152,16 @@ func (q *Quorum) tune() {
 		select {
 		case o := <-q.obs:
 			lo, ok := o.Data.(raft.LeaderObservation)
+			if ok && lo.LeaderID == "" {
+				q.hookLost(&o)
+			}
 			if !ok || lo.LeaderID == "" {
 				continue
 			}
 			q.sb.wonCampaign(lo.LeaderAddr)
+			if id, err := strconv.Atoi(string(lo.LeaderID)); err == nil {
+				q.hookElected(id)
+			}
 			q.mu.Lock()
 			if !q.closed {
 				if leader := q.leaderLocked(); leader != 0 {

@@ -1,0 +1,222 @@
+package quorum
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Raft runs on real time. On a loaded machine a leader's heartbeats can
+// come a lease (T = 50 ms) late, and raft elects another leader on its own
+// (the simulation hands the leadership back: cluster.FollowQuorum). A test
+// whose step assumes "controller 1 still leads" first makes that true
+// (leadBy), and watches, through the quorum's hooks, which controller led
+// at each fault and which leaders were elected after it. A run in which
+// raft elected a leader the scenario does not explain was disturbed by
+// real time: it says why, and the test runs the scenario again, a bounded
+// number of times. A run that was not disturbed asserts everything the
+// scenario asserts, and a leader the scenario's own step elected (the
+// successor after a crash, the majority's after a partition) is never
+// excused: only elections after it are.
+
+// attempts bounds how often a disturbed scenario runs.
+const attempts = 5
+
+// watch records what the quorum's hooks report.
+type watch struct {
+	mu      sync.Mutex
+	leaders []int // leaders controllers learned of, in order, without consecutive repeats
+	faults  []int // the leader at each Crash or Partition
+	lost    []int // controllers that stopped knowing a leader, in order
+}
+
+// config is cfg with w's hooks.
+func (w *watch) config(cfg Config) Config {
+	cfg.hooks = &hooks{
+		elected: func(id int) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if len(w.leaders) == 0 || w.leaders[len(w.leaders)-1] != id {
+				w.leaders = append(w.leaders, id)
+			}
+		},
+		lost: func(id int) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.lost = append(w.lost, id)
+		},
+		fault: func(leader int) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.faults = append(w.faults, leader)
+		},
+	}
+	return cfg
+}
+
+// mark is a point in the history of leaders (and of lost ones).
+func (w *watch) mark() [2]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return [2]int{len(w.leaders), len(w.lost)}
+}
+
+// lostSince lists the controllers, except those in not, that stopped
+// knowing a leader after mark.
+func (w *watch) lostSince(mark [2]int, not ...int) []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []int
+	for _, id := range w.lost[mark[1]:] {
+		if !slices.Contains(not, id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// since lists the leaders learned of after mark, each once, in order,
+// except not (the leader at mark).
+func (w *watch) since(mark [2]int, not int) []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []int
+	for _, id := range w.leaders[mark[0]:] {
+		if id != not && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// lastFault is the controller that led when the last fault took effect.
+func (w *watch) lastFault() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.faults) == 0 {
+		return -1
+	}
+	return w.faults[len(w.faults)-1]
+}
+
+// electedSince waits (up to wait) for a leader, and until w has heard of
+// it when it is not the leader at mark; it returns the leaders elected
+// since mark (see since).
+func (w *watch) electedSince(t *testing.T, q *Quorum, mark [2]int, not int) []int {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		l := q.Leader()
+		got := w.since(mark, not)
+		if l != 0 && (l == not || slices.Contains(got, l)) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("within %s: leader %d, leaders elected since the step %v", wait, l, got)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// leadBy makes controller id the leader, should real time have moved the
+// leadership (raft's leadership transfer, as cluster.FollowQuorum does),
+// and waits until it is active. It says whether it had to.
+func leadBy(t *testing.T, q *Quorum, id int) bool {
+	t.Helper()
+	l := q.Leader()
+	if l == id {
+		if _, err := q.activeController(wait); err == nil && q.Leader() == id {
+			return false
+		}
+	}
+	t.Logf("real time moved the leadership to %d before a step that needs %d: handing it back", l, id)
+	deadline := time.Now().Add(wait)
+	for q.Leader() != id {
+		if err := q.TransferLeadership(id); err != nil {
+			t.Logf("handing the leadership to %d: %v", id, err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("controller %d did not take the leadership back within %s (leader %d)", id, wait, q.Leader())
+		}
+	}
+	if _, err := q.activeController(wait); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// undisturbed runs scenario until a run was not disturbed by real time
+// (scenario returns "") and fails when every one of attempts runs was.
+// Every disturbance is logged with "disturbed by real time".
+func undisturbed(t *testing.T, scenario func(t *testing.T, w *watch) string) {
+	t.Helper()
+	var whys []string
+	for i := 1; i <= attempts; i++ {
+		why := scenario(t, &watch{})
+		if t.Failed() {
+			return
+		}
+		if why == "" {
+			return
+		}
+		t.Logf("attempt %d of %d disturbed by real time, running the scenario again: %s", i, attempts, why)
+		whys = append(whys, why)
+	}
+	t.Fatalf("real time disturbed all %d attempts, nothing was checked: %v", attempts, whys)
+}
+
+// openQuorum is newQuorum for one attempt: its caller closes it.
+func openQuorum(t *testing.T, w *watch, cfg Config) *Quorum {
+	t.Helper()
+	return newQuorum(t, w.config(cfg))
+}
+
+// tookOver checks who took over after a fault (crash or partition) of
+// leader from: the scenario's own election must have elected want; a
+// disturbance is a fault while another controller led, or any election
+// after want's.
+func tookOver(t *testing.T, q *Quorum, w *watch, mark [2]int, from, want int, step string) (why string, ok bool) {
+	t.Helper()
+	if l := w.lastFault(); l != from {
+		return fmt.Sprintf("controller %d, not %d, led at the %s", l, from, step), false
+	}
+	elected := w.electedSince(t, q, mark, from)
+	if len(elected) == 0 {
+		t.Errorf("no controller was elected after the %s; leader %d", step, q.Leader())
+		return "", false
+	}
+	if elected[0] != want {
+		t.Errorf("controller %d took over after the %s, want %d (elected since: %v)", elected[0], step, want, elected)
+		return "", false
+	}
+	if len(elected) > 1 {
+		return fmt.Sprintf("after controller %d took over at the %s, raft elected %v on its own", want, step, elected[1:]), false
+	}
+	return "", true
+}
+
+// keptLeader checks that leader still leads after a step (since mark)
+// that must not move the leadership, such as a restart of returning. A
+// leader elected since is a disturbance when a controller other than
+// leader and returning stopped knowing a leader first (its heartbeat
+// timed out: the leader's heartbeats came late, or it lost its lease);
+// returning cannot take the leadership without that unless the code hands
+// it over, so then it fails.
+func keptLeader(t *testing.T, q *Quorum, w *watch, mark [2]int, leader, returning int, step string) (why string, ok bool) {
+	t.Helper()
+	elected := w.electedSince(t, q, mark, leader)
+	if len(elected) > 0 {
+		if lost := w.lostSince(mark, leader, returning); len(lost) > 0 {
+			return fmt.Sprintf("after the %s controllers %v stopped hearing from leader %d and raft elected %v on its own", step, lost, leader, elected), false
+		}
+		t.Errorf("after the %s raft elected %v while every other controller still followed %d (leader now %d)", step, elected, leader, q.Leader())
+		return "", false
+	}
+	if l := q.Leader(); l != leader {
+		t.Errorf("leader %d after the %s, want %d", l, step, leader)
+		return "", false
+	}
+	return "", true
+}
