@@ -28,54 +28,65 @@ func groups(gs ...[]int) func(a, b int) bool {
 // commit, the majority elects its lowest-numbered controller, which
 // commits; after the heal the old leader follows it and catches up.
 func TestPartitionIsolatesTheActiveController(t *testing.T) {
-	q := newQuorum(t, Config{})
-	want := appendAll(t, q, records(0, 3), 3)
-	if q.Leader() != 1 {
-		t.Fatalf("leader %d before the partition, want 1", q.Leader())
-	}
-	if err := q.Partition(groups([]int{1}, []int{2, 3})); err != nil {
-		t.Fatal(err)
-	}
-	if l := q.Leader(); l != 2 {
-		t.Fatalf("leader %d after isolating controller 1, want 2 (the lowest-numbered of the majority)", l)
-	}
-	old := q.nodes[0].p
-	if s := old.raft.State(); s == raft.Leader {
-		t.Fatalf("the isolated controller 1 is still %s", s)
-	}
-	// Controller 1 cannot commit anything: raft refuses the proposal.
-	if err := old.wait(old.raft.Apply([]byte("{}"), time.Second), "an append on the isolated controller"); !errors.Is(err, raft.ErrNotLeader) {
-		t.Fatalf("an append on the isolated controller 1: %v, want %v", err, raft.ErrNotLeader)
-	}
-	want = append(want, appendAll(t, q, records(3, 2), 2)...)
-	if end := old.fsm.end(); end != 3 {
-		t.Fatalf("isolated controller 1 applied up to offset %d, want 3 (what it had before the cut)", end)
-	}
-	if err := q.Partition(nil); err != nil {
-		t.Fatal(err)
-	}
-	if l := q.Leader(); l != 2 {
-		t.Errorf("leader %d after the heal, want 2 (the old leader rejoins as a follower)", l)
-	}
-	if end := q.nodes[0].p.fsm.end(); end != 5 {
-		t.Errorf("controller 1 applied up to offset %d after the heal, want 5", end)
-	}
-	checkLog(t, q, want)
-	checkImages(t, q, want)
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{})
+		defer q.Close()
+		want := appendAll(t, q, records(0, 3), 3)
+		leadBy(t, q, 1)
+		mark := w.mark()
+		if err := q.Partition(groups([]int{1}, []int{2, 3})); err != nil {
+			t.Fatal(err)
+		}
+		if why, ok := tookOver(t, q, w, mark, 1, 2, "partition isolating controller 1 (the lowest-numbered of the majority)"); !ok {
+			return why
+		}
+		old := q.nodes[0].p
+		if s := old.raft.State(); s == raft.Leader {
+			t.Fatalf("the isolated controller 1 is still %s", s)
+		}
+		// Controller 1 cannot commit anything: raft refuses the proposal.
+		if err := old.wait(old.raft.Apply([]byte("{}"), time.Second), "an append on the isolated controller"); !errors.Is(err, raft.ErrNotLeader) {
+			t.Fatalf("an append on the isolated controller 1: %v, want %v", err, raft.ErrNotLeader)
+		}
+		want = append(want, appendAll(t, q, records(3, 2), 2)...)
+		if end := old.fsm.end(); end != 3 {
+			t.Fatalf("isolated controller 1 applied up to offset %d, want 3 (what it had before the cut)", end)
+		}
+		leadBy(t, q, 2)
+		mark = w.mark()
+		if err := q.Partition(nil); err != nil {
+			t.Fatal(err)
+		}
+		if why, ok := keptLeader(t, q, w, mark, 2, 1, "heal (the old leader rejoins as a follower)"); !ok {
+			return why
+		}
+		if end := q.nodes[0].p.fsm.end(); end != 5 {
+			t.Errorf("controller 1 applied up to offset %d after the heal, want 5", end)
+		}
+		checkLog(t, q, want)
+		checkImages(t, q, want)
+		return ""
+	})
 }
 
 // With five controllers, cutting (1,2) from (3,4,5): the minority holds
 // the old leader and cannot elect; the majority elects controller 3.
 func TestPartitionWithFiveControllers(t *testing.T) {
-	q := newQuorum(t, Config{Controllers: 5})
-	appendAll(t, q, records(0, 2), 2)
-	if err := q.Partition(groups([]int{1, 2}, []int{3, 4, 5})); err != nil {
-		t.Fatal(err)
-	}
-	if l := q.Leader(); l != 3 {
-		t.Fatalf("leader %d, want 3", l)
-	}
-	appendAll(t, q, records(2, 2), 2)
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{Controllers: 5})
+		defer q.Close()
+		appendAll(t, q, records(0, 2), 2)
+		leadBy(t, q, 1)
+		mark := w.mark()
+		if err := q.Partition(groups([]int{1, 2}, []int{3, 4, 5})); err != nil {
+			t.Fatal(err)
+		}
+		if why, ok := tookOver(t, q, w, mark, 1, 3, "partition of (1,2) from (3,4,5)"); !ok {
+			return why
+		}
+		appendAll(t, q, records(2, 2), 2)
+		return ""
+	})
 }
 
 // No side holds a majority: no leader, and an append fails with
