@@ -8,14 +8,14 @@ import "github.com/hashicorp/raft"
 // crashes "the leader" must know which controller led at that moment, and
 // which leaders were elected after, to tell a disturbance from a bug.
 type hooks struct {
-	elected func(id int)     // a controller learned that controller id leads
-	lost    func(id int)     // controller id no longer knows a leader
-	fault   func(leader int) // a Crash or Partition took effect while leader led (0: none)
+	elected func(id int, term uint64) // a controller in term learned that controller id leads
+	lost    func(id int)              // controller id no longer knows a leader
+	fault   func(leader int)          // a Crash or Partition took effect while leader led (0: none)
 }
 
-func (q *Quorum) hookElected(id int) {
+func (q *Quorum) hookElected(id int, o *raft.Observation) {
 	if h := q.cfg.hooks; h != nil && h.elected != nil {
-		h.elected(id)
+		h.elected(id, o.Raft.CurrentTerm())
 	}
 }
 

@@ -33,7 +33,7 @@ func TestPartitionIsolatesTheActiveController(t *testing.T) {
 		defer q.Close()
 		want := appendAll(t, q, records(0, 3), 3)
 		leadBy(t, q, 1)
-		mark := w.mark()
+		mark := w.mark(q)
 		if err := q.Partition(groups([]int{1}, []int{2, 3})); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestPartitionIsolatesTheActiveController(t *testing.T) {
 			t.Fatalf("isolated controller 1 applied up to offset %d, want 3 (what it had before the cut)", end)
 		}
 		leadBy(t, q, 2)
-		mark = w.mark()
+		mark = w.mark(q)
 		if err := q.Partition(nil); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestPartitionWithFiveControllers(t *testing.T) {
 		defer q.Close()
 		appendAll(t, q, records(0, 2), 2)
 		leadBy(t, q, 1)
-		mark := w.mark()
+		mark := w.mark(q)
 		if err := q.Partition(groups([]int{1, 2}, []int{3, 4, 5})); err != nil {
 			t.Fatal(err)
 		}

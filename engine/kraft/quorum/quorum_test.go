@@ -158,7 +158,7 @@ func TestFirstElectionIsWonByController1(t *testing.T) {
 			undisturbed(t, func(t *testing.T, w *watch) string {
 				q := openQuorum(t, w, Config{Controllers: n})
 				defer q.Close()
-				elected := w.electedSince(t, q, [2]int{}, 0)
+				elected := w.electedSince(t, q, mark{}, 0)
 				if len(elected) == 0 || elected[0] != 1 {
 					t.Fatalf("controllers elected %v, want 1 first", elected)
 				}
@@ -205,7 +205,7 @@ func TestFailover(t *testing.T) {
 				want := appendAll(t, q, records(0, 10), 2)
 
 				leadBy(t, q, 1)
-				mark := w.mark()
+				mark := w.mark(q)
 				if err := q.Crash(1); err != nil {
 					t.Fatal(err)
 				}
@@ -219,7 +219,7 @@ func TestFailover(t *testing.T) {
 				checkImages(t, q, want)
 
 				leadBy(t, q, 2)
-				mark = w.mark()
+				mark = w.mark(q)
 				if err := q.Restart(1); err != nil {
 					t.Fatal(err)
 				}
@@ -303,36 +303,43 @@ func TestNoRecordLostOrDuplicatedAcrossCrashes(t *testing.T) {
 }
 
 func TestNotControllerWithoutAMajority(t *testing.T) {
-	q := newQuorum(t, Config{LeaderWait: 300 * time.Millisecond})
-	want := appendAll(t, q, records(0, 2), 2)
-	if err := q.Crash(2); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Crash(3); err != nil {
-		t.Fatal(err)
-	}
-	lost := records(2, 1)
-	_, err := q.Append(lost)
-	if !errors.Is(err, ErrNotController) || err.Error() != "NOT_CONTROLLER" {
-		t.Fatalf("Append without a majority: %v, want NOT_CONTROLLER", err)
-	}
-	if err := q.Restart(3); err != nil {
-		t.Fatal(err)
-	}
-	// The entry stayed in controller 1's log; controller 1 wins again (its
-	// log is the longest), and commits it after all: once.
-	if got := q.Read(0); len(got) == 3 {
-		lost[0].Offset = 2
-		if !reflect.DeepEqual(got[2], lost[0]) {
-			t.Fatalf("record 2 is %+v, want %+v", got[2], lost[0])
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{LeaderWait: 300 * time.Millisecond})
+		defer q.Close()
+		want := appendAll(t, q, records(0, 2), 2)
+		leadBy(t, q, 1)
+		if err := q.Crash(2); err != nil {
+			t.Fatal(err)
 		}
-		want = append(want, got[2])
-	}
-	want = append(want, appendAll(t, q, records(3, 2), 2)...)
-	checkLog(t, q, want)
-	if l := q.Leader(); l != 1 {
-		t.Errorf("controller %d leads after the majority came back, want 1 (lowest-numbered live)", l)
-	}
+		if err := q.Crash(3); err != nil {
+			t.Fatal(err)
+		}
+		lost := records(2, 1)
+		_, err := q.Append(lost)
+		if !errors.Is(err, ErrNotController) || err.Error() != "NOT_CONTROLLER" {
+			t.Fatalf("Append without a majority: %v, want NOT_CONTROLLER", err)
+		}
+		mark := w.mark(q)
+		if err := q.Restart(3); err != nil {
+			t.Fatal(err)
+		}
+		// The entry stayed in controller 1's log; controller 1 wins again (its
+		// log is the longest), and commits it after all: once.
+		if why, ok := tookOver(t, q, w, mark, 0, 1, "restart of controller 3 (1 is the lowest-numbered live, with the longest log)"); !ok {
+			return why
+		}
+		if got := q.Read(0); len(got) == 3 {
+			lost[0].Offset = 2
+			if !reflect.DeepEqual(got[2], lost[0]) {
+				t.Fatalf("record 2 is %+v, want %+v", got[2], lost[0])
+			}
+			want = append(want, got[2])
+		}
+		want = append(want, appendAll(t, q, records(3, 2), 2)...)
+		checkLog(t, q, want)
+		why, _ := keptLeader(t, q, w, mark, 1, 0, "appends after the majority came back")
+		return why
+	})
 }
 
 // A controller that missed more than the log keeps gets the leader's
@@ -385,35 +392,47 @@ func TestSnapshotOnDemand(t *testing.T) {
 }
 
 func TestStatusAndErrors(t *testing.T) {
-	q := newQuorum(t, Config{})
-	if err := q.Crash(4); err == nil {
-		t.Fatal("Crash(4) of 3 controllers succeeded")
-	}
-	if err := q.Restart(1); err == nil {
-		t.Fatal("Restart of a running controller succeeded")
-	}
-	if err := q.Crash(3); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Crash(3); err == nil {
-		t.Fatal("crashing a crashed controller succeeded")
-	}
-	if err := q.CatchUp(2, wait); err != nil {
-		t.Fatal(err)
-	}
-	st := q.Status()
-	if st[2].Role != "shutdown" || q.Image(3) != nil {
-		t.Fatalf("crashed controller: %+v", st[2])
-	}
-	if st[0].Role != "leader" || st[1].Role != "follower" || st[1].Leader != 1 {
-		t.Fatalf("status %+v", st)
-	}
-	if st[0].HeartbeatTimeout != 50*time.Millisecond || st[1].HeartbeatTimeout != 100*time.Millisecond {
-		t.Fatalf("timeouts by role: %+v", st)
-	}
-	if _, err := New(Config{Controllers: 6}); err == nil {
-		t.Fatal("6 controllers accepted")
-	}
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{})
+		defer q.Close()
+		if err := q.Crash(4); err == nil {
+			t.Fatal("Crash(4) of 3 controllers succeeded")
+		}
+		if err := q.Restart(1); err == nil {
+			t.Fatal("Restart of a running controller succeeded")
+		}
+		leadBy(t, q, 1)
+		mark := w.mark(q)
+		if err := q.Crash(3); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Crash(3); err == nil {
+			t.Fatal("crashing a crashed controller succeeded")
+		}
+		if err := q.CatchUp(2, wait); err != nil {
+			t.Fatal(err)
+		}
+		st := q.Status()
+		if l := w.lastFault(); l != 1 {
+			return fmt.Sprintf("controller %d, not 1, led when controller 3 crashed", l)
+		}
+		if elected := w.since(mark, 1); len(elected) > 0 || q.Leader() != 1 {
+			return fmt.Sprintf("raft elected %v on its own (leader %d)", elected, q.Leader())
+		}
+		if st[2].Role != "shutdown" || q.Image(3) != nil {
+			t.Fatalf("crashed controller: %+v", st[2])
+		}
+		if st[0].Role != "leader" || st[1].Role != "follower" || st[1].Leader != 1 {
+			t.Fatalf("status %+v", st)
+		}
+		if st[0].HeartbeatTimeout != 50*time.Millisecond || st[1].HeartbeatTimeout != 100*time.Millisecond {
+			t.Fatalf("timeouts by role: %+v", st)
+		}
+		if _, err := New(Config{Controllers: 6}); err == nil {
+			t.Fatal("6 controllers accepted")
+		}
+		return ""
+	})
 }
 
 func TestPlanTimings(t *testing.T) {
@@ -451,6 +470,7 @@ func TestAppendWhoseLeaderWasLost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q := newQuorum(t, Config{LeaderWait: 5 * time.Second})
 			want := appendAll(t, q, records(0, 2), 2)
+			leadBy(t, q, 1)
 			// Without its followers the leader appends the entry to its
 			// own log only.
 			if err := q.crash(2, false); err != nil {
@@ -596,16 +616,21 @@ func (lv *lateVoter) releaseAfter(t *testing.T, q *Quorum, asks int) {
 func TestFailoverWaitsForALateSuccessor(t *testing.T) {
 	for _, n := range []int{3, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			q := newQuorum(t, Config{Controllers: n})
-			appendAll(t, q, records(0, 4), 2)
-			late := holdVotes(t, q, 2)
-			if err := q.Crash(1); err != nil {
-				t.Fatal(err)
-			}
-			late.releaseAfter(t, q, 3*(n-1)) // three rounds of a survivor asking every other controller
-			if leader, _ := awaitLeader(t, q, 1); leader != 2 {
-				t.Fatalf("controller %d took over while controller 2 woke late, want 2 (the successor)", leader)
-			}
+			undisturbed(t, func(t *testing.T, w *watch) string {
+				q := openQuorum(t, w, Config{Controllers: n})
+				defer q.Close()
+				appendAll(t, q, records(0, 4), 2)
+				leadBy(t, q, 1)
+				late := holdVotes(t, q, 2)
+				defer late.release()
+				mark := w.mark(q)
+				if err := q.Crash(1); err != nil {
+					t.Fatal(err)
+				}
+				late.releaseAfter(t, q, 3*(n-1)) // three rounds of a survivor asking every other controller
+				why, _ := tookOver(t, q, w, mark, 1, 2, "crash of controller 1, while controller 2 (the successor) woke late")
+				return why
+			})
 		})
 	}
 }
@@ -614,27 +639,32 @@ func TestFailoverWaitsForALateSuccessor(t *testing.T) {
 // first in succession wins (the lowest id on a tie), however late it
 // wakes.
 func TestElectionAfterARestartWaitsForALateFirstInSuccession(t *testing.T) {
-	q := newQuorum(t, Config{})
-	appendAll(t, q, records(0, 2), 2)
-	for _, id := range []int{2, 3} {
-		if err := q.Crash(id); err != nil {
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{})
+		defer q.Close()
+		appendAll(t, q, records(0, 2), 2)
+		leadBy(t, q, 1)
+		for _, id := range []int{2, 3} {
+			if err := q.Crash(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Without a majority, controller 1 steps down when its lease runs out.
+		for deadline := time.Now().Add(wait); q.Leader() != 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("controller %d still leads without a majority after %s", q.Leader(), wait)
+			}
+		}
+		late := holdVotes(t, q, 1)
+		defer late.release()
+		mark := w.mark(q)
+		if err := q.restart(3); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// Without a majority, controller 1 steps down when its lease runs out.
-	for deadline := time.Now().Add(wait); q.Leader() != 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("controller %d still leads without a majority after %s", q.Leader(), wait)
-		}
-	}
-	late := holdVotes(t, q, 1)
-	if err := q.restart(3); err != nil {
-		t.Fatal(err)
-	}
-	late.releaseAfter(t, q, 3*2)
-	if leader, _ := awaitLeader(t, q, 0); leader != 1 {
-		t.Fatalf("controller %d won while controller 1 woke late, want 1 (first in succession)", leader)
-	}
+		late.releaseAfter(t, q, 3*2)
+		why, _ := tookOver(t, q, w, mark, 0, 1, "restart of controller 3, while controller 1 (first in succession) woke late")
+		return why
+	})
 }
 
 // When a restart brings a lost majority back, the most up-to-date log
@@ -643,20 +673,31 @@ func TestElectionAfterARestartWaitsForALateFirstInSuccession(t *testing.T) {
 // says; 1's log is behind, 4's and 5's tie. Before elections were gated,
 // 5 won here: it asked first.
 func TestAMajorityBackElectsTheMostUpToDateLowestID(t *testing.T) {
-	q := newQuorum(t, Config{Controllers: 5})
-	appendAll(t, q, records(0, 2), 2)
-	for _, id := range []int{1, 2, 3} {
-		if l, _ := awaitLeader(t, q, 0); l != id {
-			t.Fatalf("controller %d leads, want %d", l, id)
+	undisturbed(t, func(t *testing.T, w *watch) string {
+		q := openQuorum(t, w, Config{Controllers: 5})
+		defer q.Close()
+		appendAll(t, q, records(0, 2), 2)
+		leadBy(t, q, 1)
+		for _, id := range []int{1, 2} {
+			mark := w.mark(q)
+			if err := q.Crash(id); err != nil {
+				t.Fatal(err)
+			}
+			if why, ok := tookOver(t, q, w, mark, id, id+1, fmt.Sprintf("crash of controller %d", id)); !ok {
+				return why
+			}
 		}
-		if err := q.Crash(id); err != nil {
+		if err := q.Crash(3); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := q.Restart(1); err != nil {
-		t.Fatal(err)
-	}
-	if l, _ := awaitLeader(t, q, 0); l != 4 {
-		t.Fatalf("controller %d won after restarting 1, want 4", l)
-	}
+		if l := w.lastFault(); l != 3 {
+			return fmt.Sprintf("controller %d, not 3, led when controller 3 crashed", l)
+		}
+		mark := w.mark(q)
+		if err := q.Restart(1); err != nil {
+			t.Fatal(err)
+		}
+		why, _ := tookOver(t, q, w, mark, 0, 4, "restart of controller 1 (4's and 5's logs tie ahead of 1's)")
+		return why
+	})
 }

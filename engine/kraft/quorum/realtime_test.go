@@ -27,20 +27,32 @@ const attempts = 5
 // watch records what the quorum's hooks report.
 type watch struct {
 	mu      sync.Mutex
-	leaders []int // leaders controllers learned of, in order, without consecutive repeats
-	faults  []int // the leader at each Crash or Partition
-	lost    []int // controllers that stopped knowing a leader, in order
+	leaders []elected // leaders controllers learned of, in order
+	faults  []int     // the leader at each Crash or Partition
+	lost    []int     // controllers that stopped knowing a leader, in order
+}
+
+// elected is a controller learning that id leads, in term.
+type elected struct {
+	id   int
+	term uint64
+}
+
+// mark is a point in w's history: leaders learned of after it, in a term
+// after it, were elected after it (a controller may learn of an earlier
+// leader late).
+type mark struct {
+	leaders, lost int
+	term          uint64
 }
 
 // config is cfg with w's hooks.
 func (w *watch) config(cfg Config) Config {
 	cfg.hooks = &hooks{
-		elected: func(id int) {
+		elected: func(id int, term uint64) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			if len(w.leaders) == 0 || w.leaders[len(w.leaders)-1] != id {
-				w.leaders = append(w.leaders, id)
-			}
+			w.leaders = append(w.leaders, elected{id, term})
 		},
 		lost: func(id int) {
 			w.mu.Lock()
@@ -56,20 +68,24 @@ func (w *watch) config(cfg Config) Config {
 	return cfg
 }
 
-// mark is a point in the history of leaders (and of lost ones).
-func (w *watch) mark() [2]int {
+// mark is now, in w's history and in q's terms.
+func (w *watch) mark(q *Quorum) mark {
+	var term uint64
+	for _, s := range q.Status() {
+		term = max(term, s.Term)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return [2]int{len(w.leaders), len(w.lost)}
+	return mark{len(w.leaders), len(w.lost), term}
 }
 
 // lostSince lists the controllers, except those in not, that stopped
-// knowing a leader after mark.
-func (w *watch) lostSince(mark [2]int, not ...int) []int {
+// knowing a leader after m.
+func (w *watch) lostSince(m mark, not ...int) []int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []int
-	for _, id := range w.lost[mark[1]:] {
+	for _, id := range w.lost[m.lost:] {
 		if !slices.Contains(not, id) && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
@@ -79,13 +95,13 @@ func (w *watch) lostSince(mark [2]int, not ...int) []int {
 
 // since lists the leaders learned of after mark, each once, in order,
 // except not (the leader at mark).
-func (w *watch) since(mark [2]int, not int) []int {
+func (w *watch) since(m mark, not int) []int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []int
-	for _, id := range w.leaders[mark[0]:] {
-		if id != not && !slices.Contains(out, id) {
-			out = append(out, id)
+	for _, e := range w.leaders[m.leaders:] {
+		if e.term > m.term && e.id != not && !slices.Contains(out, e.id) {
+			out = append(out, e.id)
 		}
 	}
 	return out
@@ -104,12 +120,12 @@ func (w *watch) lastFault() int {
 // electedSince waits (up to wait) for a leader, and until w has heard of
 // it when it is not the leader at mark; it returns the leaders elected
 // since mark (see since).
-func (w *watch) electedSince(t *testing.T, q *Quorum, mark [2]int, not int) []int {
+func (w *watch) electedSince(t *testing.T, q *Quorum, m mark, not int) []int {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
 		l := q.Leader()
-		got := w.since(mark, not)
+		got := w.since(m, not)
 		if l != 0 && (l == not || slices.Contains(got, l)) {
 			return got
 		}
@@ -173,16 +189,16 @@ func openQuorum(t *testing.T, w *watch, cfg Config) *Quorum {
 	return newQuorum(t, w.config(cfg))
 }
 
-// tookOver checks who took over after a fault (crash or partition) of
-// leader from: the scenario's own election must have elected want; a
-// disturbance is a fault while another controller led, or any election
-// after want's.
-func tookOver(t *testing.T, q *Quorum, w *watch, mark [2]int, from, want int, step string) (why string, ok bool) {
+// tookOver checks who took over after a step (since mark): a fault (crash
+// or partition) of leader from, or, with from 0, a restart that brings a
+// majority back. The step's own election must elect want; a disturbance is
+// a fault while another controller led, or any election after want's.
+func tookOver(t *testing.T, q *Quorum, w *watch, m mark, from, want int, step string) (why string, ok bool) {
 	t.Helper()
-	if l := w.lastFault(); l != from {
+	if l := w.lastFault(); from > 0 && l != from {
 		return fmt.Sprintf("controller %d, not %d, led at the %s", l, from, step), false
 	}
-	elected := w.electedSince(t, q, mark, from)
+	elected := w.electedSince(t, q, m, from)
 	if len(elected) == 0 {
 		t.Errorf("no controller was elected after the %s; leader %d", step, q.Leader())
 		return "", false
@@ -204,11 +220,11 @@ func tookOver(t *testing.T, q *Quorum, w *watch, mark [2]int, from, want int, st
 // timed out: the leader's heartbeats came late, or it lost its lease);
 // returning cannot take the leadership without that unless the code hands
 // it over, so then it fails.
-func keptLeader(t *testing.T, q *Quorum, w *watch, mark [2]int, leader, returning int, step string) (why string, ok bool) {
+func keptLeader(t *testing.T, q *Quorum, w *watch, m mark, leader, returning int, step string) (why string, ok bool) {
 	t.Helper()
-	elected := w.electedSince(t, q, mark, leader)
+	elected := w.electedSince(t, q, m, leader)
 	if len(elected) > 0 {
-		if lost := w.lostSince(mark, leader, returning); len(lost) > 0 {
+		if lost := w.lostSince(m, leader, returning); len(lost) > 0 {
 			return fmt.Sprintf("after the %s controllers %v stopped hearing from leader %d and raft elected %v on its own", step, lost, leader, elected), false
 		}
 		t.Errorf("after the %s raft elected %v while every other controller still followed %d (leader now %d)", step, elected, leader, q.Leader())

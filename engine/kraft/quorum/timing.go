@@ -160,7 +160,7 @@ func (q *Quorum) tune() {
 			}
 			q.sb.wonCampaign(lo.LeaderAddr)
 			if id, err := strconv.Atoi(string(lo.LeaderID)); err == nil {
-				q.hookElected(id)
+				q.hookElected(id, &o)
 			}
 			q.mu.Lock()
 			if !q.closed {
