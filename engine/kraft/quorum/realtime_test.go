@@ -196,7 +196,7 @@ func openQuorum(t *testing.T, w *watch, cfg Config) *Quorum {
 func tookOver(t *testing.T, q *Quorum, w *watch, m mark, from, want int, step string) (why string, ok bool) {
 	t.Helper()
 	if l := w.lastFault(); from > 0 && l != from {
-		return fmt.Sprintf("controller %d, not %d, led at the %s", l, from, step), false
+		return fmt.Sprintf("controller %d, not %d, led at the %s (controllers %v had stopped hearing from a leader)", l, from, step, w.lostSince(m)), false
 	}
 	elected := w.electedSince(t, q, m, from)
 	if len(elected) == 0 {
