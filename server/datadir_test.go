@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -149,18 +150,7 @@ func TestServerRestartOnADamagedReplicaTellsAndLosesNothing(t *testing.T) {
 	dir := t.TempDir()
 	var logged strings.Builder
 	opts := Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logged, nil)), DataDir: dir}
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"topic create payments partitions=1 rf=3", "produce payments value=v count=2000 partition=0", "tick 2s"} {
-		if e := s.live.run(line); !e.OK {
-			t.Fatalf("%s: %s", line, e.Output)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePayments(t, opts, 2000)
 	victim := filepath.Join(dir, "broker-3", "payments-0", "00000000000000000000.log")
 	raw, err := os.ReadFile(victim)
 	if err != nil {
@@ -200,18 +190,7 @@ func TestServerRestartOnADamagedReplicaTellsAndLosesNothing(t *testing.T) {
 func TestServerRestartWithAGarbageCheckpointReportsTheReplicaOfflineAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	opts := Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: dir}
-	s, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"topic create payments partitions=1 rf=3", "produce payments value=v count=20 partition=0", "tick 2s"} {
-		if e := s.live.run(line); !e.OK {
-			t.Fatalf("%s: %s", line, e.Output)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePayments(t, opts, 20)
 	if err := os.WriteFile(filepath.Join(dir, "broker-3", "payments-0", "leader-epoch-checkpoint"), []byte("garbage\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -227,5 +206,23 @@ func TestServerRestartWithAGarbageCheckpointReportsTheReplicaOfflineAtOnce(t *te
 	}
 	if d := s2.live.run("topic describe payments").Output; strings.Contains(d, "Leader: 3") {
 		t.Errorf("broker 3 leads a partition it cannot open:\n%s", d)
+	}
+}
+
+// writePayments starts a server on opts.DataDir, writes count acks=all
+// records to payments/0 (three replicas), and shuts it down cleanly.
+func writePayments(t *testing.T, opts Options, count int) {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"topic create payments partitions=1 rf=3", fmt.Sprintf("produce payments value=v count=%d partition=0", count), "tick 2s"} {
+		if e := s.live.run(line); !e.OK {
+			t.Fatalf("%s: %s", line, e.Output)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
