@@ -1,0 +1,40 @@
+package lessons
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+)
+
+//go:embed *.lesson
+var files embed.FS
+
+// All parses every embedded lesson, in the order trainers set with
+// `order:` (then by file name), so the catalogue reads the same everywhere.
+func All() ([]*Lesson, error) {
+	names, err := fs.Glob(files, "*.lesson")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var all []*Lesson
+	for _, name := range names {
+		src, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		l, err := Parse(name, string(src))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, l)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Order < all[j].Order })
+	return all, nil
+}
+
+// Source returns an embedded lesson file's text.
+func Source(name string) (string, error) {
+	b, err := files.ReadFile(name)
+	return string(b), err
+}

@@ -1,0 +1,74 @@
+// Package lessons holds the guided failure lessons: plain-text files a
+// trainer writes (format in README.md), embedded so the browser lab (WASM)
+// and the server carry them, and played by `go test ./lessons` so no lesson
+// can claim something the engine does not do.
+package lessons
+
+// Text is one piece of prose in both languages the lessons are written in;
+// a lesson missing either fails to load, so no learner meets a blank.
+type Text struct{ En, Zh string }
+
+// Lesson is one parsed .lesson file.
+type Lesson struct {
+	File    string
+	ID      string
+	Order   int // from `order:`, else the file name orders it
+	Level   string
+	Minutes int
+	Title   Text
+	Goals   []Text // what the learner will be able to explain
+	Steps   []Step
+}
+
+// Step is one screen of a lesson. A goal step (Goal true) asks the learner
+// to make GoalCheck hold; Solution is how the test proves it can.
+type Step struct {
+	Line     int // where its "==" header is, for errors
+	Name     string
+	Goal     bool
+	Say      []Text // paragraphs of Markdown
+	Focus    string // panel and element, e.g. "partition orders/0 replica 2 hw"
+	Hints    []Text
+	Commands []Command
+	Predict  *Predict
+	Check    *GoalCheck
+	Solution []string
+}
+
+// Command is a lab command with the transcript it must print. OutFrom and
+// OutTo are the 0-based source lines of that output [OutFrom, OutTo), which
+// -rewrite replaces.
+type Command struct {
+	Line    int
+	Text    string
+	Want    string
+	OutFrom int
+	OutTo   int
+}
+
+// Predict is a question whose right answer is not written down: the named
+// check computes it from engine state after the step's commands ran, and
+// it must equal exactly one choice's value.
+type Predict struct {
+	Line     int
+	Check    string
+	Args     []string
+	Question Text
+	Choices  []Choice
+}
+
+// Choice is one answer, with why it is right or wrong.
+type Choice struct {
+	Line  int
+	Value string
+	Text  Text
+	Why   Text
+}
+
+// GoalCheck is a goal's predicate: the named check's value must equal Want.
+type GoalCheck struct {
+	Line  int
+	Check string
+	Args  []string
+	Want  string
+}

@@ -1,0 +1,86 @@
+package lessons
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loglab/loglab/engine/lab"
+)
+
+// Player runs a lesson's commands on one lab, remembering the last error
+// for the last-error check. The browser player and the tests share it.
+type Player struct {
+	Lab     *lab.Lab
+	lastErr error
+}
+
+// NewPlayer starts a fresh lab: every play of a lesson starts from nothing,
+// which is what makes it deterministic.
+func NewPlayer() *Player { return &Player{Lab: lab.New()} }
+
+// Close releases the lab.
+func (p *Player) Close() error { return p.Lab.Close() }
+
+// Run runs one command and returns what a transcript shows after it: the
+// output, or "error: ..." like lab.RunScript prints, each line ending in \n.
+func (p *Player) Run(cmd string) string {
+	out, err := p.Lab.Run(cmd)
+	p.lastErr = err
+	if err != nil {
+		out = "error: " + err.Error()
+	}
+	if out == "" || strings.HasSuffix(out, "\n") {
+		return out
+	}
+	return out + "\n"
+}
+
+// Evaluate runs a named check on the lab as it is now.
+func (p *Player) Evaluate(check string, args []string) (string, error) {
+	return Evaluate(check, State{Lab: p.Lab, LastErr: p.lastErr}, args)
+}
+
+// Playthrough is what playing a whole lesson printed and computed.
+type Playthrough struct {
+	Outputs     [][]string     // per step, per command
+	Predictions map[int]string // step index -> the check's value
+	GoalBefore  map[int]string // step index -> value before the solution
+	GoalAfter   map[int]string // step index -> value after it
+}
+
+// Play runs a lesson from a fresh lab to its end: each step's commands,
+// its predict check, and a goal step's solution.
+func Play(l *Lesson) (*Playthrough, error) {
+	p := NewPlayer()
+	defer p.Close()
+	pt := &Playthrough{Predictions: map[int]string{}, GoalBefore: map[int]string{}, GoalAfter: map[int]string{}}
+	for i, s := range l.Steps {
+		var outs []string
+		for _, c := range s.Commands {
+			outs = append(outs, p.Run(c.Text))
+		}
+		pt.Outputs = append(pt.Outputs, outs)
+		if pr := s.Predict; pr != nil {
+			v, err := p.Evaluate(pr.Check, pr.Args)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: predict %s: %v", l.File, pr.Line, pr.Check, err)
+			}
+			pt.Predictions[i] = v
+		}
+		if g := s.Check; g != nil {
+			before, err := p.Evaluate(g.Check, g.Args)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: goal-check %s: %v", l.File, g.Line, g.Check, err)
+			}
+			for _, cmd := range s.Solution {
+				p.Run(cmd)
+			}
+			after, err := p.Evaluate(g.Check, g.Args)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: goal-check %s: %v", l.File, g.Line, g.Check, err)
+			}
+			pt.GoalBefore[i], pt.GoalAfter[i] = before, after
+		}
+	}
+	return pt, nil
+}
