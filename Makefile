@@ -71,7 +71,7 @@ test-unit:
 
 ## test-wasm: the engine's tests under node, as the browser runs them
 test-wasm:
-	PATH="$(WASM_LIB):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./engine/... ./web/... ./wasm/...
+	PATH="$(WASM_LIB):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./engine/... ./lessons/... ./web/... ./wasm/...
 
 ## e2e: the pages in headless Chromium (needs `make setup`)
 e2e: wasm driver
