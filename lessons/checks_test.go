@@ -2,7 +2,9 @@ package lessons
 
 import (
 	"errors"
+	"os"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +90,19 @@ func TestCheckDocsCoverRegistry(t *testing.T) {
 	for i, name := range CheckNames() {
 		if documented[i] != name {
 			t.Fatalf("documented %v, registry %v", documented, CheckNames())
+		}
+	}
+}
+
+// TestReadmeListsChecks: trainers learn the check names from README.md.
+func TestReadmeListsChecks(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range CheckNames() {
+		if !strings.Contains(string(readme), "| `"+name) {
+			t.Errorf("README.md does not list the check %q", name)
 		}
 	}
 }
