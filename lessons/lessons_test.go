@@ -135,7 +135,23 @@ func rewriteOutputs(t *testing.T, l *Lesson, pt *Playthrough) {
 		}
 		lines = append(lines[:c.OutFrom], append(repl, lines[c.OutTo:]...)...)
 	}
-	if err := os.WriteFile(l.File, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+	text := strings.Join(lines, "\n")
+	// An output line the parser would read as the end of the output (a
+	// blank line, a keyword) would make the rewritten lesson lie: refuse it.
+	again, err := Parse(l.File, text)
+	if err != nil {
+		t.Fatalf("the rewritten lesson does not parse: %v", err)
+	}
+	k := 0
+	for _, s := range again.Steps {
+		for _, c := range s.Commands {
+			if c.Want != outs[k] {
+				t.Fatalf("%s:%d: the output of `%s` cannot be written back unambiguously:\n%s", l.File, c.Line, c.Text, outs[k])
+			}
+			k++
+		}
+	}
+	if err := os.WriteFile(l.File, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
