@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"sort"
 )
@@ -18,6 +19,7 @@ func All() ([]*Lesson, error) {
 	}
 	sort.Strings(names)
 	var all []*Lesson
+	ids := map[string]string{} // id -> file: progress and links key on the id
 	for _, name := range names {
 		src, err := files.ReadFile(name)
 		if err != nil {
@@ -27,6 +29,10 @@ func All() ([]*Lesson, error) {
 		if err != nil {
 			return nil, err
 		}
+		if other, dup := ids[l.ID]; dup {
+			return nil, fmt.Errorf("%s:1: id %q is already the id of %s", name, l.ID, other)
+		}
+		ids[l.ID] = name
 		all = append(all, l)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Order < all[j].Order })

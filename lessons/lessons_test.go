@@ -155,3 +155,30 @@ func rewriteOutputs(t *testing.T, l *Lesson, pt *Playthrough) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlayToRebuildsAStep: replaying to a step gives the state a full play
+// had there, which is what the player's back button relies on.
+func TestPlayToRebuildsAStep(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		pt, err := Play(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range l.Steps {
+			if s.Predict == nil {
+				continue
+			}
+			p := PlayTo(l, i)
+			p.RunStep(s)
+			got, err := p.Evaluate(s.Predict.Check, s.Predict.Args)
+			p.Close()
+			if err != nil || got != pt.Predictions[i] {
+				t.Errorf("%s step %q: replayed to it, %s = %q (err %v), a full play gave %q", l.File, s.Name, s.Predict.Check, got, err, pt.Predictions[i])
+			}
+		}
+	}
+}

@@ -35,6 +35,30 @@ func (p *Player) Run(cmd string) string {
 	return out + "\n"
 }
 
+// RunStep runs a step's commands (not a goal's solution: that is the
+// learner's to find) and returns each one's output.
+func (p *Player) RunStep(s Step) []string {
+	var outs []string
+	for _, c := range s.Commands {
+		outs = append(outs, p.Run(c.Text))
+	}
+	return outs
+}
+
+// PlayTo returns a fresh player that has run steps [0, step) of a lesson,
+// solving their goals with the lesson's solutions: how "back" and a link to
+// a step rebuild the lab, since the engine is deterministic.
+func PlayTo(l *Lesson, step int) *Player {
+	p := NewPlayer()
+	for _, s := range l.Steps[:min(step, len(l.Steps))] {
+		p.RunStep(s)
+		for _, cmd := range s.Solution {
+			p.Run(cmd)
+		}
+	}
+	return p
+}
+
 // Evaluate runs a named check on the lab as it is now.
 func (p *Player) Evaluate(check string, args []string) (string, error) {
 	return Evaluate(check, State{Lab: p.Lab, LastErr: p.lastErr}, args)
@@ -55,11 +79,7 @@ func Play(l *Lesson) (*Playthrough, error) {
 	defer p.Close()
 	pt := &Playthrough{Predictions: map[int]string{}, GoalBefore: map[int]string{}, GoalAfter: map[int]string{}}
 	for i, s := range l.Steps {
-		var outs []string
-		for _, c := range s.Commands {
-			outs = append(outs, p.Run(c.Text))
-		}
-		pt.Outputs = append(pt.Outputs, outs)
+		pt.Outputs = append(pt.Outputs, p.RunStep(s))
 		if pr := s.Predict; pr != nil {
 			v, err := p.Evaluate(pr.Check, pr.Args)
 			if err != nil {
