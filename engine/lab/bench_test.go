@@ -41,18 +41,8 @@ func reportPerByte(b *testing.B, sizes []int, took []time.Duration, bytes []int)
 // command may step) on an idle 3-broker cluster.
 func BenchmarkStepOutput(b *testing.B) {
 	sizes := []int{100, 1000, MaxStepCount}
-	took, bytes := make([]time.Duration, len(sizes)), make([]int, len(sizes))
 	l := setupLab(b)
-	b.ResetTimer()
-	for range b.N {
-		for i, n := range sizes {
-			d, size := measure(b, l, fmt.Sprintf("step %d", n))
-			took[i] += d
-			bytes[i] += size
-		}
-	}
-	b.StopTimer()
-	reportPerByte(b, sizes, took, bytes)
+	measureSizes(b, l, sizes, "step %d")
 }
 
 // BenchmarkShowLogOutput: `show log` of a partition holding 100, 1,000
@@ -60,17 +50,23 @@ func BenchmarkStepOutput(b *testing.B) {
 // sends them one by one).
 func BenchmarkShowLogOutput(b *testing.B) {
 	sizes := []int{100, 1000, 10000}
-	took, bytes := make([]time.Duration, len(sizes)), make([]int, len(sizes))
 	l := New()
 	b.Cleanup(func() { l.Close() })
 	mustRun(b, l, "cluster brokers=1 seed=1")
 	for _, n := range sizes {
 		mustRun(b, l, fmt.Sprintf("topic create t%d partitions=1 rf=1", n), fmt.Sprintf("produce t%d value=record-{i} count=%d interval=1ms", n, n))
 	}
+	measureSizes(b, l, sizes, "show log t%d/0")
+}
+
+// measureSizes runs the command format names for each size, b.N times,
+// and reports its cost per output byte at each size.
+func measureSizes(b *testing.B, l *Lab, sizes []int, format string) {
+	took, bytes := make([]time.Duration, len(sizes)), make([]int, len(sizes))
 	b.ResetTimer()
 	for range b.N {
 		for i, n := range sizes {
-			d, size := measure(b, l, fmt.Sprintf("show log t%d/0", n))
+			d, size := measure(b, l, fmt.Sprintf(format, n))
 			took[i] += d
 			bytes[i] += size
 		}
