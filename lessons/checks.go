@@ -23,23 +23,32 @@ type State struct {
 // lesson hard-codes an answer the engine might not give.
 type Check func(s State, args []string) (string, error)
 
-// checks is the registry lesson files name. List it with CheckNames, never
-// by ranging over it, so messages stay deterministic.
-var checks = map[string]Check{
-	"lost-acked":      lostAcked,
-	"surviving-acked": survivingAcked,
-	"leader":          leader,
-	"hw":              highWatermark,
-	"last-error":      lastError,
+// checks is the registry lesson files name, and CheckDocs one line per
+// check for README.md and error messages. Each file of checks registers
+// its own in init, so lessons about different mechanisms keep their checks
+// apart. List them with CheckNames, never by ranging over the map, so
+// messages stay deterministic.
+var (
+	checks    = map[string]Check{}
+	CheckDocs = map[string]string{}
+)
+
+// register adds a check; a second check of the same name is a programming
+// error caught the moment the package loads.
+func register(name, doc string, c Check) {
+	if _, dup := checks[name]; dup {
+		panic("lessons: two checks named " + name)
+	}
+	checks[name] = c
+	CheckDocs[name] = doc
 }
 
-// CheckDocs is one line per check for README.md and error messages.
-var CheckDocs = map[string]string{
-	"lost-acked":      "lost-acked TOPIC/P: how many acknowledged records of the partition the invariant checker has reported lost (acks=1-loss, acked-record-lost, unclean-election-loss)",
-	"surviving-acked": "surviving-acked TOPIC/P: acknowledged records of the partition minus those reported lost",
-	"leader":          "leader TOPIC/P: the partition's leader broker id, or none",
-	"hw":              "hw TOPIC/P BROKER: the high watermark that broker's replica knows",
-	"last-error":      "last-error: the Kafka error name (e.g. NOT_ENOUGH_REPLICAS) in the last command's error, \"none\" if it succeeded",
+func init() {
+	register("lost-acked", "lost-acked TOPIC/P: how many acknowledged records of the partition the invariant checker has reported lost (acks=1-loss, acked-record-lost, unclean-election-loss)", lostAcked)
+	register("surviving-acked", "surviving-acked TOPIC/P: acknowledged records of the partition minus those reported lost", survivingAcked)
+	register("leader", "leader TOPIC/P: the partition's leader broker id, or none", leader)
+	register("hw", "hw TOPIC/P BROKER: the high watermark that broker's replica knows", highWatermark)
+	register("last-error", "last-error: the Kafka error name (e.g. NOT_ENOUGH_REPLICAS) in the last command's error, \"none\" if it succeeded", lastError)
 }
 
 // CheckNames lists the registry sorted.
