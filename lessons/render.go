@@ -1,0 +1,94 @@
+package lessons
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/yuin/goldmark"
+)
+
+// Rendered is a lesson as the player shows it: the prose in both languages
+// as HTML from its Markdown, and no answers. The right choice of a
+// prediction is not in it; the engine tells it after the learner answered.
+type Rendered struct {
+	ID      string         `json:"id"`
+	Order   int            `json:"order"`
+	Level   string         `json:"level"`
+	Minutes int            `json:"minutes"`
+	Title   HTML           `json:"title"`
+	Goals   []HTML         `json:"goals"`
+	Steps   []RenderedStep `json:"steps"`
+}
+
+// HTML is one piece of prose rendered in both languages.
+type HTML struct {
+	En string `json:"en"`
+	Zh string `json:"zh"`
+}
+
+// RenderedStep is one step's prose.
+type RenderedStep struct {
+	Name     string           `json:"name"`
+	Goal     bool             `json:"goal"`
+	Say      []HTML           `json:"say"`
+	Hints    []HTML           `json:"hints"`
+	Focus    string           `json:"focus,omitempty"`
+	Question *HTML            `json:"question,omitempty"`
+	Choices  []RenderedChoice `json:"choices,omitempty"`
+}
+
+// RenderedChoice is a choice of a prediction and why it is right or wrong.
+type RenderedChoice struct {
+	Value string `json:"value"`
+	Text  HTML   `json:"text"`
+	Why   HTML   `json:"why"`
+}
+
+// Render turns a lesson into what the player shows. Lesson Markdown is the
+// trainer's own and goldmark leaves raw HTML out by default, so a lesson
+// cannot put script into the page.
+func Render(l *Lesson) Rendered {
+	r := Rendered{ID: l.ID, Order: l.Order, Level: l.Level, Minutes: l.Minutes, Title: inline(l.Title)}
+	for _, g := range l.Goals {
+		r.Goals = append(r.Goals, inline(g))
+	}
+	for _, s := range l.Steps {
+		rs := RenderedStep{Name: s.Name, Goal: s.Goal, Focus: s.Focus}
+		for _, p := range s.Say {
+			rs.Say = append(rs.Say, block(p))
+		}
+		for _, h := range s.Hints {
+			rs.Hints = append(rs.Hints, inline(h))
+		}
+		if pr := s.Predict; pr != nil {
+			q := inline(pr.Question)
+			rs.Question = &q
+			for _, c := range pr.Choices {
+				rs.Choices = append(rs.Choices, RenderedChoice{Value: c.Value, Text: inline(c.Text), Why: inline(c.Why)})
+			}
+		}
+		r.Steps = append(r.Steps, rs)
+	}
+	return r
+}
+
+func block(t Text) HTML { return HTML{En: markdown(t.En), Zh: markdown(t.Zh)} }
+
+// inline is Markdown for a line inside other markup: without the <p>.
+func inline(t Text) HTML {
+	strip := func(s string) string {
+		s = strings.TrimSpace(markdown(s))
+		s = strings.TrimPrefix(s, "<p>")
+		return strings.TrimSuffix(s, "</p>")
+	}
+	return HTML{En: strip(t.En), Zh: strip(t.Zh)}
+}
+
+func markdown(src string) string {
+	var buf bytes.Buffer
+	if err := goldmark.Convert([]byte(src), &buf); err != nil {
+		// goldmark fails only on a failing writer; a buffer never does.
+		return src
+	}
+	return buf.String()
+}
