@@ -12,6 +12,7 @@ import (
 
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/engine/view"
+	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
 
@@ -30,8 +31,15 @@ type liveSession struct {
 	subscribers []*subscriber
 	stop        chan struct{} // closed by closeAll: ends watchQuorum
 	logger      *slog.Logger
-	// runLine runs one command on lab; a field so that a test can make a
-	// command panic and see the session survive it.
+	// controllers are the addresses of controllers in their own
+	// processes (Options.Controllers): every lab the session makes,
+	// a lesson's included, uses their quorum.
+	controllers []string
+	// lesson is the lesson the room plays (instructor mode), nil in free
+	// play; see live_lesson.go.
+	lesson *lessons.Session
+	// runLine runs one free-play command on lab; a field so that a test
+	// can make a command panic and see the session survive it.
 	runLine func(line string) (string, error)
 }
 
@@ -102,7 +110,9 @@ func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))
 	}
-	s := &liveSession{lab: l, dataDir: dataDir, stop: make(chan struct{}), logger: logger, runLine: l.Run}
+	s := &liveSession{lab: l, dataDir: dataDir, controllers: controllers, stop: make(chan struct{}), logger: logger}
+	// The lab changes when a lesson opens: run on whichever is live.
+	s.runLine = func(line string) (string, error) { return s.lab.Run(line) }
 	for _, line := range start {
 		// Controllers in their own processes keep their metadata across
 		// server restarts: the starter topic may be there already.
@@ -115,10 +125,33 @@ func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (
 }
 
 // run executes a command and publishes the result to every subscriber.
-func (s *liveSession) run(line string) web.Entry {
+func (s *liveSession) run(line string) web.Entry { return s.runFrom(nil, line) }
+
+// runFrom is run for a page's command (sub nil: an API client's). While a
+// lesson is open the command goes through the lesson, which may refuse it
+// (before a prediction is answered): then only sub hears of it, and every
+// page receives the lesson status after a command that ran.
+func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.execute(line)
+	if s.lesson != nil {
+		e, ran := s.runInLesson(line)
+		if !ran {
+			if sub != nil {
+				s.tellLocked(sub, e)
+			}
+			return e
+		}
+		e = s.publishEntry(e)
+		s.publish(s.lessonMessage(""))
+		return e
+	}
+	return s.publishEntry(s.execute(line))
+}
+
+// publishEntry adds e to the history and pushes it with the view, with
+// s.mu held; it returns e with a rendering failure added to its output.
+func (s *liveSession) publishEntry(e web.Entry) web.Entry {
 	shown := shownEntry(e)
 	s.history = trimHistory(append(s.history, shown))
 	msg, renderErr := s.renderUpdate(shown)

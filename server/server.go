@@ -79,6 +79,8 @@ func New(opts Options) (*Server, error) {
 	e.GET("/live", s.livePage)
 	e.GET("/ws", s.websocket)
 	e.POST("/api/command", s.apiCommand)
+	e.GET("/api/lessons", s.apiLessons)
+	e.GET("/api/lessons/:id", s.apiLesson)
 	// The WASM module is a few MB and compresses about 3.5x; compress
 	// static files, and only those: websockets and later the sendfile fetch
 	// path must see the raw connection.

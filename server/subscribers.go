@@ -23,6 +23,9 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 	sub := &subscriber{msgs: make(chan []byte, subscriberQueue), closeSlow: closeSlow}
 	s.mu.Lock()
 	s.subscribers = append(s.subscribers, sub)
+	// Queued before any later change: a page connecting mid-lesson
+	// catches up, then follows the room.
+	s.catchUp(sub)
 	s.mu.Unlock()
 	return sub
 }
@@ -53,6 +56,13 @@ func (s *liveSession) publish(msg []byte) {
 // tell sends one page an entry that is not part of the shared history (a
 // refusal of that page's command), in order with its other updates.
 func (s *liveSession) tell(sub *subscriber, e web.Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tellLocked(sub, e)
+}
+
+// tellLocked is tell with s.mu held.
+func (s *liveSession) tellLocked(sub *subscriber, e web.Entry) {
 	entry, err := web.RenderString(context.Background(), web.TranscriptEntry(e))
 	if err != nil {
 		return
@@ -61,13 +71,7 @@ func (s *liveSession) tell(sub *subscriber, e web.Entry) {
 	if err != nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	select {
-	case sub.msgs <- msg:
-	default:
-		go sub.closeSlow()
-	}
+	s.send(sub, msg)
 }
 
 // closeAll disconnects every subscriber, for server shutdown.

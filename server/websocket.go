@@ -89,16 +89,46 @@ func (s *Server) handleCommand(conn *websocket.Conn, sub *subscriber, limiter *r
 			more = false
 		}
 	}()
+	var kind struct {
+		Type string `json:"type"`
+	}
 	var req commandRequest
-	if err := json.Unmarshal(data, &req); err != nil || req.Type != "command" {
-		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}`).Error())
+	if json.Unmarshal(data, &kind) != nil || kind.Type != "lesson" && (kind.Type != "command" || json.Unmarshal(data, &req) != nil) {
+		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."} or {"type":"lesson","action":"..."}`).Error())
 		return false
 	}
-	if !limiter.AllowN(s.now(), 1) {
+	// A lesson action is one message like a command: opening a lesson
+	// replays steps, so a page looping on it must not hold the room up
+	// either.
+	allowed := limiter.AllowN(s.now(), 1)
+	if kind.Type == "lesson" {
+		s.handleLesson(sub, data, allowed)
+		return true
+	}
+	if !allowed {
 		// Only this page hears of it: the others never saw the command.
 		s.live.tell(sub, web.Entry{Command: strings.TrimSpace(req.Line), Output: rateLimitMessage("page")})
 		return true
 	}
-	s.live.run(req.Line)
+	s.live.runFrom(sub, req.Line)
 	return true
+}
+
+// handleLesson applies a lesson action; a malformed or rate-limited one is
+// refused to its sender alone, as the session refuses a bad action.
+func (s *Server) handleLesson(sub *subscriber, data []byte, allowed bool) {
+	var req lessonRequest
+	refuse := func(msg string) {
+		s.live.mu.Lock()
+		defer s.live.mu.Unlock()
+		s.live.send(sub, s.live.lessonMessage(msg))
+	}
+	switch {
+	case json.Unmarshal(data, &req) != nil:
+		refuse(`expected {"type":"lesson","action":"open|answer|next|back|reset|goto|close", ...}`)
+	case !allowed:
+		refuse(rateLimitMessage("page") + " (a lesson action counts as one)")
+	default:
+		s.live.lessonAction(sub, req)
+	}
 }

@@ -1,0 +1,325 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/storage/osfs"
+	"github.com/loglab/loglab/lessons"
+	"github.com/loglab/loglab/web"
+)
+
+// Instructor mode: the live cluster plays a lesson and every page follows
+// it. The lesson's decisions are lessons.Session's; the live session only
+// serialises its actions with the room's commands (one mutex, as for
+// commands) and pushes what changed to every page in the order it happened.
+
+// lessonRequest is a lesson action from a page:
+//
+//	{"type":"lesson","action":"open","lesson":"ID","step":N}
+//	{"type":"lesson","action":"answer","value":"V"}
+//	{"type":"lesson","action":"next"|"back"|"reset"|"close"}
+//	{"type":"lesson","action":"goto","step":N}
+//
+// Step and value are decoded by hand (parseStep, parseValue) so that a
+// wrongly typed field is refused to its sender like any other bad action,
+// not answered by closing the page's connection.
+type lessonRequest struct {
+	Type   string          `json:"type"`
+	Action string          `json:"action"`
+	Lesson string          `json:"lesson"`
+	Step   json.RawMessage `json:"step"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// lessonMessage is what pages receive after every lesson action (and a
+// command typed while a lesson is open): the status the player draws,
+// null once the lesson is closed. Error is only ever sent to the page whose
+// action was refused, with the status unchanged.
+type lessonMessage struct {
+	Type   string          `json:"type"` // "lesson"
+	Status *lessons.Status `json:"status"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// lessonUpdate is an update that may start the transcript over: Clear is
+// set when the lesson rebuilt the lab by replay, and Entry then holds the
+// whole replayed history.
+type lessonUpdate struct {
+	Type  string `json:"type"` // "update"
+	Entry string `json:"entry"`
+	View  string `json:"view"`
+	Clear bool   `json:"clear"`
+}
+
+// lessonAction applies one page's lesson action. A refused action changes
+// nothing and is told to sub alone; any other is pushed to every page.
+func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, err := s.applyLesson(req)
+	if err != nil {
+		s.send(sub, s.lessonMessage(err.Error()))
+		return
+	}
+	// Close, and a step that waits for its answer, run nothing: pages
+	// get the status alone.
+	if ch.Rebuilt || len(ch.Ran) > 0 {
+		s.publishChange(ch)
+	}
+	s.publish(s.lessonMessage(""))
+}
+
+// applyLesson runs the action on the lesson session, with s.mu held. A panic in the
+// engine is logged and refused like a bad action: the room's server
+// carries on, as it does after a command that panicked.
+func (s *liveSession) applyLesson(req lessonRequest) (ch lessons.Change, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("a lesson action panicked", "action", req.Action, "lesson", req.Lesson, "panic", p, "stack", string(debug.Stack()))
+			err = fmt.Errorf("internal error: the lesson action panicked (%v); the server logged it and carries on", p)
+		}
+	}()
+	if req.Action == "open" {
+		return s.openLesson(req)
+	}
+	if s.lesson == nil {
+		return ch, fmt.Errorf("no lesson is open: open one first")
+	}
+	switch req.Action {
+	case "answer":
+		v, err := parseValue(req.Value)
+		if err != nil {
+			return ch, err
+		}
+		ch, err = s.lesson.Answer(v)
+		return ch, err
+	case "next":
+		ch, err = s.lesson.Next()
+	case "back":
+		ch, err = s.lesson.Back()
+	case "reset":
+		ch, err = s.lesson.Reset()
+	case "goto":
+		step, err := parseStep(req.Step)
+		if err != nil {
+			return ch, err
+		}
+		ch, err = s.lesson.GoTo(step)
+		return ch, err
+	case "close":
+		// Free play goes on from where the lesson left the cluster, as
+		// in the browser lab: the lab stays, the lesson's guidance goes.
+		s.lesson = nil
+		return ch, nil
+	default:
+		return ch, fmt.Errorf("unknown lesson action %.40q: open, answer, next, back, reset, goto or close", req.Action)
+	}
+	return ch, err
+}
+
+// openLesson starts a lesson at a step on a fresh lab. The lesson and the
+// step are checked before anything is touched: a refused open leaves the
+// room's cluster (or the lesson it plays) as it was.
+func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
+	l, err := lessons.Find(req.Lesson)
+	if err != nil {
+		return lessons.Change{}, fmt.Errorf("no lesson %.80q", req.Lesson)
+	}
+	step := 0
+	if len(req.Step) > 0 {
+		if step, err = parseStep(req.Step); err != nil {
+			return lessons.Change{}, err
+		}
+	}
+	if step < 0 || step >= len(l.Steps) {
+		return lessons.Change{}, fmt.Errorf("lesson %s has steps 0 to %d", l.ID, len(l.Steps)-1)
+	}
+	// The lesson playing now is not closed here: freshLab replaces its lab
+	// the way it replaces the free-play lab.
+	sess, ch, err := lessons.NewSession(l, step, s.freshLab)
+	if err != nil {
+		return lessons.Change{}, err
+	}
+	s.lesson = sess
+	return ch, nil
+}
+
+// freshLab is the lessons.Session's newLab: a lab made as the server makes
+// its live lab (in memory, or on the data directory with the same
+// controllers), replacing the current one. The current lab is destroyed as
+// the `cluster` command destroys a cluster: on a data directory its files
+// go, so the lesson's `cluster` starts a new cluster there rather than
+// resuming the old one. The session has usually closed it already; a
+// second close does nothing. Called with s.mu held, so watchQuorum follows
+// the new lab from its next check.
+func (s *liveSession) freshLab() *lab.Lab {
+	if c := s.lab.Cluster(); c != nil {
+		if err := c.Destroy(); err != nil {
+			s.logger.Error("removing the previous cluster's data for a lesson", "dataDir", s.dataDir, "error", err)
+		}
+	}
+	s.lab = newLab(s.dataDir, s.controllers)
+	return s.lab
+}
+
+// newLab is a lab as the live session runs it, with no cluster yet.
+func newLab(dataDir string, controllers []string) *lab.Lab {
+	l := lab.New()
+	if dataDir != "" {
+		l = lab.NewWithStorage(osfs.New(dataDir), dataDir)
+	}
+	if len(controllers) > 0 {
+		l.SetQuorum(remoteQuorum(controllers))
+	}
+	return l
+}
+
+// runInLesson is a command typed while a lesson is open: it goes through
+// the session (refused before a prediction is answered, checked against a
+// goal after), with s.mu held. It returns the entry and whether it ran.
+func (s *liveSession) runInLesson(line string) (e web.Entry, ran bool) {
+	e.Command = strings.TrimSpace(line)
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("a lab command panicked", "command", e.Command, "panic", p, "stack", string(debug.Stack()))
+			e.OK = false
+			e.Output = fmt.Sprintf("error: internal error: the command panicked (%v); the server logged it and carries on", p)
+			ran = true // what it changed before it panicked stays changed
+		}
+	}()
+	r, err := s.lesson.Run(line)
+	if err != nil {
+		return web.Entry{Command: e.Command, Output: "error: " + err.Error()}, false
+	}
+	return s.entryOf(r), true
+}
+
+// entryOf is a command the lesson session ran as the transcript shows it.
+// A `cluster` command is remembered on the data directory, as one typed in
+// free play is: a restarted server resumes the lesson's cluster.
+func (s *liveSession) entryOf(r lessons.Ran) web.Entry {
+	e := web.Entry{Command: strings.TrimSpace(r.Command), Output: strings.TrimSuffix(r.Output, "\n"), OK: r.OK}
+	if e.OK {
+		if err := rememberCluster(s.dataDir, r.Command); err != nil {
+			e.Output += "\nwarning: the data directory will not remember this cluster: " + err.Error()
+		}
+	}
+	logStorageAlarms(s.logger, s.dataDir, e.Output)
+	return e
+}
+
+// publishChange pushes what a lesson action ran, with s.mu held. A rebuilt
+// lab starts the history over with the replay (bounded as always) and
+// tells pages to clear their transcript first.
+func (s *liveSession) publishChange(ch lessons.Change) {
+	entries := make([]web.Entry, 0, len(ch.Ran))
+	for _, r := range ch.Ran {
+		entries = append(entries, shownEntry(s.entryOf(r)))
+	}
+	if ch.Rebuilt {
+		s.history = nil
+	}
+	s.history = trimHistory(append(s.history, entries...))
+	// What the update appends is what a page loaded now would show of
+	// these entries: after a rebuild, the whole (trimmed) history.
+	if len(entries) > len(s.history) {
+		entries = entries[len(entries)-len(s.history):]
+	}
+	msg, err := s.renderLessonUpdate(entries, ch.Rebuilt)
+	if err != nil {
+		s.logger.Error("rendering a lesson update", "error", err)
+		return
+	}
+	s.publish(msg)
+}
+
+func (s *liveSession) renderLessonUpdate(entries []web.Entry, clear bool) ([]byte, error) {
+	ctx := context.Background()
+	var b strings.Builder
+	for _, e := range entries {
+		html, err := web.RenderString(ctx, web.TranscriptEntry(e))
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(html)
+	}
+	v, err := web.RenderString(ctx, web.ClusterView(s.lab.View()))
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(lessonUpdate{Type: "update", Entry: b.String(), View: v, Clear: clear})
+}
+
+// lessonMessage is the current lesson status, with s.mu held.
+func (s *liveSession) lessonMessage(refusal string) []byte {
+	m := lessonMessage{Type: "lesson", Error: refusal}
+	if s.lesson != nil {
+		st := s.lesson.Status()
+		m.Status = &st
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		// A Status is strings, ints and bools: it always marshals.
+		panic(err)
+	}
+	return b
+}
+
+// catchUp is what a page that connects while a lesson is open receives
+// first, with s.mu held: the transcript and the view as they are now (the
+// page may have loaded before the lesson opened), then the lesson status.
+func (s *liveSession) catchUp(sub *subscriber) {
+	if s.lesson == nil {
+		return
+	}
+	msg, err := s.renderLessonUpdate(s.history, true)
+	if err != nil {
+		s.logger.Error("rendering the lesson's catch-up", "error", err)
+		return
+	}
+	s.send(sub, msg)
+	s.send(sub, s.lessonMessage(""))
+}
+
+// send queues msg for one page, with s.mu held, never blocking.
+func (s *liveSession) send(sub *subscriber, msg []byte) {
+	select {
+	case sub.msgs <- msg:
+	default:
+		go sub.closeSlow()
+	}
+}
+
+// parseStep reads a step index (0 is the first step) given as a JSON
+// number or a string holding one.
+func parseStep(raw json.RawMessage) (int, error) {
+	text := strings.TrimSpace(string(raw))
+	if unq, err := strconv.Unquote(text); err == nil {
+		text = unq
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil {
+		return 0, fmt.Errorf("step %.40q is not a step number (0 is the first step)", text)
+	}
+	return n, nil
+}
+
+// parseValue reads a prediction's choice: a JSON string, or a number for
+// a choice such as 2.
+func parseValue(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf(`an answer needs a "value": one of the choices`)
+}
