@@ -25,12 +25,14 @@ import (
 
 	"github.com/loglab/loglab/engine/view"
 	"github.com/loglab/loglab/internal/syncbuf"
+	"github.com/loglab/loglab/lessons"
 )
 
 // The server fuzzer drives every endpoint a workshop's pages (and whatever
 // else is on their network) can reach with random and mutated input: every
-// lab command with mutated arguments, malformed and huge messages, binary
-// frames, odd paths. It asserts that the server survives (a panic that
+// lab command with mutated arguments, lesson actions (instructor mode:
+// valid ones, so commands run inside lessons too, and malformed ones),
+// malformed and huge messages, binary frames, odd paths. It asserts that the server survives (a panic that
 // escaped would end this test's process), answers every request, runs a
 // normal command afterwards, and that a command answered ok=false changed
 // nothing, unless it failed with a Kafka outcome (NOT_ENOUGH_REPLICAS,
@@ -90,8 +92,8 @@ func TestFuzzServer(t *testing.T) {
 		t.Errorf("failed without a Kafka error yet changed the cluster: %s", line)
 	}
 	// The slowest input is what held every other page up the longest.
-	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d) in %v; the slowest took %v: %.200q", n, seed,
-		time.Since(start).Round(time.Millisecond), slowest.Round(time.Millisecond), slowestInput)
+	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d; %d lesson actions, %d of them refused) in %v; the slowest took %v: %.200q",
+		n, seed, f.lessonActions, f.lessonRefused, time.Since(start).Round(time.Millisecond), slowest.Round(time.Millisecond), slowestInput)
 	t.Log(msg)
 	fmt.Println(msg)
 }
@@ -107,6 +109,10 @@ type fuzzer struct {
 	// changedOnError lists the command lines answered ok=false without a
 	// Kafka outcome error whose cluster view differed afterwards.
 	changedOnError []string
+	// lessonActions and lessonRefused count the lesson actions sent and
+	// refused, for the report: a run that never opened a lesson fuzzed
+	// no command inside one.
+	lessonActions, lessonRefused int
 }
 
 // fuzzCommand is a lab command as `help` describes it: its name and the
@@ -426,25 +432,28 @@ func (f *fuzzer) getPath() {
 }
 
 // websocketEpisode opens a page's connection, sends it a few messages and
-// checks each gets its answer: an update for a command, the connection
-// closed with the reason for anything else.
+// checks each gets its answer: an update for a command (and the lesson's
+// status after it while a lesson is open), for a lesson action its status
+// or a refusal to this page that changed nothing, the connection closed
+// with the reason for anything else.
 func (f *fuzzer) websocketEpisode() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.ts.URL, "http")+"/ws", nil)
-	if err != nil {
-		f.t.Fatalf("dialing the websocket: %v", err)
-	}
+	conn := f.dial(ctx)
 	defer conn.CloseNow()
-	conn.SetReadLimit(64 << 20)
 	for range 1 + f.rng.IntN(4) {
 		typ, msg := f.websocketMessage()
 		f.last = "websocket " + string(msg)
+		before := f.state()
 		if err := conn.Write(ctx, typ, msg); err != nil {
 			return // closed by the server after an earlier refusal: fine
 		}
 		var req commandRequest
 		isCommand := len(msg) <= maxCommandMessage && json.Unmarshal(msg, &req) == nil && req.Type == "command"
+		if isLessonAction(msg) {
+			f.lessonAnswer(ctx, conn, msg, before)
+			continue
+		}
 		data, err := readAnswer(ctx, conn)
 		if !isCommand {
 			status := websocket.CloseStatus(err)
@@ -463,7 +472,164 @@ func (f *fuzzer) websocketEpisode() {
 		if strings.Contains(u.Entry, "rate limit") {
 			f.t.Fatalf("the fuzzer's clock should keep it under the rate limit: %.300s", u.Entry)
 		}
+		// A command that ran while a lesson was open is followed by the
+		// lesson's status (the goal may be reached); a refused one (its
+		// entry alone, no view) by nothing.
+		if before.lesson != nil && u.View != "" {
+			if m := f.readLessonMessage(ctx, conn, msg); m.Error != "" || m.Status == nil {
+				f.t.Fatalf("websocket command %.200q in a lesson: want the lesson's status after its update, got %.300s", msg, m.raw)
+			}
+		}
 	}
+}
+
+// fuzzState is what a refused lesson action must leave as it was: the
+// cluster and the lesson's status.
+type fuzzState struct {
+	view   view.Cluster
+	lesson *lessons.Status
+}
+
+func (f *fuzzer) state() fuzzState {
+	st := fuzzState{view: f.clusterState()}
+	f.s.live.mu.Lock()
+	defer f.s.live.mu.Unlock()
+	if f.s.live.lesson != nil {
+		status := f.s.live.lesson.Status()
+		st.lesson = &status
+	}
+	return st
+}
+
+// isLessonAction reports whether the server takes msg as a lesson action
+// (and so answers it, never closing the connection).
+func isLessonAction(msg []byte) bool {
+	var kind struct {
+		Type string `json:"type"`
+	}
+	return len(msg) <= maxCommandMessage && json.Unmarshal(msg, &kind) == nil && kind.Type == "lesson"
+}
+
+// lessonAnswer checks a lesson action's answer: a refusal that changed
+// nothing, or the change's update (when it ran commands) and then the
+// status, the lesson's lab being the one the room sees.
+func (f *fuzzer) lessonAnswer(ctx context.Context, conn *websocket.Conn, msg []byte, before fuzzState) {
+	m := f.readLessonMessage(ctx, conn, msg)
+	f.lessonActions++
+	if m.Error != "" {
+		f.lessonRefused++
+		if strings.Contains(m.Error, "panicked") {
+			f.t.Fatalf("lesson action %.200q: %s", msg, m.Error)
+		}
+		if after := f.state(); !reflect.DeepEqual(before, after) {
+			f.t.Fatalf("lesson action %.200q was refused (%s) but changed the cluster (%s) or the lesson (%+v -> %+v)",
+				msg, m.Error, changedFields(before.view, after.view), before.lesson, after.lesson)
+		}
+		return
+	}
+	f.s.live.mu.Lock()
+	defer f.s.live.mu.Unlock()
+	if l := f.s.live.lesson; (l == nil) != (m.Status == nil) || l != nil && (l.Lab() != f.s.live.lab || l.Status() != *m.Status) {
+		f.t.Fatalf("lesson action %.200q: the status sent (%.300s) is not the live session's lesson", msg, m.raw)
+	}
+}
+
+// fuzzLessonMessage is a lesson message with the raw bytes, for reports.
+type fuzzLessonMessage struct {
+	raw    []byte
+	Status *lessons.Status `json:"status"`
+	Error  string          `json:"error"`
+}
+
+// readLessonMessage reads up to the next lesson message; any update before
+// it must be a well-formed one.
+func (f *fuzzer) readLessonMessage(ctx context.Context, conn *websocket.Conn, msg []byte) fuzzLessonMessage {
+	for {
+		data, err := readAnswer(ctx, conn)
+		if err != nil {
+			f.t.Fatalf("websocket %.200q: no lesson message came: %v", msg, err)
+		}
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(data, &kind); err != nil {
+			f.t.Fatalf("websocket %.200q: answer %.300s: %v", msg, data, err)
+		}
+		switch kind.Type {
+		case "lesson":
+			m := fuzzLessonMessage{raw: data}
+			if err := json.Unmarshal(data, &m); err != nil {
+				f.t.Fatalf("websocket %.200q: lesson message %.300s: %v", msg, data, err)
+			}
+			return m
+		case "update":
+			var u lessonUpdate
+			if err := json.Unmarshal(data, &u); err != nil || u.View == "" {
+				f.t.Fatalf("websocket %.200q: update %.300s has no view (%v)", msg, data, err)
+			}
+		default:
+			f.t.Fatalf("websocket %.200q: unexpected answer %.300s", msg, data)
+		}
+	}
+}
+
+// lessonAction is a lesson action as a page sends it, often valid (so the
+// fuzzed commands also run inside lessons), often not.
+func (f *fuzzer) lessonAction() []byte {
+	ids := []string{"acks1-leader-crash", "acks-all-min-isr"}
+	if all, err := lessons.All(); err == nil {
+		ids = ids[:0]
+		for _, l := range all {
+			ids = append(ids, l.ID)
+		}
+	}
+	step := func() string {
+		if f.rng.IntN(3) == 0 {
+			return f.pick(`-1`, `99`, `1.5`, `"2"`, `"x"`, `null`, `[]`, `{}`, `1e3`, `9223372036854775808`, `true`)
+		}
+		return strconv.Itoa(f.rng.IntN(7))
+	}
+	id := func() string {
+		if f.rng.IntN(4) == 0 {
+			b, _ := json.Marshal(f.weird())
+			return string(b)
+		}
+		return `"` + ids[f.rng.IntN(len(ids))] + `"`
+	}
+	switch f.rng.IntN(10) {
+	case 0, 1, 2:
+		return []byte(`{"type":"lesson","action":"open","lesson":` + id() + `,"step":` + step() + `}`)
+	case 3:
+		v, _ := json.Marshal(f.pick("1", "2", "3", "0", "none", "NOT_ENOUGH_REPLICAS", f.weird()))
+		return []byte(`{"type":"lesson","action":"answer","value":` + f.pick(string(v), `1`, `null`, `[]`) + `}`)
+	case 4:
+		return []byte(`{"type":"lesson","action":"goto","step":` + step() + `}`)
+	case 5:
+		return []byte(`{"type":"lesson","action":` + f.pick(`"dance"`, `""`, `5`, `null`, `["next"]`, `"NEXT"`) + `}`)
+	case 6:
+		return []byte(f.pick(`{"type":"lesson"}`, `{"type":"lesson","action":"open"}`, `{"type":"lesson","action":"open","lesson":{"id":1}}`,
+			`{"type":"lesson","action":"answer"}`, `{"type":"lesson","action":"next","extra":[1,2]}`))
+	default:
+		return []byte(`{"type":"lesson","action":"` + f.pick("next", "back", "reset", "close", "next", "back") + `"}`)
+	}
+}
+
+// dial opens a page's connection; while a lesson is open the page first
+// catches up (the transcript, then the lesson's status), which is read
+// here so that the episode's answers come next.
+func (f *fuzzer) dial(ctx context.Context) *websocket.Conn {
+	open := f.state().lesson != nil
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.ts.URL, "http")+"/ws", nil)
+	if err != nil {
+		f.t.Fatalf("dialing the websocket: %v", err)
+	}
+	conn.SetReadLimit(64 << 20)
+	if open {
+		if m := f.readLessonMessage(ctx, conn, []byte("(connecting)")); m.Error != "" || m.Status == nil {
+			f.t.Fatalf("a page connecting mid-lesson got %.300s, want the lesson's status", m.raw)
+		}
+	}
+	return conn
 }
 
 func (f *fuzzer) websocketMessage() (websocket.MessageType, []byte) {
@@ -471,7 +637,7 @@ func (f *fuzzer) websocketMessage() (websocket.MessageType, []byte) {
 		b, _ := json.Marshal(commandRequest{Type: "command", Line: line})
 		return b
 	}
-	switch f.rng.IntN(12) {
+	switch f.rng.IntN(15) {
 	case 0:
 		return websocket.MessageText, nil
 	case 1:
@@ -492,6 +658,8 @@ func (f *fuzzer) websocketMessage() (websocket.MessageType, []byte) {
 		return websocket.MessageBinary, b
 	case 7:
 		return websocket.MessageText, []byte(`{"type":"command"}`)
+	case 8, 9, 10:
+		return websocket.MessageText, f.lessonAction()
 	default:
 		return websocket.MessageText, command(f.line())
 	}
@@ -505,12 +673,8 @@ func (f *fuzzer) normalCommandStillRuns() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.ts.URL, "http")+"/ws", nil)
-	if err != nil {
-		f.t.Fatalf("after the fuzzing, dialing: %v", err)
-	}
+	conn := f.dial(ctx)
 	defer conn.CloseNow()
-	conn.SetReadLimit(64 << 20)
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"command","line":"help"}`)); err != nil {
 		f.t.Fatal(err)
 	}
