@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
 
@@ -74,8 +75,8 @@ func New(opts Options) (*Server, error) {
 	}))
 	e.Use(sameOriginOnly)
 
-	e.GET("/", func(c echo.Context) error { return render(c, http.StatusOK, web.IndexPage()) })
-	e.GET("/lab", func(c echo.Context) error { return render(c, http.StatusOK, web.LabPage()) })
+	e.GET("/", s.indexPage)
+	e.GET("/lab", labPage)
 	e.GET("/live", s.livePage)
 	e.GET("/ws", s.websocket)
 	e.POST("/api/command", s.apiCommand)
@@ -108,6 +109,33 @@ func render(c echo.Context, status int, component templ.Component) error {
 		return err
 	}
 	return c.HTML(status, html)
+}
+
+// indexPage leads with the lesson catalogue, rendered from the embedded
+// lessons.
+func (s *Server) indexPage(c echo.Context) error {
+	all, err := lessons.All()
+	if err != nil {
+		// The lessons are tested before they are built in; a broken one
+		// must still not take the sandboxes down with it.
+		s.logger.Error("loading the lessons", "err", err)
+	}
+	cards := make([]web.LessonCard, len(all))
+	for i, l := range all {
+		title := lessons.Render(l).Title
+		cards[i] = web.LessonCard{ID: l.ID, Level: l.Level, Minutes: l.Minutes, Steps: len(l.Steps), TitleEn: title.En, TitleZh: title.Zh}
+	}
+	return render(c, http.StatusOK, web.IndexPage(cards))
+}
+
+// labPage is the browser lab; /lab?lesson=ID opens that lesson (an
+// unknown id is the sandbox, and &step=N is read by the page's player).
+func labPage(c echo.Context) error {
+	id := c.QueryParam("lesson")
+	if _, err := lessons.Find(id); err != nil {
+		id = ""
+	}
+	return render(c, http.StatusOK, web.LabPage(id))
 }
 
 func (s *Server) livePage(c echo.Context) error {

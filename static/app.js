@@ -12,16 +12,23 @@
   const status = document.getElementById("status");
   if (!form) return; // pages without a console (the index) need nothing
 
+  const lessons = globalThis.loglabLessons;
+  let player = null; // the lesson player, on pages that have its panel
+
   // applyUpdate is the one way the page changes: swap the cluster view in
-  // place and append the command's transcript entry.
+  // place and append the command's transcript entry; clear (a lesson
+  // rebuilt its lab by replay) empties the transcript first.
   function applyUpdate(update) {
     if (update.view) {
       document.getElementById("cluster-view").outerHTML = update.view;
     }
+    if (update.clear) transcript.innerHTML = "";
     if (update.entry) {
       transcript.insertAdjacentHTML("beforeend", update.entry);
       transcript.scrollTop = transcript.scrollHeight;
     }
+    // The new view has lost the highlight of the step's element.
+    if (player && update.view) player.refocus(true);
   }
 
   function setStatus(text, kind) {
@@ -61,6 +68,14 @@
     document.body.dataset.ready = "true";
   }
 
+  // lessonFromURL is the lesson /lab?lesson=ID&step=N opens (N 1-based).
+  function lessonFromURL() {
+    const id = document.querySelector(".workspace").dataset.lesson;
+    if (!id) return null;
+    const n = parseInt(new URLSearchParams(location.search).get("step") || "1", 10);
+    return { lesson: id, step: Number.isFinite(n) && n > 0 ? n - 1 : 0 };
+  }
+
   // The browser lab: the engine runs in this page. Commands are chained so
   // they run in the order typed; each returns a promise, so the page never
   // waits on the engine.
@@ -77,11 +92,34 @@
     await loaded;
     let chain = Promise.resolve();
     const send = (line) => {
-      chain = chain.then(() => globalThis.loglab.run(line)).then(applyUpdate);
+      chain = chain.then(() => globalThis.loglab.run(line)).then((u) => {
+        applyUpdate(u);
+        if (player && u.status) player.show(JSON.parse(u.status));
+      });
       return chain;
     };
-    for (const line of globalThis.loglab.starter.split("\n")) {
-      await send(line);
+    if (lessons && document.getElementById("lesson")) {
+      player = lessons.player({
+        live: false,
+        act(action, arg) {
+          chain = chain.then(() => globalThis.loglab.lesson(action, arg)).then((json) => {
+            const u = JSON.parse(json);
+            applyUpdate(u);
+            player.show(u.status, u.error);
+          });
+          return chain;
+        },
+        data: (id) => Promise.resolve(JSON.parse(globalThis.loglab.lessonData(id))),
+      });
+    }
+    const opening = lessonFromURL();
+    if (player && opening) {
+      setStatus("replaying the lesson…");
+      await player.open(opening.lesson, opening.step);
+    } else {
+      for (const line of globalThis.loglab.starter.split("\n")) {
+        await send(line);
+      }
     }
     setStatus("engine running in this page", "ok");
     // Raft runs on real time: should it elect another leader on its own
@@ -107,9 +145,29 @@
     setStatus("connecting…");
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    if (lessons && document.getElementById("lesson")) {
+      // Anyone on the page may drive the room's lesson; every page, the
+      // sender's included, draws the server's lesson messages.
+      player = lessons.player({
+        live: true,
+        act(action, arg) {
+          const msg = { type: "lesson", action };
+          if (action === "open") { msg.lesson = arg.lesson; msg.step = arg.step; }
+          else if (action === "answer") msg.value = arg;
+          else if (action === "goto") msg.step = arg;
+          ws.send(JSON.stringify(msg));
+        },
+        data: (id) => fetch(`/api/lessons/${encodeURIComponent(id)}`).then((r) => {
+          if (!r.ok) throw new Error(`lesson ${id}: HTTP ${r.status}`);
+          return r.json();
+        }),
+      });
+      lessons.liveMenu((id, step) => player.open(id, step));
+    }
     ws.addEventListener("message", (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "update") applyUpdate(msg);
+      else if (msg.type === "lesson" && player) player.show(msg.status, msg.error);
     });
     ws.addEventListener("open", () => {
       setStatus("connected to the live cluster", "ok");

@@ -14,6 +14,13 @@ import (
 //	loglab.run(line)        -> Promise<{output, ok, entry, view}>
 //	loglab.followQuorum()   -> Promise<{view}>, view "" when nothing changed
 //	loglab.starter          -> the commands a new lab runs first
+//	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps}]
+//	loglab.lessonData(id)   -> JSON: lessons.Rendered, the lesson's prose
+//	loglab.lesson(action, arg) -> Promise<{status|null, clear, entry, view, error}>
+//	    action open (arg {lesson, step}), answer (arg value), next, back,
+//	    reset, goto (arg step), close; steps are 0-based
+//
+// While a lesson is open, run's result also carries its status.
 func main() {
 	s := newSession()
 	api := js.Global().Get("Object").New()
@@ -24,13 +31,34 @@ func main() {
 		}
 		return promise(func() any {
 			u := s.run(line)
-			return map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View}
+			out := map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View}
+			if u.Status != nil {
+				out["status"] = jsonString(u.Status)
+			}
+			return out
 		})
 	}))
 	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
 		return promise(func() any { return map[string]any{"view": s.followQuorum()} })
 	}))
 	api.Set("starter", lab.StarterScript)
+	api.Set("lessons", js.FuncOf(func(js.Value, []js.Value) any { return catalogueJSON() }))
+	api.Set("lessonData", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) == 0 {
+			return lessonDataJSON("")
+		}
+		return lessonDataJSON(args[0].String())
+	}))
+	api.Set("lesson", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		action, arg := "", lessonArg{}
+		if len(args) > 0 {
+			action = args[0].String()
+		}
+		if len(args) > 1 {
+			arg = lessonArgFrom(action, args[1])
+		}
+		return promise(func() any { return jsonString(s.lesson(action, arg)) })
+	}))
 	js.Global().Set("loglab", api)
 	if ready := js.Global().Get("loglabReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -50,4 +78,24 @@ func promise(work func() any) js.Value {
 	// function can be released as soon as the promise exists.
 	defer executor.Release()
 	return js.Global().Get("Promise").New(executor)
+}
+
+// lessonArg reads an action's argument: an object {lesson, step} for open,
+// the choice's value for answer, the step number for goto.
+func lessonArgFrom(action string, v js.Value) lessonArg {
+	var a lessonArg
+	switch {
+	case v.Type() == js.TypeObject:
+		if l := v.Get("lesson"); l.Type() == js.TypeString {
+			a.Lesson = l.String()
+		}
+		if n := v.Get("step"); n.Type() == js.TypeNumber {
+			a.Step = n.Int()
+		}
+	case v.Type() == js.TypeNumber:
+		a.Step = v.Int()
+	case v.Type() == js.TypeString:
+		a.Value = v.String()
+	}
+	return a
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
 
@@ -22,19 +23,36 @@ type update struct {
 	OK     bool
 	Entry  string
 	View   string
+	// Status is the lesson player's status after the command, when a
+	// lesson is open (a goal may just have been reached).
+	Status *lessons.Status
 }
 
 // session is one learner's lab. Calls are serialised: the JS glue chains
 // them, and the mutex makes that a guarantee rather than a convention.
 type session struct {
 	mu  sync.Mutex
-	lab *lab.Lab
+	lab *lab.Lab // the learner's sandbox
+	// lessonSession, while a lesson is open, owns the lab on screen and
+	// takes the console's commands.
+	lessonSession *lessons.Session
+	// pace makes a lab's pacing; a test counts the calls.
+	pace func() func()
 }
 
 func newSession() *session {
+	s := &session{pace: func() func() { return newPacer(10*time.Millisecond, time.Millisecond).pace }}
+	s.lab = s.newLab()
+	return s
+}
+
+// newLab is every lab this page makes, the sandbox and each one a lesson
+// rebuilds by replay: all paced, since a lesson's replay is as long a
+// simulation as any typed command.
+func (s *session) newLab() *lab.Lab {
 	l := lab.New()
-	l.SetPace(newPacer(10*time.Millisecond, time.Millisecond).pace)
-	return &session{lab: l}
+	l.SetPace(s.pace())
+	return l
 }
 
 // pacer yields the thread during long simulations. In WASM, goroutines
@@ -63,13 +81,28 @@ func (p *pacer) pace() {
 func (s *session) run(line string) update {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out, err := s.lab.Run(line)
-	u := update{Output: out, OK: err == nil}
-	if err != nil {
-		u.Output = "error: " + err.Error()
+	var u update
+	if ls := s.lessonSession; ls != nil {
+		// The lesson decides: before a prediction is answered the step's
+		// outcome must not show, so the command is refused.
+		r, err := ls.Run(line)
+		if err != nil {
+			u = update{Output: "error: " + err.Error()}
+		} else {
+			e := ranEntry(r)
+			u = update{Output: e.Output, OK: e.OK}
+		}
+		st := ls.Status()
+		u.Status = &st
+	} else {
+		out, err := s.lab.Run(line)
+		u = update{Output: out, OK: err == nil}
+		if err != nil {
+			u.Output = "error: " + err.Error()
+		}
 	}
 	ctx := context.Background()
-	view, viewErr := web.RenderString(ctx, web.ClusterView(s.lab.View()))
+	view, viewErr := web.RenderString(ctx, web.ClusterView(s.current().View()))
 	if viewErr != nil {
 		// Rendering plain values cannot fail short of a bug; say so in the
 		// transcript rather than leave a stale picture without a word.
@@ -81,6 +114,15 @@ func (s *session) run(line string) update {
 	return u
 }
 
+// renderView draws the lab on screen; "" only on a rendering bug.
+func (s *session) renderView() string {
+	view, err := web.RenderString(context.Background(), web.ClusterView(s.current().View()))
+	if err != nil {
+		return ""
+	}
+	return view
+}
+
 // followQuorum hands the raft leadership back to the active controller
 // when raft moved it on its own since the last command (a busy tab, a
 // garbage collection in WASM's one thread), and returns the view drawn
@@ -90,13 +132,9 @@ func (s *session) run(line string) update {
 func (s *session) followQuorum() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.lab.Cluster()
+	c := s.current().Cluster()
 	if c == nil || !c.QuorumDrifted() {
 		return ""
 	}
-	view, err := web.RenderString(context.Background(), web.ClusterView(s.lab.View()))
-	if err != nil {
-		return ""
-	}
-	return view
+	return s.renderView()
 }

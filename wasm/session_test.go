@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"html"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/lessons"
 )
 
 func TestSessionRunsCommandsAndRendersTheView(t *testing.T) {
@@ -102,5 +105,167 @@ func TestSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
 	v := s.followQuorum()
 	if !strings.Contains(v, `id="quorum"`) || strings.Contains(v, `id="raft-drift"`) || c.QuorumDrifted() {
 		t.Fatalf("after followQuorum: drifted %v, view %.200s", c.QuorumDrifted(), v)
+	}
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%v in %s", err, s)
+	}
+	return v
+}
+
+// The catalogue lists every embedded lesson with its step count, and the
+// lesson data is the rendered prose of the one asked for.
+func TestCatalogueListsEveryLesson(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := decode[[]catalogueEntry](t, catalogueJSON())
+	if len(cat) != len(all) || len(cat) == 0 {
+		t.Fatalf("catalogue has %d lessons, the module embeds %d", len(cat), len(all))
+	}
+	for i, l := range all {
+		c := cat[i]
+		if c.ID != l.ID || c.Steps != len(l.Steps) || c.Level != l.Level || c.Minutes != l.Minutes || c.Title.En == "" || c.Title.Zh == "" {
+			t.Errorf("catalogue entry %d is %+v for lesson %s (%d steps)", i, c, l.ID, len(l.Steps))
+		}
+	}
+	r := decode[lessons.Rendered](t, lessonDataJSON(all[0].ID))
+	if r.ID != all[0].ID || len(r.Steps) != len(all[0].Steps) || r.Steps[0].Say[0].Zh == "" {
+		t.Fatalf("lesson data %+v", r)
+	}
+	if e := decode[map[string]string](t, lessonDataJSON("no-such-lesson")); !strings.Contains(e["error"], "no-such-lesson") {
+		t.Fatalf("an unknown lesson gave %v", e)
+	}
+}
+
+// firstPredict is the first lesson with a prediction, and that step.
+func firstPredict(t *testing.T) (*lessons.Lesson, int) {
+	t.Helper()
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		for i, st := range l.Steps {
+			if st.Predict != nil {
+				return l, i
+			}
+		}
+	}
+	t.Fatal("no lesson asks anything")
+	return nil, 0
+}
+
+// Opening a lesson at its question rebuilds the lab by replay; the
+// console is refused until the learner answers, the answer runs the
+// step and reveals the engine's value; closing goes back to the sandbox
+// as the learner left it.
+func TestLessonOpensAnswersAndCloses(t *testing.T) {
+	s := newSession()
+	t.Cleanup(func() { s.lab.Close() })
+	if r := s.run("cluster brokers=1 seed=3"); !r.OK {
+		t.Fatal(r.Output)
+	}
+	l, ask := firstPredict(t)
+	u := s.lesson("open", lessonArg{Lesson: l.ID, Step: ask})
+	t.Cleanup(func() { s.lesson("close", lessonArg{}) })
+	if u.Error != "" || u.Status == nil || u.Status.Step != ask || u.Status.Phase != lessons.PhaseAsk || !u.Clear {
+		t.Fatalf("open gave %+v", u)
+	}
+	// The steps before the question were replayed into the transcript.
+	if first := l.Steps[0].Commands[0].Text; ask > 0 && !strings.Contains(u.Entry, first) {
+		t.Fatalf("the replayed transcript lacks %q:\n%s", first, u.Entry)
+	}
+	if ask > 0 && !strings.Contains(u.View, "data-partition=") {
+		t.Fatalf("the view is not the lesson's lab:\n%.300s", u.View)
+	}
+
+	r := s.run("tick 1s")
+	if r.OK || !strings.Contains(r.Output, "answer the question first") || r.Status == nil || r.Status.Phase != lessons.PhaseAsk {
+		t.Fatalf("a command before the answer gave ok=%v %q %+v", r.OK, r.Output, r.Status)
+	}
+	if u := s.lesson("next", lessonArg{}); u.Error == "" || u.Status.Step != ask {
+		t.Fatalf("next before the answer gave %+v", u)
+	}
+
+	pr := l.Steps[ask].Predict
+	u = s.lesson("answer", lessonArg{Value: pr.Choices[0].Value})
+	if u.Error != "" || u.Clear || u.Status.Phase == lessons.PhaseAsk || u.Status.Answer != pr.Choices[0].Value || u.Status.Right == "" {
+		t.Fatalf("answer gave %+v", u)
+	}
+	for _, c := range l.Steps[ask].Commands {
+		if !strings.Contains(u.Entry, html.EscapeString(c.Text)) {
+			t.Errorf("the answer's transcript lacks the step's command %q", c.Text)
+		}
+	}
+	if u := s.lesson("answer", lessonArg{Value: pr.Choices[0].Value}); u.Error == "" {
+		t.Fatal("a second answer was taken")
+	}
+	if r := s.run("tick 1s"); !r.OK || r.Status == nil {
+		t.Fatalf("free play after the answer gave ok=%v %q", r.OK, r.Output)
+	}
+
+	u = s.lesson("close", lessonArg{})
+	if u.Status != nil || !u.Clear || !strings.Contains(u.View, "seed 3") {
+		t.Fatalf("close gave status %+v, view %.300s", u.Status, u.View)
+	}
+	if r := s.run("tick 1s"); r.Status != nil || !r.OK {
+		t.Fatalf("after close the console is not the sandbox's: %+v", r)
+	}
+}
+
+// Back gives the transcript and view that Next gave at that step: both
+// replay the same commands on a fresh lab.
+func TestLessonBackReplaysWhatNextShowed(t *testing.T) {
+	l, ask := firstPredict(t)
+	s := newSession()
+	t.Cleanup(func() { s.lesson("close", lessonArg{}); s.lab.Close() })
+	u := s.lesson("open", lessonArg{Lesson: l.ID, Step: ask})
+	if u.Error != "" {
+		t.Fatal(u.Error)
+	}
+	u = s.lesson("answer", lessonArg{Value: l.Steps[ask].Predict.Choices[0].Value})
+	if u.Error != "" {
+		t.Fatal(u.Error)
+	}
+	shown := u.View
+	if u = s.lesson("next", lessonArg{}); u.Error != "" || u.Status.Step != ask+1 {
+		t.Fatalf("next gave %+v", u)
+	}
+	u = s.lesson("back", lessonArg{})
+	if u.Error != "" || !u.Clear || u.Status.Step != ask || u.Status.Phase != lessons.PhaseAsk {
+		t.Fatalf("back gave %+v", u)
+	}
+	u = s.lesson("answer", lessonArg{Value: l.Steps[ask].Predict.Choices[0].Value})
+	if u.View != shown {
+		t.Fatal("the view after back and the same answer differs from the first time")
+	}
+	if u := s.lesson("goto", lessonArg{Step: 99}); u.Error == "" || u.Status.Step != ask {
+		t.Fatalf("goto 99 gave %+v", u)
+	}
+	if u := s.lesson("open", lessonArg{Lesson: "no-such-lesson"}); u.Error == "" || u.Status == nil {
+		t.Fatalf("opening an unknown lesson gave %+v (the open one must stay)", u)
+	}
+}
+
+// A lesson's labs are paced like the sandbox: the page's event loop must
+// get turns while a step is replayed, or raft's timers starve.
+func TestLessonLabsArePaced(t *testing.T) {
+	s := newSession()
+	var calls atomic.Int64
+	s.pace = func() func() { return func() { calls.Add(1) } }
+	t.Cleanup(func() { s.lesson("close", lessonArg{}); s.lab.Close() })
+	l, _ := firstPredict(t)
+	// At the last step the whole lesson is replayed.
+	if u := s.lesson("open", lessonArg{Lesson: l.ID, Step: len(l.Steps) - 1}); u.Error != "" {
+		t.Fatal(u.Error)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("replaying the whole lesson never called the pacer")
 	}
 }

@@ -1,0 +1,331 @@
+// lesson.js is the lesson player: it draws a lesson's prose and the
+// player's status (lessons.Status) in the panel beside the console, and
+// turns its buttons into actions. It decides nothing itself: the engine's
+// lessons.Session does, in the page (browser lab, WASM) or on the server
+// (live page), and answers with a status this file only draws. On the
+// landing page it fills in each lesson's progress instead.
+//
+// Every piece of chrome is written in both languages as web.T writes it
+// (two spans, CSS shows the chosen one), so switching language redraws
+// nothing; the lesson's prose comes rendered in both.
+"use strict";
+
+(() => {
+  const PROGRESS = "loglab-lessons";
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  // T is web.T: chrome in both languages.
+  function T(en, zh) {
+    return `<span lang="en" data-l="en">${esc(en)}</span><span lang="zh-CN" data-l="zh">${esc(zh)}</span>`;
+  }
+  // prose is a lesson's rendered HTML in both languages (lessons.Render
+  // leaves raw HTML out, so it is safe to insert).
+  function prose(h, tag) {
+    tag = tag || "div";
+    return `<${tag} lang="en" data-l="en">${h.en}</${tag}><${tag} lang="zh-CN" data-l="zh">${h.zh}</${tag}>`;
+  }
+
+  // Progress per lesson id: the furthest step seen (1-based) and whether
+  // the lesson was finished. Kept in this browser only.
+  function loadProgress() {
+    try { return JSON.parse(localStorage.getItem(PROGRESS) || "{}") || {}; } catch (_) { return {}; }
+  }
+  function saveProgress(id, step, steps, done) {
+    const all = loadProgress();
+    const p = all[id] || { step: 0, done: false };
+    p.step = Math.max(p.step || 0, step);
+    p.steps = steps;
+    p.done = Boolean(p.done || done);
+    all[id] = p;
+    try { localStorage.setItem(PROGRESS, JSON.stringify(all)); } catch (_) { /* storage off: no progress */ }
+  }
+  function progressText(p, steps) {
+    if (!p || !p.step) return T("not started", "未开始");
+    if (p.done) return T("done ✓", "已完成 ✓");
+    return T(`step ${p.step} of ${steps}`, `第 ${p.step} / ${steps} 步`);
+  }
+
+  function fillCatalogue() {
+    const all = loadProgress();
+    for (const card of document.querySelectorAll(".lesson-card[data-lesson-id]")) {
+      const id = card.dataset.lessonId;
+      const p = all[id];
+      const out = card.querySelector("[data-progress]");
+      out.innerHTML = progressText(p, card.dataset.steps);
+      card.dataset.state = !p || !p.step ? "new" : p.done ? "done" : "started";
+      if (p && p.step && !p.done) {
+        out.insertAdjacentHTML("beforeend", ` <a href="/lab?lesson=${encodeURIComponent(id)}&amp;step=${p.step}">${T("continue", "继续")}</a>`);
+      }
+    }
+  }
+
+  // focusForm is the element of the vocabulary a step's focus names,
+  // without the " = STATE" a lesson file may add.
+  function focusForm(focus) {
+    return (focus || "").split(" = ")[0].trim();
+  }
+
+  // player builds the panel's behaviour over a driver:
+  //   driver.act(action, arg)  performs a lesson action (the answer comes
+  //                            back through player.show)
+  //   driver.data(id)          -> Promise<lessons.Rendered>
+  //   driver.live              true on the live page (no URL to keep)
+  function player(driver) {
+    const panel = document.getElementById("lesson");
+    const body = document.getElementById("lesson-body");
+    const title = document.getElementById("lesson-title");
+    const stepLabel = document.getElementById("lesson-step");
+    const link = document.getElementById("lesson-link");
+    const input = document.getElementById("command");
+    const workspace = document.querySelector(".workspace");
+    let data = null;      // lessons.Rendered of the open lesson
+    let loading = null;   // the id being fetched
+    let status = null;    // lessons.Status
+    let hints = 0;        // hints revealed on this step
+    let drawnKey = "";    // lesson/step/phase last drawn, to keep hints
+    let pending = false;  // an action is on its way
+
+    function act(action, arg) {
+      if (pending && action !== "close") return Promise.resolve();
+      pending = true;
+      panel.dataset.busy = "true";
+      return Promise.resolve(driver.act(action, arg));
+    }
+
+    panel.addEventListener("click", (ev) => {
+      const b = ev.target.closest("button");
+      if (!b || b.disabled) return;
+      if (b.dataset.lessonAction) act(b.dataset.lessonAction);
+      else if (b.dataset.choice !== undefined) act("answer", b.dataset.choice);
+      else if (b.id === "lesson-hint") { hints++; draw(); }
+      else if (b.id === "lesson-close") act("close");
+    });
+    link.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      const url = link.href;
+      const done = () => { link.dataset.copied = "true"; setTimeout(() => { delete link.dataset.copied; }, 1500); };
+      if (navigator.clipboard) navigator.clipboard.writeText(url).then(done, () => {});
+    });
+
+    // show is every answer of the driver: the status after an action (null
+    // once the lesson is closed) and why an action was refused.
+    function show(st, error) {
+      pending = false;
+      delete panel.dataset.busy;
+      if (error) showError(error);
+      if (st === undefined) return;
+      status = st;
+      if (!st) {
+        data = null;
+        panel.hidden = true;
+        workspace.classList.remove("with-lesson");
+        delete document.body.dataset.lessonPhase;
+        if (!driver.live) history.replaceState(null, "", "/lab");
+        if (input) {
+          if (document.body.dataset.ready === "true") input.disabled = false;
+          input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
+        }
+        return;
+      }
+      if (!data || data.id !== st.lesson) {
+        if (loading === st.lesson) return;
+        loading = st.lesson;
+        driver.data(st.lesson).then((d) => {
+          loading = null;
+          if (d.error) { showError(d.error); return; }
+          data = d;
+          if (status) show(status);
+        }, (err) => { loading = null; showError(String(err.message || err)); });
+        return;
+      }
+      const key = `${st.lesson}/${st.step}`;
+      if (key !== drawnKey) { hints = 0; drawnKey = key; }
+      draw();
+      remember();
+      refocus(true);
+    }
+
+    function showError(text) {
+      let e = document.getElementById("lesson-error");
+      if (!e) {
+        body.insertAdjacentHTML("afterbegin", `<p id="lesson-error" class="lesson-error" role="alert"></p>`);
+        e = document.getElementById("lesson-error");
+      }
+      e.textContent = text;
+    }
+
+    function remember() {
+      const st = status;
+      const done = st.last && st.phase !== "ask" && st.phase !== "goal";
+      saveProgress(st.lesson, st.step + 1, st.steps, done);
+      const url = `/lab?lesson=${encodeURIComponent(st.lesson)}&step=${st.step + 1}`;
+      link.href = new URL(url, location.href).href;
+      if (!driver.live) history.replaceState(null, "", url);
+    }
+
+    function draw() {
+      const st = status;
+      const step = data.steps[st.step];
+      panel.hidden = false;
+      workspace.classList.add("with-lesson");
+      panel.dataset.lessonId = st.lesson;
+      panel.dataset.step = String(st.step + 1);
+      panel.dataset.phase = st.phase;
+      document.body.dataset.lessonPhase = st.phase;
+      title.innerHTML = prose(data.title, "span");
+      stepLabel.innerHTML = T(`Step ${st.step + 1} of ${st.steps}`, `第 ${st.step + 1} / ${st.steps} 步`) +
+        (st.goal ? ` <span class="goal-tag">${T("your turn", "轮到你")}</span>` : "");
+
+      let html = "";
+      for (const p of step.say || []) html += `<div class="say">${prose(p)}</div>`;
+      if (step.question) html += predictCard(step, st);
+      if (st.goal) html += goalBanner(st);
+      const hintList = step.hints || [];
+      if (hintList.length) {
+        html += `<div class="hints">`;
+        hintList.slice(0, hints).forEach((h, i) => {
+          html += `<p class="hint" data-hint="${i + 1}"><span class="hint-n">${T("Hint", "提示")} ${i + 1}</span> ${prose(h, "span")}</p>`;
+        });
+        if (hints < hintList.length) {
+          html += `<button type="button" id="lesson-hint" class="hint-button">${T(
+            `Show a hint (${hintList.length - hints} left)`, `显示提示（还有 ${hintList.length - hints} 条）`)}</button>`;
+        }
+        html += `</div>`;
+      }
+      if (st.phase !== "ask") {
+        html += `<p class="free-play">${T(
+          "The console and the cluster's buttons are yours: try anything. Next replays the lesson, so the next step still starts from the cluster it describes.",
+          "控制台和集群上的按钮归你使用：随便试。“下一步”会重放课程，所以下一步仍从它所描述的集群开始。")}</p>`;
+      }
+      if (st.last && st.phase !== "ask" && st.phase !== "goal") {
+        html += `<p class="lesson-done">${T("You reached the end of this lesson.", "你已完成本课。")} <a href="/">${T("All lessons", "全部课程")}</a></p>`;
+      }
+      body.innerHTML = html;
+
+      document.getElementById("lesson-back").disabled = st.step === 0;
+      document.getElementById("lesson-next").disabled = st.last || st.phase === "ask";
+      if (input && document.body.dataset.ready === "true") {
+        // Before the answer the step's commands have not run: the
+        // session refuses commands, so the console says why instead.
+        input.disabled = st.phase === "ask";
+        input.placeholder = st.phase === "ask"
+          ? "answer the question first / 请先回答问题"
+          : "try: show isr orders/0   (help lists the commands)";
+      }
+      if (st.phase === "ask" || st.phase === "reached" || (st.phase === "shown" && step.question)) {
+        // The question, or its outcome, is what to read next.
+        const card = body.querySelector(".predict, .goal-banner");
+        if (card) scrollWithin(body, card);
+      } else {
+        body.scrollTop = 0;
+      }
+    }
+
+    function predictCard(step, st) {
+      const asked = st.phase === "ask";
+      let html = `<div class="predict" data-state="${asked ? "ask" : "shown"}">`;
+      html += `<p class="predict-label">${T("Predict first", "先预测")}</p>`;
+      html += `<p class="question">${prose(step.question, "span")}</p><div class="choices-list">`;
+      for (const c of step.choices) {
+        const right = !asked && c.value === st.right;
+        const picked = !asked && c.value === st.answer;
+        const cls = ["choice-button", right ? "right" : "", picked ? "picked" : "", picked && !right ? "wrong" : ""].join(" ").trim();
+        let mark = "";
+        if (right) mark += `<span class="mark-right">${T("✓ the engine's value", "✓ 引擎算出的值")}</span>`;
+        if (picked) mark += `<span class="mark-picked">${right ? T("your answer: right", "你的答案：正确") : T("your answer: wrong", "你的答案：错误")}</span>`;
+        html += `<button type="button" class="${cls}" data-choice="${esc(c.value)}"${asked ? "" : " disabled"}>${prose(c.text, "span")}${mark}</button>`;
+      }
+      html += `</div>`;
+      if (!asked) {
+        const pick = step.choices.find((c) => c.value === st.answer);
+        const right = step.choices.find((c) => c.value === st.right);
+        if (pick) {
+          html += `<div class="why ${pick === right ? "right" : "wrong"}" data-why="${esc(pick.value)}"><strong>${pick === right
+            ? T("Right.", "答对了。") : T("Not quite.", "不对。")}</strong> ${prose(pick.why, "span")}</div>`;
+        }
+        if (right && right !== pick) {
+          html += `<div class="why right" data-why="${esc(right.value)}"><strong>${T("The engine's answer:", "引擎给出的答案：")}</strong> ${prose(right.text, "span")} — ${prose(right.why, "span")}</div>`;
+        }
+        if (!right) {
+          html += `<div class="why wrong">${T("The engine computed", "引擎算出的值是")} <code>${esc(st.right || "")}</code></div>`;
+        }
+      } else {
+        html += `<p class="predict-note">${T("Pick one: the step runs after your answer.", "选一个：回答之后这一步才会运行。")}</p>`;
+      }
+      return html + `</div>`;
+    }
+
+    function goalBanner(st) {
+      if (st.phase === "reached") {
+        return `<div class="goal-banner reached" id="goal-banner" role="status">${T("✓ Goal reached!", "✓ 目标达成！")}</div>`;
+      }
+      return `<div class="goal-banner" id="goal-banner">${T(
+        "Goal: use the console or the cluster's buttons. This turns green when the engine says it holds.",
+        "目标：使用控制台或集群上的按钮完成。引擎判定达成时这里会变绿。")}</div>`;
+    }
+
+    // refocus highlights the element the step is about and scrolls it to
+    // the middle of its column: called after every change, since each
+    // update replaces the cluster view. An element drawn with display:
+    // contents (a replica's row) has no box of its own: its children carry
+    // the highlight.
+    function refocus(scroll) {
+      if (!status || !data) return;
+      const form = focusForm(status.focus);
+      document.body.dataset.lessonFocus = form;
+      if (!form) return;
+      const el = document.querySelector(`#cluster-view [data-focus="${CSS.escape(form)}"]`);
+      if (!el) return;
+      const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
+      for (const b of boxes) b.classList.add("lesson-focus");
+      if (scroll && boxes.length) {
+        boxes[0].scrollIntoView({ block: "center", inline: "nearest" });
+      }
+    }
+
+    return { show, refocus, open: (id, step) => act("open", { lesson: id, step }) };
+  }
+
+  // scrollWithin scrolls only the panel's body, not the page, so the
+  // cluster column keeps the focused element where it put it.
+  function scrollWithin(container, el) {
+    const top = el.offsetTop - container.offsetTop;
+    if (top + el.offsetHeight > container.scrollTop + container.clientHeight || top < container.scrollTop) {
+      container.scrollTop = Math.max(0, top - 8);
+    }
+  }
+
+  // liveMenu lists the catalogue (read from the landing page, where the
+  // server renders it) in the live page's lesson menu.
+  async function liveMenu(open) {
+    const list = document.getElementById("lesson-menu-list");
+    if (!list) return;
+    try {
+      const page = await fetch("/").then((r) => r.text());
+      const doc = new DOMParser().parseFromString(page, "text/html");
+      for (const card of doc.querySelectorAll(".lesson-card[data-lesson-id]")) {
+        const li = document.createElement("li");
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.openLesson = card.dataset.lessonId;
+        b.innerHTML = card.querySelector(".lesson-title").innerHTML;
+        li.appendChild(b);
+        list.appendChild(li);
+      }
+    } catch (err) {
+      list.innerHTML = `<li>${esc(String(err.message || err))}</li>`;
+    }
+    list.addEventListener("click", (ev) => {
+      const b = ev.target.closest("[data-open-lesson]");
+      if (!b) return;
+      document.getElementById("lesson-menu").open = false;
+      open(b.dataset.openLesson, 0);
+    });
+  }
+
+  globalThis.loglabLessons = { player, liveMenu, focusForm };
+
+  if (document.body.dataset.mode === "index") fillCatalogue();
+})();
