@@ -121,3 +121,6 @@ func TestWebImportsOnlyEngineView(t *testing.T) {
 		}
 	}
 }
+
+// en is chrome as T draws its English half, for tests that look for it.
+func en(s string) string { return `<span lang="en" data-l="en">` + s + `</span>` }
