@@ -22,6 +22,7 @@ func init() {
 	register("holds-offset", "holds-offset TOPIC/P OFFSET: yes if the leader's log still holds OFFSET (log start offset <= OFFSET < log end offset), else no", holdsOffset)
 	register("position", "position CONSUMER TOPIC/P: the offset that consumer will read next from the partition", consumerPosition)
 	register("partition-of", "partition-of TOPIC KEY: the partitions whose leader holds records with that key, ascending and comma-separated, or none; KEY null means a null key", partitionOf)
+	register("partitions-holding", "partitions-holding TOPIC KEY: how many partitions hold records with that key (KEY null: a null key)", partitionsHolding)
 	register("batch-records", "batch-records TOPIC/P OFFSET: how many records the leader's batch holding OFFSET has", batchRecords)
 	register("last-batch-records", "last-batch-records TOPIC/P: how many records the last batch of the leader's log has", lastBatchRecords)
 	register("batch-compression", "batch-compression TOPIC/P OFFSET BROKER: the compression codec (none, gzip, snappy, lz4, zstd) of the batch holding OFFSET in that broker's log", batchCompression)
@@ -153,27 +154,40 @@ func consumerPosition(s State, args []string) (string, error) {
 	return strconv.FormatInt(co.Position(tp), 10), nil
 }
 
-// partitionOf reads every partition's leader log rather than recomputing
-// murmur2: the check must show where the producer really put the records,
-// including the sticky partitioner's choices for null keys.
 func partitionOf(s State, args []string) (string, error) {
+	found, err := partitionsWithKey(s, args)
+	if err != nil || len(found) == 0 {
+		return "none", err
+	}
+	return strings.Join(found, ","), nil
+}
+
+func partitionsHolding(s State, args []string) (string, error) {
+	found, err := partitionsWithKey(s, args)
+	return strconv.Itoa(len(found)), err
+}
+
+// partitionsWithKey reads every partition's leader log rather than
+// recomputing murmur2: the checks must show where the producer really put
+// the records, including the sticky partitioner's choices for null keys.
+func partitionsWithKey(s State, args []string) ([]string, error) {
 	if len(args) != 2 {
-		return "", fmt.Errorf("wants TOPIC KEY")
+		return nil, fmt.Errorf("wants TOPIC KEY")
 	}
 	info := s.Lab.Cluster().Controller().Image().Topic(args[0])
 	if info == nil {
-		return "", fmt.Errorf("no topic %q", args[0])
+		return nil, fmt.Errorf("no topic %q", args[0])
 	}
 	nullKey := args[1] == "null"
 	var found []string
 	for p := range info.Partitions {
 		l, err := replicaLog(s, fmt.Sprintf("%s/%d", args[0], p), 0)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		recs, err := l.Records(l.StartOffset(), 0)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if slices.ContainsFunc(recs, func(r log.RecordAt) bool {
 			if nullKey {
@@ -184,10 +198,7 @@ func partitionOf(s State, args []string) (string, error) {
 			found = append(found, strconv.Itoa(p))
 		}
 	}
-	if len(found) == 0 {
-		return "none", nil
-	}
-	return strings.Join(found, ","), nil
+	return found, nil
 }
 
 func batchRecords(s State, args []string) (string, error) {

@@ -50,6 +50,8 @@ func TestLogChecks(t *testing.T) {
 		{"partition-of", []string{"orders", "k"}, "2"},
 		{"partition-of", []string{"orders", "nobody"}, "none"},
 		{"partition-of", []string{"orders", "null"}, "none"}, // every record here has a key
+		{"partitions-holding", []string{"orders", "order-1"}, "1"},
+		{"partitions-holding", []string{"orders", "null"}, "0"},
 		{"batch-records", []string{"orders/2", "4"}, "1"},
 		{"batch-records", []string{"orders/2", "6"}, "4"},
 		{"last-batch-records", []string{"orders/2"}, "4"},
@@ -67,7 +69,7 @@ func TestLogChecks(t *testing.T) {
 		{"log-end", "orders"}, {"segments", "orders/2", "3"}, {"segments", "orders/2"},
 		{"lookup-start", "orders/2", "9"}, {"holds-offset", "orders/2", "-1"},
 		{"position", "c", "orders/0"}, {"position", "nobody", "orders/1"},
-		{"partition-of", "nope", "k"}, {"batch-records", "orders/9", "0"},
+		{"partition-of", "nope", "k"}, {"partitions-holding", "orders"}, {"batch-records", "orders/9", "0"},
 		{"batch-compression", "orders/2", "6"},
 	} {
 		if got, err := p.Evaluate(bad[0], bad[1:]); err == nil {
