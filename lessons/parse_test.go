@@ -94,7 +94,9 @@ func TestLessonsLoadInOrder(t *testing.T) {
 			t.Fatalf("%s (order %d) before %s (order %d)", all[i-1].File, all[i-1].Order, all[i].File, all[i].Order)
 		}
 	}
-	if all[0].Order != 4 {
-		t.Fatalf("04-acks1-leader-crash.lesson has order %d, want 4 from its file name", all[0].Order)
+	for _, l := range all {
+		if l.File == "04-acks1-leader-crash.lesson" && l.Order != 4 {
+			t.Fatalf("04-acks1-leader-crash.lesson has order %d, want 4 from its file name", l.Order)
+		}
 	}
 }
