@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/loglab/loglab/lessons"
+	"github.com/loglab/loglab/web"
 )
 
 // The lesson these tests play: acks=1 and a leader crash. Step 0 starts a
@@ -389,5 +390,42 @@ func TestAPILessonServesTheRenderedLesson(t *testing.T) {
 	var cat []catalogueEntry
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &cat) != nil || len(cat) < 2 || cat[0].Title.Zh == "" || cat[0].Steps == 0 {
 		t.Fatalf("GET /api/lessons: %d %.300s", code, body)
+	}
+}
+
+// A rebuild starts the live history over with the replay, bounded as
+// always: a page loaded mid-lesson shows the lesson's transcript, not the
+// starter script's, and a replay longer than historyShown keeps its newest
+// entries (the clearing update carries exactly those).
+func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
+	s, ts := newTestServer(t)
+	sub := s.live.subscribe(func() {})
+	defer s.live.unsubscribe(sub)
+	s.live.lessonAction(sub, lessonRequest{Action: "open", Lesson: testLesson})
+	_, page := get(t, ts.URL+"/live")
+	if !strings.Contains(page, "cluster brokers=3 seed=7") || strings.Contains(page, "topic create orders partitions=3") {
+		t.Fatal("the page loaded mid-lesson does not show the lesson's replay alone")
+	}
+	<-sub.msgs
+	<-sub.msgs
+
+	var ch lessons.Change
+	ch.Rebuilt = true
+	for i := range historyShown + 50 {
+		ch.Ran = append(ch.Ran, lessons.Ran{Command: fmt.Sprintf("tick %dms", i), Output: "time is …\n", OK: true})
+	}
+	s.live.mu.Lock()
+	s.live.publishChange(ch)
+	history := append([]web.Entry(nil), s.live.history...)
+	s.live.mu.Unlock()
+	if len(history) != historyShown || history[0].Command != "tick 50ms" || history[len(history)-1].Output != "time is …" {
+		t.Fatalf("history after a replay of %d commands: %d entries from %q", len(ch.Ran), len(history), history[0].Command)
+	}
+	var u lessonUpdate
+	if err := json.Unmarshal(<-sub.msgs, &u); err != nil {
+		t.Fatal(err)
+	}
+	if !u.Clear || strings.Count(u.Entry, `class="entry"`) != historyShown || strings.Contains(u.Entry, ">tick 49ms<") {
+		t.Fatalf("the clearing update holds %d entries (want the %d the history keeps)", strings.Count(u.Entry, `class="entry"`), historyShown)
 	}
 }
