@@ -75,9 +75,11 @@ func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 	s.publish(s.lessonMessage(""))
 }
 
-// applyLesson runs the action on the lesson session, with s.mu held. A panic in the
-// engine is logged and refused like a bad action: the room's server
-// carries on, as it does after a command that panicked.
+// applyLesson runs the action on the lesson session, with s.mu held. A
+// panic in the engine is logged and answered to its sender as an error:
+// the room's server carries on, as it does after a command that panicked
+// (what the action changed before it panicked stays changed; reset
+// replays the step afresh).
 func (s *liveSession) applyLesson(req lessonRequest) (ch lessons.Change, err error) {
 	defer func() {
 		if p := recover(); p != nil {
