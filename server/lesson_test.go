@@ -429,3 +429,26 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 		t.Fatalf("the clearing update holds %d entries (want the %d the history keeps)", strings.Count(u.Entry, `class="entry"`), historyShown)
 	}
 }
+
+// Controllers in their own processes keep their metadata across clusters,
+// so a lesson could not replay from an empty cluster there: refused, and
+// the live cluster stays as it was.
+func TestLiveLessonRefusedOnControllersInOtherProcesses(t *testing.T) {
+	s, _ := newTestServer(t)
+	sub := s.live.subscribe(func() {})
+	defer s.live.unsubscribe(sub)
+	s.live.mu.Lock()
+	s.live.controllers = []string{"127.0.0.1:1"} // never dialled: the refusal comes first
+	free := s.live.lab
+	s.live.mu.Unlock()
+	s.live.lessonAction(sub, lessonRequest{Action: "open", Lesson: testLesson})
+	var m lessonMessage
+	if err := json.Unmarshal(<-sub.msgs, &m); err != nil || !strings.Contains(m.Error, "-controllers") || m.Status != nil {
+		t.Fatalf("open on a server with -controllers: %+v (%v)", m, err)
+	}
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	if s.live.lab != free || s.live.lesson != nil {
+		t.Fatal("the refused open replaced the live cluster")
+	}
+}

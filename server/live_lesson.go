@@ -129,6 +129,13 @@ func (s *liveSession) applyLesson(req lessonRequest) (ch lessons.Change, err err
 // step are checked before anything is touched: a refused open leaves the
 // room's cluster (or the lesson it plays) as it was.
 func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
+	if len(s.controllers) > 0 {
+		// A lesson replays from an empty cluster, metadata included;
+		// controllers in their own processes keep their metadata log
+		// across clusters (the starter's topic would still be there), and
+		// a lesson may crash a controller, which they cannot.
+		return lessons.Change{}, fmt.Errorf("lessons need the server's own controllers: this server uses controllers in other processes (-controllers), whose metadata a lesson's replay cannot start afresh")
+	}
 	l, err := lessons.Find(req.Lesson)
 	if err != nil {
 		return lessons.Change{}, fmt.Errorf("no lesson %.80q", req.Lesson)
