@@ -29,7 +29,13 @@ type watchedPage struct {
 
 func newPage(t *testing.T) *watchedPage {
 	t.Helper()
-	ctx, err := browser.NewContext()
+	return newPageWith(t, playwright.BrowserNewContextOptions{})
+}
+
+// newPageWith is newPage in a context with options (a locale, say).
+func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) *watchedPage {
+	t.Helper()
+	ctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
