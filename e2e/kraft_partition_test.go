@@ -51,7 +51,7 @@ func TestLabPartitionIsolatesAController(t *testing.T) {
 	if err := expect.Locator(quorum).ToHaveAttribute("data-active", "2"); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(one.Locator(".state.role")).ToHaveText(regexp.MustCompile(`^follower of 2$`)); err != nil {
+	if err := expect.Locator(one.Locator(".state.role")).ToHaveText(regexp.MustCompile(`^follower of 2$`), visibleText); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -92,7 +92,7 @@ func TestLabControllerFailover(t *testing.T) {
 	if err := expect.Locator(oldCard).ToHaveAttribute("data-role", "follower"); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(oldCard.Locator(".state.role")).ToHaveText(regexp.MustCompile(`^follower of [123]$`)); err != nil {
+	if err := expect.Locator(oldCard.Locator(".state.role")).ToHaveText(regexp.MustCompile(`^follower of [123]$`), visibleText); err != nil {
 		t.Fatal(err)
 	}
 	if err := expect.Locator(activeCard).ToHaveCount(1); err != nil {
@@ -116,7 +116,7 @@ func TestLabControllerFailover(t *testing.T) {
 	if err := expect.Locator(quorum.Locator("#no-active-controller")).ToContainText("No active controller — no majority"); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("no controller"); err != nil {
+	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("no controller", visibleText); err != nil {
 		t.Fatal(err)
 	}
 	if err := expect.Locator(activeCard).ToHaveCount(0); err != nil {

@@ -29,7 +29,7 @@ func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
 	}
 	// One page for every lesson: each opens by its link, as from the
 	// catalogue, and the browser keeps the compiled module between them.
-	p := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
 	for i, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			walkLesson(t, p, l, walk{wrongOnce: i == 0, lang: "en"})
@@ -92,7 +92,7 @@ func TestLessonBackAndStepLinks(t *testing.T) {
 	if l == nil {
 		t.Fatal("no lesson has three steps")
 	}
-	p := newPageWith(t, playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
 	// Raft runs on real time: on a loaded machine it may elect another
 	// controller on its own, which the transcript reports. That is the
 	// machine, not the replay, so such a walk is retried.

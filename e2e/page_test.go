@@ -17,6 +17,12 @@ import (
 // bound that turns a lost update into a failure, not a timing assertion.
 var expect = playwright.NewPlaywrightAssertions(30000)
 
+// visibleText compares what a reader sees (innerText), not textContent:
+// chrome is in the page in English and Chinese (web.T) and CSS hides the
+// language not chosen, which textContent would still include. The pages
+// open in English (the browser context's locale).
+var visibleText = playwright.LocatorAssertionsToHaveTextOptions{UseInnerText: playwright.Bool(true)}
+
 // watchedPage is a page in its own browser context that records every
 // console error, uncaught exception, failed request and HTTP error status,
 // and fails the test with them at the end: a page that "works" while
@@ -29,7 +35,9 @@ type watchedPage struct {
 
 func newPage(t *testing.T) *watchedPage {
 	t.Helper()
-	return newPageWith(t, playwright.BrowserNewContextOptions{})
+	// English, whatever the machine's locale: lang.js follows the
+	// browser's preference, and the assertions read the English chrome.
+	return newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")})
 }
 
 // newPageWith is newPage in a context with options (a locale, say).

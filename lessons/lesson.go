@@ -23,16 +23,21 @@ type Lesson struct {
 // Step is one screen of a lesson. A goal step (Goal true) asks the learner
 // to make GoalCheck hold; Solution is how the test proves it can.
 type Step struct {
-	Line     int // where its "==" header is, for errors
-	Name     string
-	Goal     bool
-	Say      []Text // paragraphs of Markdown
-	Focus    string // panel and element, e.g. "partition orders/0 replica 2 hw"
-	Hints    []Text
-	Commands []Command
-	Predict  *Predict
-	Check    *GoalCheck
-	Solution []string
+	Line int // where its "==" header is, for errors
+	Name string
+	Goal bool
+	Say  []Text // paragraphs of Markdown
+	// Focus is the element the step is about, a form of the focus
+	// vocabulary (focus.go), e.g. "partition orders/0 replica 2 hw";
+	// FocusState what it must show after the step (FocusLine: where).
+	Focus      string
+	FocusState string
+	FocusLine  int
+	Hints      []Text
+	Commands   []Command
+	Predict    *Predict
+	Check      *GoalCheck
+	Solution   []string
 }
 
 // Command is a lab command with the transcript it must print. OutFrom and

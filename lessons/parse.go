@@ -195,7 +195,14 @@ func (p *parser) stepLine(n int, key, value string) error {
 	s := p.step
 	switch key {
 	case "focus":
-		s.Focus = value
+		if s.Focus != "" {
+			return p.errf(n, "one focus: per step (the one on line %d)", s.FocusLine)
+		}
+		f, err := ParseFocus(value)
+		if err != nil {
+			return p.errf(n, "%v", err)
+		}
+		s.Focus, s.FocusState, s.FocusLine = f.Form, f.State, n
 	case "predict":
 		if s.Predict != nil {
 			return p.errf(n, "one predict: per step")

@@ -14,7 +14,11 @@ import (
 // (`show log`, `show batch`, a click on a record).
 const (
 	// MaxViewBytes bounds a rendered ClusterView (TestViewStaysBounded).
-	MaxViewBytes = 1 << 20
+	// Every element a lesson can point at names itself in full
+	// (data-focus="partition TOPIC/P replica B hw"), so the worst case, a
+	// 200-byte topic name on every record and replica drawn, grew by a
+	// third when lessons got their focus: 1.5 MiB, not 1 MiB.
+	MaxViewBytes = 3 << 19
 	// TextShown is how many bytes of a record's key or value are drawn.
 	TextShown = 64
 	// IndexTicksShown is how many sparse index entries a segment draws,

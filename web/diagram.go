@@ -84,6 +84,21 @@ func (n diagramNode) LeadsText() string {
 	return s
 }
 
+// LeadsWords is LeadsText in both languages, for the card's line (the
+// tooltip stays English).
+func (n diagramNode) LeadsWords() words {
+	w := words{"leads no partition", "不是任何 partition 的 leader"}
+	if len(n.Leads) > 0 {
+		w = words{"leads " + strings.Join(n.Leads, ", "), "是 " + strings.Join(n.Leads, ", ") + " 的 leader"}
+	}
+	if len(n.Named) > 0 {
+		named := strings.Join(n.Named, ", ")
+		w.en += " · named leader of " + named + ", not leading"
+		w.zh += " · 被指定为 " + named + " 的 leader，但尚未担任"
+	}
+	return w
+}
+
 // diagramLink is one direction of a link, drawn as an arrow for its most
 // telling recent message: the newest one in flight, else the newest.
 type diagramLink struct {

@@ -292,7 +292,7 @@ func TestRestartLimboIsShownAsSuch(t *testing.T) {
 	if !strings.Contains(part, `data-leader="2"`) || !strings.Contains(part, `data-leader-state="no replica yet"`) {
 		t.Errorf("partition: %s", part)
 	}
-	if !strings.Contains(html, `· no replica yet</span>`) {
+	if !strings.Contains(html, `· `+en("no replica yet")) {
 		t.Errorf("the leader badge does not say the leader has no replica yet")
 	}
 	row := element(t, html, `<div class="replica[^"]*"[^>]*data-replica="2"[^>]*>`)

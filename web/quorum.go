@@ -13,11 +13,11 @@ import (
 // activeLabel names the controller the diagram's "ctl" node stands for:
 // the raft leader running the controller logic, or nobody without a
 // majority.
-func activeLabel(c view.Cluster) string {
+func activeLabel(c view.Cluster) words {
 	if c.ActiveController == 0 {
-		return "no controller"
+		return words{"no controller", "没有 controller"}
 	}
-	return "controller " + strconv.Itoa(c.ActiveController)
+	return words{en: "controller " + strconv.Itoa(c.ActiveController)}
 }
 
 // controllerRole is what a controller card calls its role. The raft
@@ -28,43 +28,43 @@ func activeLabel(c view.Cluster) string {
 // says the leadership goes back, and the panel explains (raftDrift). A
 // follower keeps naming the leader it last heard from after that leader
 // crashed, so the card says when that one is down.
-func controllerRole(q view.Controller, c view.Cluster) string {
+// Kafka's and raft's words (active controller, leader, follower,
+// candidate) stay as they are in the Chinese.
+func controllerRole(q view.Controller, c view.Cluster) words {
 	active := q.ID == c.ActiveController
 	switch q.Role {
 	case "leader":
 		if active {
-			return "active controller"
+			return words{en: "active controller"}
 		}
 		if c.ActiveController != 0 {
-			return "raft leader on its own, handing back to " + strconv.Itoa(c.ActiveController)
+			a := strconv.Itoa(c.ActiveController)
+			return words{"raft leader on its own, handing back to " + a, "自行成为的 raft leader，正在交还给 " + a}
 		}
-		return "raft leader, not active yet"
+		return words{"raft leader, not active yet", "raft leader，尚未成为 active controller"}
 	case "follower":
-		var s string
+		l := strconv.Itoa(q.Leader)
 		switch {
+		case active && q.Leader == 0:
+			return words{"active controller; raft knows no leader yet", "active controller；raft 还不知道 leader 是谁"}
+		case active:
+			return words{"active controller, taking the raft leadership back from " + l, "active controller，正在从 " + l + " 取回 raft leadership"}
 		case q.Leader == 0:
-			s = "follower, no leader known"
+			return words{"follower, no leader known", "follower，不知道 leader 是谁"}
 		case !controllerUp(c.Quorum, q.Leader):
-			s = "follower; its leader " + strconv.Itoa(q.Leader) + " is down"
+			return words{"follower; its leader " + l + " is down", "follower；它的 leader " + l + " 已宕机"}
 		default:
-			s = "follower of " + strconv.Itoa(q.Leader)
+			return words{"follower of " + l, l + " 的 follower"}
 		}
-		if active {
-			s = "active controller, taking the raft leadership back from " + strconv.Itoa(q.Leader)
-			if q.Leader == 0 {
-				s = "active controller; raft knows no leader yet"
-			}
-		}
-		return s
 	case "candidate":
 		if q.Isolated {
-			return "candidate: cut off from a majority, asking for votes in vain"
+			return words{"candidate: cut off from a majority, asking for votes in vain", "candidate：与多数派断开，拉票徒劳无功"}
 		}
-		return "candidate: asking for votes"
+		return words{"candidate: asking for votes", "candidate：正在拉票"}
 	case "down", "":
-		return "down"
+		return words{"down", "宕机"}
 	}
-	return q.Role
+	return words{en: q.Role}
 }
 
 // raftDrift is the controller raft made leader on its own while another
@@ -98,11 +98,11 @@ func roleAttr(q view.Controller) string {
 	return q.Role
 }
 
-func snapshotText(q view.Controller) string {
+func snapshotText(q view.Controller) words {
 	if q.SnapshotIndex == 0 {
-		return "no snapshot"
+		return words{"no snapshot", "没有 snapshot"}
 	}
-	return "snapshot at index " + u64(q.SnapshotIndex)
+	return words{"snapshot at index " + u64(q.SnapshotIndex), "snapshot 位于 index " + u64(q.SnapshotIndex)}
 }
 
 // upCount is how many controllers run; a majority of the quorum must for

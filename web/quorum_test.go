@@ -38,7 +38,7 @@ func TestQuorumPanelWithoutAMajority(t *testing.T) {
 		`id="no-active-controller"`, "No active controller — no majority.",
 		"1 of 3 controllers run and 2 are needed",
 		// The diagram's controller node says nobody leads.
-		`<strong class="active-label">no controller</strong>`,
+		`<strong class="active-label">` + en("no controller"),
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
@@ -75,7 +75,7 @@ func TestQuorumPanelWithoutAMajority(t *testing.T) {
 	// The metadata log, oldest first, offsets in their own column, the
 	// records before the ones carried counted.
 	for _, want := range []string{
-		`<li class="meta-hidden">… 9 older records</li>`,
+		`<li class="meta-hidden">` + en("… 9 older records"),
 		`<li class="meta-record" data-offset="9" data-type="FenceBroker"><span class="meta-offset">9</span>`,
 		`<li class="meta-record newest" data-offset="10" data-type="PartitionChange">`,
 		`<span class="meta-detail">orders/0 leader=3 leaderEpoch=1 partitionEpoch=1 isr=3,1</span>`,

@@ -246,7 +246,9 @@ func (p *Producer) onMetadata() {
 }
 
 // accumulate adds a record to its partition's last batch if it has room
-// for the whole record by batch.size (Kafka's MemoryRecordsBuilder.hasRoomFor),
+// for the whole record by batch.size (Kafka's MemoryRecordsBuilder.hasRoomFor,
+// counting uncompressed bytes: difference from Kafka, which estimates a
+// compressed batch's size by a learnt compression ratio times 1.05),
 // or opens a new batch, which takes any first record however large. It
 // returns the bytes the record added (a new batch counts its header too,
 // as Kafka's RecordAppendResult.appendedBytes does) and whether the

@@ -1,0 +1,59 @@
+package lessons
+
+import "testing"
+
+// TestParseFocus: every form of the vocabulary parses to itself (the
+// data-focus value the page carries), with the state after ` = `.
+func TestParseFocus(t *testing.T) {
+	for _, c := range []struct{ in, form, state string }{
+		{"partition orders/0", "partition orders/0", ""},
+		{"partition orders/0 = 2", "partition orders/0", "2"},
+		{"partition orders/0 leader = none", "partition orders/0 leader", "none"},
+		{"partition orders/0 epoch = 1", "partition orders/0 epoch", "1"},
+		{"partition orders/0 isr = 2,3,1", "partition orders/0 isr", "2,3,1"},
+		{"partition orders/0 hw = 1", "partition orders/0 hw", "1"},
+		{"partition orders/0 log-start", "partition orders/0 log-start", ""},
+		{"partition orders/0 log-end = 2", "partition orders/0 log-end", "2"},
+		{"partition orders/0 record 1 = uncommitted", "partition orders/0 record 1", "uncommitted"},
+		{"partition orders/0 lost = 1", "partition orders/0 lost", "1"},
+		{"partition my.topic-x/12 segments = 3", "partition my.topic-x/12 segments", "3"},
+		{"partition orders/0 replica 2 = leader", "partition orders/0 replica 2", "leader"},
+		{"partition  orders/0   replica 2 hw =  1 ", "partition orders/0 replica 2 hw", "1"},
+		{"partition orders/0 replica 2 leo = 2", "partition orders/0 replica 2 leo", "2"},
+		{"partition orders/0 replica 3 isr = false", "partition orders/0 replica 3 isr", "false"},
+		{"broker 2 = running fenced", "broker 2", "running fenced"},
+		{"controller 1 = active", "controller 1", "active"},
+		{"metadata-log = 13", "metadata-log", "13"},
+		{"violations = 1", "violations", "1"},
+		{"inspector batch = 0", "inspector batch", "0"},
+		{"inspector lookup = 42", "inspector lookup", "42"},
+	} {
+		f, err := ParseFocus(c.in)
+		if err != nil || f.Form != c.form || f.State != c.state {
+			t.Errorf("ParseFocus(%q) = %+v, %v; want form %q state %q", c.in, f, err, c.form, c.state)
+		}
+	}
+	for _, bad := range []string{"", "partition", "partition orders/x", "partition orders/01", "partition /0",
+		"partition orders/0 replica", "partition orders/0 replica two", "partition orders/0 record -1",
+		"partition orders/0 hw extra", "broker", "broker b2", "controller 1 2", "inspector", "inspector log",
+		"metadata-log 3", "violations all", "topic orders", "partition orders/0 replica 2 hw leo"} {
+		if f, err := ParseFocus(bad); err == nil {
+			t.Errorf("ParseFocus(%q) = %+v, want an error", bad, f)
+		}
+	}
+}
+
+// TestFocusSelector: the selector quotes the form as a CSS string, so a
+// topic name with a quote or backslash cannot break out of it.
+func TestFocusSelector(t *testing.T) {
+	for in, want := range map[string]string{
+		"partition orders/0 replica 2 hw": `[data-focus="partition orders/0 replica 2 hw"]`,
+		`partition a"b/0`:                 `[data-focus="partition a\"b/0"]`,
+		`partition a\b/0`:                 `[data-focus="partition a\\b/0"]`,
+		"partition a\nb/0":                `[data-focus="partition a\a b/0"]`,
+	} {
+		if got := FocusSelector(in); got != want {
+			t.Errorf("FocusSelector(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
