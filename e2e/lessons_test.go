@@ -312,14 +312,11 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 		return
 	}
 	want, ok := nativeFocusState(t, native, form)
-	if !ok && !focusVocabulary {
-		return // TEMPORARY until the views carry data-focus
-	}
 	if !ok {
 		t.Fatalf("step %d: a native render has no element for focus %q", st.Step+1, form)
 	}
-	got, err := p.Evaluate(`(form) => {
-		const el = document.querySelector('#cluster-view [data-focus="' + CSS.escape(form) + '"]');
+	got, err := p.Evaluate(`(sel) => {
+		const el = document.querySelector("#cluster-view " + sel);
 		if (!el) return null;
 		const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
 		let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
@@ -330,7 +327,7 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 		}
 		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")),
 			top, bottom, left, right, width: innerWidth, height: innerHeight };
-	}`, form)
+	}`, lessons.FocusSelector(form))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,5 +423,3 @@ func shot(t *testing.T, p *watchedPage, name string) {
 		t.Log("screenshot:", err)
 	}
 }
-
-var focusVocabulary = false
