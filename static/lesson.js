@@ -281,7 +281,12 @@
       const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
       for (const b of boxes) b.classList.add("lesson-focus");
       if (scroll && boxes.length) {
-        boxes[0].scrollIntoView({ block: "center", inline: "nearest" });
+        // Centred, unless it is taller than the column: then its top,
+        // where a panel's title says what it is.
+        const column = el.closest(".cluster") || document.documentElement;
+        const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
+        const tall = height > column.clientHeight * 0.75;
+        boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
       }
     }
 
