@@ -302,25 +302,30 @@
     }
   }
 
-  // liveMenu lists the catalogue (read from the landing page, where the
-  // server renders it) in the live page's lesson menu.
-  async function liveMenu(open) {
+  // liveMenu lists the catalogue (GET /api/lessons, the shape of the
+  // lab's loglab.lessons()) in the live page's lesson menu, when it is
+  // first opened: most visits to the live page never open it.
+  function liveMenu(open) {
+    const menu = document.getElementById("lesson-menu");
+    if (!menu) return;
+    let filled = false;
+    menu.addEventListener("toggle", () => {
+      if (menu.open && !filled) { filled = true; fillMenu(open); }
+    });
+  }
+
+  async function fillMenu(open) {
     const list = document.getElementById("lesson-menu-list");
-    if (!list) return;
     try {
-      const page = await fetch("/").then((r) => r.text());
-      const doc = new DOMParser().parseFromString(page, "text/html");
-      for (const card of doc.querySelectorAll(".lesson-card[data-lesson-id]")) {
+      const r = await fetch("/api/lessons");
+      if (!r.ok) throw new Error(`the lesson list: HTTP ${r.status}`);
+      for (const l of await r.json()) {
         const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button";
-        b.dataset.openLesson = card.dataset.lessonId;
-        b.innerHTML = card.querySelector(".lesson-title").innerHTML;
-        li.appendChild(b);
+        li.innerHTML = `<button type="button" data-open-lesson="${esc(l.id)}">${prose(l.title, "span")}</button>`;
         list.appendChild(li);
       }
     } catch (err) {
-      list.innerHTML = `<li>${esc(String(err.message || err))}</li>`;
+      list.innerHTML = `<li class="lesson-error">${esc(String(err.message || err))}</li>`;
     }
     list.addEventListener("click", (ev) => {
       const b = ev.target.closest("[data-open-lesson]");
