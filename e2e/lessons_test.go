@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -417,6 +418,9 @@ func firstWords(md string) string {
 // shot saves what a learner sees at 1280x720, not the whole page.
 func shot(t *testing.T, p *watchedPage, name string) {
 	t.Helper()
+	if err := os.MkdirAll("out", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.Screenshot(playwright.PageScreenshotOptions{
 		Path: playwright.String(filepath.Join("out", name+".png")), Animations: playwright.ScreenshotAnimationsDisabled,
 	}); err != nil {
