@@ -245,6 +245,17 @@ func advance(t *testing.T, p *watchedPage, native *lessons.Session, l *lessons.L
 		if err := expect.Locator(panel).ToHaveAttribute("data-phase", "goal"); err != nil {
 			t.Fatalf("goal step %d (%s) is not waiting for the learner: %v", i+1, st.Name, err)
 		}
+		if len(st.Hints) > 0 {
+			if err := p.Locator("#lesson-hint").Click(); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(p.Locator(`#lesson .hint[data-hint="1"]`)).ToBeVisible(); err != nil {
+				t.Fatalf("the first hint does not show: %v", err)
+			}
+			if err := expect.Locator(p.Locator(`#lesson .hint`)).ToHaveCount(1); err != nil {
+				t.Fatalf("hints are revealed one at a time: %v", err)
+			}
+		}
 		entries := p.Locator("#transcript .entry")
 		for _, cmd := range st.Solution {
 			n, err := entries.Count()

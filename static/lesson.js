@@ -100,7 +100,12 @@
       if (b.dataset.lessonAction) act(b.dataset.lessonAction);
       else if (b.dataset.choice !== undefined) act("answer", b.dataset.choice);
       else if (b.id === "lesson-hint") { hints++; draw(); }
-      else if (b.id === "lesson-close") act("close");
+      else if (b.id === "lesson-close") {
+        // The lab's sandbox starts with the starter cluster: a fresh page
+        // gives it; the live room goes on with the lesson's cluster.
+        if (driver.live) act("close");
+        else location.assign("/lab");
+      }
     });
     link.addEventListener("click", (ev) => {
       ev.preventDefault();
