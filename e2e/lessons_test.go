@@ -49,6 +49,10 @@ func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
 	if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(len(all)); err != nil {
 		t.Fatalf("the catalogue does not show every walked lesson as done: %v", err)
 	}
+	above, err := p.Evaluate(`() => document.querySelector(".catalogue").getBoundingClientRect().bottom <= document.querySelector(".choices").getBoundingClientRect().top`)
+	if err != nil || above != true {
+		t.Fatalf("the catalogue is not above the sandboxes (%v)", err)
+	}
 	shot(t, p, "catalogue-done")
 }
 
