@@ -26,11 +26,13 @@ build: wasm
 ## from a CDN: Chromium comes from Debian, the driver from the npm registry.
 setup: chromium driver
 
+# fonts-wqy-microhei: the lessons and the chrome are also in Chinese, and a
+# headless Chromium without a CJK font draws them as empty boxes.
 chromium:
-	@if command -v chromium >/dev/null && dpkg -s fonts-liberation fonts-dejavu-core >/dev/null 2>&1; then \
+	@if command -v chromium >/dev/null && dpkg -s fonts-liberation fonts-dejavu-core fonts-wqy-microhei >/dev/null 2>&1; then \
 	  echo "chromium: $$(chromium --version 2>/dev/null)"; \
 	else \
-	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-liberation fonts-dejavu-core; \
+	  $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium fonts-liberation fonts-dejavu-core fonts-wqy-microhei; \
 	fi
 
 driver: $(DRIVER_DIR)/package/cli.js

@@ -37,7 +37,13 @@ func newPage(t *testing.T) *watchedPage {
 	t.Helper()
 	// English, whatever the machine's locale: lang.js follows the
 	// browser's preference, and the assertions read the English chrome.
-	ctx, err := browser.NewContext(playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")})
+	return newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")})
+}
+
+// newPageWith is newPage in a context with options (a locale, say).
+func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) *watchedPage {
+	t.Helper()
+	ctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,12 @@
       if (b.dataset.lessonAction) act(b.dataset.lessonAction);
       else if (b.dataset.choice !== undefined) act("answer", b.dataset.choice);
       else if (b.id === "lesson-hint") { hints++; draw(); }
-      else if (b.id === "lesson-close") act("close");
+      else if (b.id === "lesson-close") {
+        // The lab's sandbox starts with the starter cluster: a fresh page
+        // gives it; the live room goes on with the lesson's cluster.
+        if (driver.live) act("close");
+        else location.assign("/lab");
+      }
     });
     link.addEventListener("click", (ev) => {
       ev.preventDefault();
@@ -281,7 +286,12 @@
       const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
       for (const b of boxes) b.classList.add("lesson-focus");
       if (scroll && boxes.length) {
-        boxes[0].scrollIntoView({ block: "center", inline: "nearest" });
+        // Centred, unless it is taller than the column: then its top,
+        // where a panel's title says what it is.
+        const column = el.closest(".cluster") || document.documentElement;
+        const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
+        const tall = height > column.clientHeight * 0.75;
+        boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
       }
     }
 
@@ -297,25 +307,30 @@
     }
   }
 
-  // liveMenu lists the catalogue (read from the landing page, where the
-  // server renders it) in the live page's lesson menu.
-  async function liveMenu(open) {
+  // liveMenu lists the catalogue (GET /api/lessons, the shape of the
+  // lab's loglab.lessons()) in the live page's lesson menu, when it is
+  // first opened: most visits to the live page never open it.
+  function liveMenu(open) {
+    const menu = document.getElementById("lesson-menu");
+    if (!menu) return;
+    let filled = false;
+    menu.addEventListener("toggle", () => {
+      if (menu.open && !filled) { filled = true; fillMenu(open); }
+    });
+  }
+
+  async function fillMenu(open) {
     const list = document.getElementById("lesson-menu-list");
-    if (!list) return;
     try {
-      const page = await fetch("/").then((r) => r.text());
-      const doc = new DOMParser().parseFromString(page, "text/html");
-      for (const card of doc.querySelectorAll(".lesson-card[data-lesson-id]")) {
+      const r = await fetch("/api/lessons");
+      if (!r.ok) throw new Error(`the lesson list: HTTP ${r.status}`);
+      for (const l of await r.json()) {
         const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button";
-        b.dataset.openLesson = card.dataset.lessonId;
-        b.innerHTML = card.querySelector(".lesson-title").innerHTML;
-        li.appendChild(b);
+        li.innerHTML = `<button type="button" data-open-lesson="${esc(l.id)}">${prose(l.title, "span")}</button>`;
         list.appendChild(li);
       }
     } catch (err) {
-      list.innerHTML = `<li>${esc(String(err.message || err))}</li>`;
+      list.innerHTML = `<li class="lesson-error">${esc(String(err.message || err))}</li>`;
     }
     list.addEventListener("click", (ev) => {
       const b = ev.target.closest("[data-open-lesson]");

@@ -323,8 +323,8 @@ func LessonPanel() templ.Component {
 	})
 }
 
-// LessonMenu opens a lesson for everyone on the live page. Its entries are
-// the catalogue's (static/lesson.js reads them from the landing page).
+// LessonMenu opens a lesson for everyone on the live page. static/lesson.js
+// lists the catalogue in it (GET /api/lessons) when it is first opened.
 func LessonMenu() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

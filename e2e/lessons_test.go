@@ -1,0 +1,444 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/loglab/loglab/lessons"
+	"github.com/loglab/loglab/web"
+)
+
+// The lesson player walks every lesson to its end in the browser lab at
+// 1280x720, driven only through the page: predictions answered by their
+// buttons (the first lesson's first one wrongly, to meet its
+// explanation), goals solved by typing the lesson's solution into the
+// console. A native lessons.Session plays alongside: it tells which choice
+// is the engine's and what the step's element must show, which the page
+// must then show in sight and highlighted.
+func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One page for every lesson: each opens by its link, as from the
+	// catalogue, and the browser keeps the compiled module between them.
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	for i, l := range all {
+		t.Run(l.ID, func(t *testing.T) {
+			walkLesson(t, p, l, walk{wrongOnce: i == 0, lang: "en"})
+		})
+	}
+
+	// The catalogue on the landing page lists them all and remembers
+	// that each was finished.
+	if _, err := p.Goto(baseURL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	cards := p.Locator(".lesson-card")
+	if err := expect.Locator(cards).ToHaveCount(len(all)); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(len(all)); err != nil {
+		t.Fatalf("the catalogue does not show every walked lesson as done: %v", err)
+	}
+	above, err := p.Evaluate(`() => document.querySelector(".catalogue").getBoundingClientRect().bottom <= document.querySelector(".choices").getBoundingClientRect().top`)
+	if err != nil || above != true {
+		t.Fatalf("the catalogue is not above the sandboxes (%v)", err)
+	}
+	shot(t, p, "catalogue-done")
+}
+
+// One lesson again, in a browser that prefers Chinese: the narration and
+// the player's chrome are Chinese; the switch turns them English, and the
+// choice survives a reload.
+func TestLessonWalkInChinese(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := all[0]
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("zh-CN"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	walkLesson(t, p, l, walk{lang: "zh"})
+
+	if err := p.Locator(`[data-set-lang="en"]`).Click(); err != nil {
+		t.Fatal(err)
+	}
+	assertLanguage(t, p, "en")
+	if _, err := p.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	waitStep(t, p, len(l.Steps))
+	assertLanguage(t, p, "en")
+}
+
+// Back replays the lesson to the step before: the transcript and the
+// cluster are exactly what Next showed there. A link to a step opens it
+// the same way.
+func TestLessonBackAndStepLinks(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l *lessons.Lesson
+	for _, c := range all {
+		if len(c.Steps) >= 3 {
+			l = c
+			break
+		}
+	}
+	if l == nil {
+		t.Fatal("no lesson has three steps")
+	}
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	// Raft runs on real time: on a loaded machine it may elect another
+	// controller on its own, which the transcript reports. That is the
+	// machine, not the replay, so such a walk is retried.
+	for attempt := 1; ; attempt++ {
+		diff := backAndLink(t, p, l)
+		if diff == "" {
+			break
+		}
+		if !strings.Contains(diff, raftOnItsOwn) || attempt == 3 {
+			t.Fatal(diff)
+		}
+		t.Logf("attempt %d: raft elected on its own, again: %s", attempt, diff)
+	}
+	if got, _ := p.Locator("#lesson-link").GetAttribute("href"); !strings.HasSuffix(got, fmt.Sprintf("/lab?lesson=%s&step=2", l.ID)) {
+		t.Fatalf("the step's link is %q", got)
+	}
+}
+
+const raftOnItsOwn = "on its own"
+
+// backAndLink walks to step 3, goes back to 2 and opens a link to step 2,
+// and returns how a lab differed from the one Next showed at step 2.
+func backAndLink(t *testing.T, p *watchedPage, l *lessons.Lesson) string {
+	p.open(t, "/lab?lesson="+l.ID)
+	waitStep(t, p, 1)
+	native := nativeSession(t, l, 0)
+	advance(t, p, native, l, 0, walk{lang: "en"})
+	clickNext(t, p, native)
+	waitStep(t, p, 2)
+	atTwo := snapshot(t, p)
+
+	advance(t, p, native, l, 1, walk{lang: "en"})
+	clickNext(t, p, native)
+	waitStep(t, p, 3)
+	if err := p.Locator("#lesson-back").Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitStep(t, p, 2)
+	if got := snapshot(t, p); got != atTwo {
+		return differs("back to step 2", atTwo, got)
+	}
+	p.open(t, fmt.Sprintf("/lab?lesson=%s&step=2", l.ID))
+	waitStep(t, p, 2)
+	if got := snapshot(t, p); got != atTwo {
+		return differs("the link to step 2", atTwo, got)
+	}
+	return ""
+}
+
+func differs(what, want, got string) string {
+	s := what + " shows another lab than next did:\n" + firstDifference(want, got)
+	if strings.Contains(want+got, raftOnItsOwn) {
+		s += "\n(raft elected " + raftOnItsOwn + ")"
+	}
+	return s
+}
+
+type walk struct {
+	wrongOnce bool   // answer the first prediction with a wrong choice
+	lang      string // "en" or "zh": the language the page must show
+}
+
+func nativeSession(t *testing.T, l *lessons.Lesson, step int) *lessons.Session {
+	t.Helper()
+	s, _, err := lessons.NewSession(l, step, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func walkLesson(t *testing.T, p *watchedPage, l *lessons.Lesson, w walk) {
+	t.Helper()
+	p.open(t, "/lab?lesson="+l.ID)
+	native := nativeSession(t, l, 0)
+	for i := range l.Steps {
+		waitStep(t, p, i+1)
+		assertLanguage(t, p, w.lang)
+		w.wrongOnce = advance(t, p, native, l, i, w)
+		assertFocus(t, p, native)
+		suffix := ""
+		if w.lang != "en" {
+			suffix = "-" + w.lang
+		}
+		shot(t, p, fmt.Sprintf("lesson-%s-%d%s", l.ID, i+1, suffix))
+		if i+1 < len(l.Steps) {
+			clickNext(t, p, native)
+		}
+	}
+	if err := expect.Locator(p.Locator("#lesson .lesson-done")).ToBeVisible(); err != nil {
+		t.Fatalf("the last step does not say the lesson is done: %v", err)
+	}
+}
+
+// advance does what step i asks: answers its prediction or solves its
+// goal, in the page and natively. It returns whether a wrong answer is
+// still to be given.
+func advance(t *testing.T, p *watchedPage, native *lessons.Session, l *lessons.Lesson, i int, w walk) bool {
+	t.Helper()
+	st := l.Steps[i]
+	panel := p.Locator("#lesson")
+	if pr := st.Predict; pr != nil {
+		if _, err := native.Answer(pr.Choices[0].Value); err != nil {
+			t.Fatal(err)
+		}
+		right := native.Status().Right
+		pick := right
+		if w.wrongOnce {
+			for _, c := range pr.Choices {
+				if c.Value != right {
+					pick = c.Value
+					break
+				}
+			}
+		}
+		if err := expect.Locator(panel).ToHaveAttribute("data-phase", "ask"); err != nil {
+			t.Fatalf("step %d (%s) does not ask: %v", i+1, st.Name, err)
+		}
+		if err := p.Locator(fmt.Sprintf(`#lesson .choice-button[data-choice=%q]`, pick)).Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := expect.Locator(panel).ToHaveAttribute("data-phase", "shown"); err != nil {
+			t.Fatal(err)
+		}
+		if err := expect.Locator(p.Locator(fmt.Sprintf(`#lesson .choice-button.right[data-choice=%q]`, right))).ToBeVisible(); err != nil {
+			t.Fatalf("step %d: the engine's value %q is not marked as the right choice: %v", i+1, right, err)
+		}
+		if pick != right {
+			why := p.Locator(fmt.Sprintf(`#lesson .why.wrong[data-why=%q] > [data-l="en"]`, pick))
+			if err := expect.Locator(p.Locator(fmt.Sprintf(`#lesson .choice-button.picked.wrong[data-choice=%q]`, pick))).ToBeVisible(); err != nil {
+				t.Fatalf("the wrong pick is not marked wrong: %v", err)
+			}
+			if err := expect.Locator(why).ToBeVisible(); err != nil {
+				t.Fatalf("the wrong pick's explanation is not shown: %v", err)
+			}
+			for _, c := range pr.Choices {
+				if c.Value == pick {
+					if err := expect.Locator(why).ToContainText(firstWords(c.Why.En)); err != nil {
+						t.Fatalf("the wrong pick's explanation is not its why: %v", err)
+					}
+				}
+			}
+			return false
+		}
+		return w.wrongOnce
+	}
+	if st.Goal {
+		if err := expect.Locator(panel).ToHaveAttribute("data-phase", "goal"); err != nil {
+			t.Fatalf("goal step %d (%s) is not waiting for the learner: %v", i+1, st.Name, err)
+		}
+		if len(st.Hints) > 0 {
+			if err := p.Locator("#lesson-hint").Click(); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(p.Locator(`#lesson .hint[data-hint="1"]`)).ToBeVisible(); err != nil {
+				t.Fatalf("the first hint does not show: %v", err)
+			}
+			if err := expect.Locator(p.Locator(`#lesson .hint`)).ToHaveCount(1); err != nil {
+				t.Fatalf("hints are revealed one at a time: %v", err)
+			}
+		}
+		entries := p.Locator("#transcript .entry")
+		for _, cmd := range st.Solution {
+			n, err := entries.Count()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.command(t, cmd)
+			if err := expect.Locator(entries).ToHaveCount(n + 1); err != nil {
+				t.Fatalf("%q never answered: %v", cmd, err)
+			}
+			if _, err := native.Run(cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := expect.Locator(p.Locator("#goal-banner.reached")).ToBeVisible(); err != nil {
+			t.Fatalf("goal %s: no \"goal reached\" after the lesson's solution: %v", st.Name, err)
+		}
+		if err := expect.Locator(panel).ToHaveAttribute("data-phase", "reached"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w.wrongOnce
+}
+
+func clickNext(t *testing.T, p *watchedPage, native *lessons.Session) {
+	t.Helper()
+	if err := p.Locator("#lesson-next").Click(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := native.Next(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitStep waits until the player shows step n (1-based) with no action
+// on its way.
+func waitStep(t *testing.T, p *watchedPage, n int) {
+	t.Helper()
+	if err := expect.Locator(p.Locator(fmt.Sprintf(`#lesson[data-step="%d"]:not([data-busy])`, n))).ToBeVisible(); err != nil {
+		t.Fatalf("step %d never showed: %v", n, err)
+	}
+}
+
+// assertLanguage: the narration and the player's chrome show in lang only.
+func assertLanguage(t *testing.T, p *watchedPage, lang string) {
+	t.Helper()
+	other := map[string]string{"en": "zh", "zh": "en"}[lang]
+	for _, sel := range []string{"#lesson-title", "#lesson-body .say", "#lesson-next", "#lesson-step"} {
+		if err := expect.Locator(p.Locator(sel + ` [data-l="` + lang + `"]`).First()).ToBeVisible(); err != nil {
+			t.Fatalf("%s is not shown in %s: %v", sel, lang, err)
+		}
+		if err := expect.Locator(p.Locator(sel + ` [data-l="` + other + `"]`).First()).ToBeHidden(); err != nil {
+			t.Fatalf("%s also shows %s: %v", sel, other, err)
+		}
+	}
+}
+
+// assertFocus: the element the step is about is in the page, inside the
+// 1280x720 viewport, highlighted, and shows the state a native render of
+// the same lab gives.
+func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
+	t.Helper()
+	st := native.Status()
+	form := strings.TrimSpace(strings.SplitN(st.Focus, " = ", 2)[0])
+	if form == "" {
+		return
+	}
+	want, ok := nativeFocusState(t, native, form)
+	if !ok {
+		t.Fatalf("step %d: a native render has no element for focus %q", st.Step+1, form)
+	}
+	got, err := p.Evaluate(`(sel) => {
+		const el = document.querySelector("#cluster-view " + sel);
+		if (!el) return null;
+		const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
+		let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
+		for (const b of boxes) {
+			const r = b.getBoundingClientRect();
+			top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
+			left = Math.min(left, r.left); right = Math.max(right, r.right);
+		}
+		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")),
+			top, bottom, left, right, width: innerWidth, height: innerHeight };
+	}`, lessons.FocusSelector(form))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatalf("step %d: the page has no element for focus %q", st.Step+1, form)
+	}
+	m := got.(map[string]any)
+	num := func(k string) float64 {
+		switch v := m[k].(type) {
+		case float64:
+			return v
+		case int:
+			return float64(v)
+		}
+		return -1
+	}
+	if m["state"] != want {
+		t.Errorf("step %d: focus %q shows %q in the page, a native render %q", st.Step+1, form, m["state"], want)
+	}
+	if m["lit"] != true {
+		t.Errorf("step %d: focus %q is not highlighted", st.Step+1, form)
+	}
+	top, bottom, left, right := num("top"), num("bottom"), num("left"), num("right")
+	tall := bottom-top > num("height")
+	if top < 0 || left < 0 || right > num("width") || (!tall && bottom > num("height")) || top >= num("height") {
+		t.Errorf("step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %vx%v viewport",
+			st.Step+1, form, top, bottom, left, right, m["width"], m["height"])
+	}
+}
+
+// nativeFocusState renders the native lab's view and reads the focused
+// element's data-focus-state.
+func nativeFocusState(t *testing.T, native *lessons.Session, form string) (string, bool) {
+	t.Helper()
+	view, err := web.RenderString(context.Background(), web.ClusterView(native.Lab().View()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := regexp.MustCompile(`<[a-zA-Z][^>]*\sdata-focus="` + regexp.QuoteMeta(html.EscapeString(form)) + `"[^>]*>`).FindString(view)
+	if tag == "" {
+		return "", false
+	}
+	m := regexp.MustCompile(`\sdata-focus-state="([^"]*)"`).FindStringSubmatch(tag)
+	if m == nil {
+		return "", true
+	}
+	return html.UnescapeString(m[1]), true
+}
+
+// snapshot is the transcript and the cluster as drawn, without the
+// highlight the player adds and without the controllers' raft cards: raft
+// runs on real time, so its terms and log indexes are not part of what a
+// replay reproduces (the metadata log it commits is, and stays).
+func snapshot(t *testing.T, p *watchedPage) string {
+	t.Helper()
+	v, err := p.Evaluate(`() => {
+		const view = document.getElementById("cluster-view").cloneNode(true);
+		for (const el of view.querySelectorAll(".lesson-focus")) el.classList.remove("lesson-focus");
+		for (const el of view.querySelectorAll(".controllers")) el.remove();
+		return document.getElementById("transcript").innerHTML + "\n----\n" + view.outerHTML;
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(string)
+}
+
+// firstDifference shows where two snapshots part.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-300)
+	return fmt.Sprintf("at byte %d:\nfirst:  …%s…\nsecond: …%s…", i, a[from:min(len(a), i+300)], b[from:min(len(b), i+300)])
+}
+
+// firstWords is the beginning of a Markdown sentence up to its first
+// markup, to find it in the rendered text.
+func firstWords(md string) string {
+	if i := strings.IndexAny(md, "`*_[<"); i >= 0 {
+		md = md[:i]
+	}
+	return strings.TrimSpace(md)
+}
+
+// shot saves what a learner sees at 1280x720, not the whole page.
+func shot(t *testing.T, p *watchedPage, name string) {
+	t.Helper()
+	if err := os.MkdirAll("out", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Screenshot(playwright.PageScreenshotOptions{
+		Path: playwright.String(filepath.Join("out", name+".png")), Animations: playwright.ScreenshotAnimationsDisabled,
+	}); err != nil {
+		t.Log("screenshot:", err)
+	}
+}
