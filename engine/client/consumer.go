@@ -218,6 +218,9 @@ func (c *Consumer) fetch(a *assignment) {
 		return
 	}
 	a.fetching = true
+	// LastFetchedEpoch -1: the consumer does not detect a truncated position
+	// by leader epoch (KIP-320's validation after a leader change); a position
+	// past the new leader's log end comes back as OFFSET_OUT_OF_RANGE.
 	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.FetchRequest{CorrelationID: a.corr, ReplicaID: -1, TP: a.tp,
 		FetchOffset: a.position, CurrentLeaderEpoch: epoch, LastFetchedEpoch: -1, MaxBytes: c.cfg.FetchMaxBytes,
 		MinBytes: c.cfg.FetchMinBytes, MaxWaitMs: int32(c.cfg.FetchMaxWait.Milliseconds())})
