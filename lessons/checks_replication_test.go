@@ -90,3 +90,27 @@ func TestReplicationChecks(t *testing.T) {
 		})
 	})
 }
+
+// TestLostAckedCountsRecordsOnce: the checker reports a lost record again
+// for each later leader that lacks it; lost-acked counts records, not
+// reports, or a second failover would double the losses a lesson shows.
+func TestLostAckedCountsRecordsOnce(t *testing.T) {
+	p := NewPlayer()
+	defer p.Close()
+	for _, c := range []string{"cluster brokers=3 seed=7", "topic create orders rf=3 min.insync.replicas=2",
+		"producer create fast acks=1", "produce orders key=a value=replicated producer=fast", "tick 1s",
+		"net drop from=2 to=3 type=FetchResponse count=0", "net drop from=2 to=1 type=FetchResponse count=0",
+		"produce orders key=a value=only-on-2-{i} count=2 producer=fast", "broker crash 2", "net heal", "tick 10s",
+		"produce orders key=a value=from-leader-3 producer=fast", "broker restart 2", "tick 3s",
+		"broker crash 3", "tick 10s"} {
+		p.Run(c)
+	}
+	if got, _ := p.Evaluate("leader", []string{"orders/0"}); got != "2" {
+		t.Fatalf("leader after the second failover = %s, want 2", got)
+	}
+	for _, c := range []struct{ check, want string }{{"lost-acked", "2"}, {"surviving-acked", "2"}, {"lost-acked", "2"}} {
+		if got, err := p.Evaluate(c.check, []string{"orders/0"}); err != nil || got != c.want {
+			t.Errorf("%s orders/0 = %q (err %v), want %q", c.check, got, err, c.want)
+		}
+	}
+}
