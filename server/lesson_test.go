@@ -428,6 +428,28 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 	if !u.Clear || strings.Count(u.Entry, `class="entry"`) != historyShown || strings.Contains(u.Entry, ">tick 49ms<") {
 		t.Fatalf("the clearing update holds %d entries (want the %d the history keeps)", strings.Count(u.Entry, `class="entry"`), historyShown)
 	}
+
+	// Long outputs: the history's byte bound holds, and a clearing update
+	// (a page load's transcript and view) weighs no more than a page load.
+	ch.Ran = ch.Ran[:0]
+	for i := range historyShown {
+		ch.Ran = append(ch.Ran, lessons.Ran{Command: fmt.Sprintf("show log orders/%d", i), Output: strings.Repeat("<&> record\n", 2000), OK: true})
+	}
+	s.live.mu.Lock()
+	s.live.publishChange(ch)
+	size := 0
+	for _, e := range s.live.history {
+		size += len(e.Command) + len(e.Output)
+	}
+	s.live.mu.Unlock()
+	if size > maxHistoryBytes {
+		t.Fatalf("the history holds %d bytes, over maxHistoryBytes (%d)", size, maxHistoryBytes)
+	}
+	raw := <-sub.msgs
+	t.Logf("a clearing update after %d long outputs: %d bytes (a page load may weigh %d)", len(ch.Ran), len(raw), maxPageBytes)
+	if len(raw) > maxPageBytes {
+		t.Fatalf("the clearing update weighs %d bytes, over maxPageBytes (%d)", len(raw), maxPageBytes)
+	}
 }
 
 // Controllers in their own processes keep their metadata across clusters,
