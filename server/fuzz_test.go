@@ -563,7 +563,7 @@ func (f *fuzzer) readLessonMessage(ctx context.Context, conn *websocket.Conn, ms
 			}
 			return m
 		case "update":
-			var u lessonUpdate
+			var u update
 			if err := json.Unmarshal(data, &u); err != nil || u.View == "" {
 				f.t.Fatalf("websocket %.200q: update %.300s has no view (%v)", msg, data, err)
 			}

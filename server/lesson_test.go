@@ -421,7 +421,7 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 	if len(history) != historyShown || history[0].Command != "tick 50ms" || history[len(history)-1].Output != "time is …" {
 		t.Fatalf("history after a replay of %d commands: %d entries from %q", len(ch.Ran), len(history), history[0].Command)
 	}
-	var u lessonUpdate
+	var u update
 	if err := json.Unmarshal(<-sub.msgs, &u); err != nil {
 		t.Fatal(err)
 	}

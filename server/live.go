@@ -100,6 +100,9 @@ type update struct {
 	Type  string `json:"type"` // "update"
 	Entry string `json:"entry"`
 	View  string `json:"view"`
+	// Clear: a lesson rebuilt the lab by replay; the page empties its
+	// transcript before appending Entry, the whole replayed history.
+	Clear bool `json:"clear,omitempty"`
 }
 
 func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (*liveSession, error) {

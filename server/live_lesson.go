@@ -47,16 +47,6 @@ type lessonMessage struct {
 	Error  string          `json:"error,omitempty"`
 }
 
-// lessonUpdate is an update that may start the transcript over: Clear is
-// set when the lesson rebuilt the lab by replay, and Entry then holds the
-// whole replayed history.
-type lessonUpdate struct {
-	Type  string `json:"type"` // "update"
-	Entry string `json:"entry"`
-	View  string `json:"view"`
-	Clear bool   `json:"clear"`
-}
-
 // lessonAction applies one page's lesson action. A refused action changes
 // nothing and is told to sub alone; any other is pushed to every page.
 func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
@@ -262,7 +252,7 @@ func (s *liveSession) renderLessonUpdate(entries []web.Entry, clear bool) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(lessonUpdate{Type: "update", Entry: b.String(), View: v, Clear: clear})
+	return json.Marshal(update{Type: "update", Entry: b.String(), View: v, Clear: clear})
 }
 
 // lessonMessage is the current lesson status, with s.mu held.
