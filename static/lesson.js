@@ -84,7 +84,7 @@
     let loading = null;   // the id being fetched
     let status = null;    // lessons.Status
     let hints = 0;        // hints revealed on this step
-    let drawnKey = "";    // lesson/step/phase last drawn, to keep hints
+    let drawnKey = "";    // lesson/step/phase last drawn
     let pending = false;  // an action is on its way
 
     function act(action, arg) {
@@ -146,8 +146,14 @@
         return;
       }
       const key = `${st.lesson}/${st.step}`;
-      if (key !== drawnKey) { hints = 0; drawnKey = key; }
+      const moved = `${key}/${st.phase}` !== drawnKey;
+      if (!drawnKey.startsWith(key + "/")) hints = 0;
+      drawnKey = `${key}/${st.phase}`;
+      const kept = body.scrollTop;
       draw();
+      // A command in free play redraws the same step: leave the reader's
+      // place alone. A new step or phase shows what it is about.
+      if (moved) placeReader(st); else body.scrollTop = kept;
       remember();
       refocus(true);
     }
@@ -217,15 +223,35 @@
         input.disabled = st.phase === "ask";
         input.placeholder = st.phase === "ask"
           ? "answer the question first / 请先回答问题"
-          : "try: show isr orders/0   (help lists the commands)";
+          : "a lab command (help lists them) / 实验命令（help 列出全部）";
       }
-      if (st.phase === "ask" || st.phase === "reached" || (st.phase === "shown" && step.question)) {
-        // The question, or its outcome, is what to read next.
-        const card = body.querySelector(".predict, .goal-banner");
-        if (card) scrollWithin(body, card);
-      } else {
-        body.scrollTop = 0;
+    }
+
+    // placeReader scrolls the panel to what a step or phase asks to read:
+    // the question with as much narration above it as fits, the
+    // explanation of the answer, the goal reached.
+    function placeReader(st) {
+      body.scrollTop = 0;
+      if (st.phase === "ask") {
+        showWithin(body.querySelector(".predict .choices-list") || body.querySelector(".predict"));
+      } else if (st.phase === "shown" && st.answer) {
+        const whys = body.querySelectorAll(".predict .why");
+        // The engine's answer, and above all the learner's own.
+        if (whys.length) { showWithin(whys[whys.length - 1]); showWithin(whys[0]); }
+      } else if (st.phase === "reached") {
+        showWithin(body.querySelector(".goal-banner"));
       }
+    }
+
+    // showWithin scrolls the panel's body, not the page, as little as
+    // makes el visible (its top when it is taller than the panel).
+    function showWithin(el) {
+      if (!el) return;
+      let top = 0;
+      for (let n = el; n && n !== body; n = n.offsetParent) top += n.offsetTop;
+      const bottom = top + el.offsetHeight;
+      if (bottom > body.scrollTop + body.clientHeight) body.scrollTop = bottom - body.clientHeight + 8;
+      if (top < body.scrollTop) body.scrollTop = Math.max(0, top - 8);
     }
 
     function predictCard(step, st) {
@@ -296,15 +322,6 @@
     }
 
     return { show, refocus, open: (id, step) => act("open", { lesson: id, step }) };
-  }
-
-  // scrollWithin scrolls only the panel's body, not the page, so the
-  // cluster column keeps the focused element where it put it.
-  function scrollWithin(container, el) {
-    const top = el.offsetTop - container.offsetTop;
-    if (top + el.offsetHeight > container.scrollTop + container.clientHeight || top < container.scrollTop) {
-      container.scrollTop = Math.max(0, top - 8);
-    }
   }
 
   // liveMenu lists the catalogue (GET /api/lessons, the shape of the
