@@ -87,14 +87,19 @@ func partitionArg(s State, args []string, want int) (view.Partition, error) {
 	return view.Partition{}, fmt.Errorf("no partition %s", args[0])
 }
 
+// lostCount counts the acknowledged records of tp reported lost. The
+// checker reports a lost record again for each later leader that lacks it
+// ("... is gone from leader N"), so records are told apart by what precedes
+// that: their offset, value and acknowledgement time.
 func lostCount(s State, tp string) int {
-	n := 0
+	seen := map[string]bool{}
 	for _, v := range s.Lab.View().Checks {
 		if v.LosesAckedRecord() && strings.HasPrefix(v.Detail, tp+" offset ") {
-			n++
+			record, _, _ := strings.Cut(v.Detail, " is gone from ")
+			seen[record] = true
 		}
 	}
-	return n
+	return len(seen)
 }
 
 func lostAcked(s State, args []string) (string, error) {

@@ -41,7 +41,7 @@ func checkTranscripts(t *testing.T, l *Lesson, pt *Playthrough) {
 	t.Helper()
 	for i, s := range l.Steps {
 		for j, c := range s.Commands {
-			if got := pt.Outputs[i][j]; got != c.Want {
+			if got := TrimLineEnds(pt.Outputs[i][j]); got != c.Want {
 				t.Errorf("%s:%d: `%s` printed a different transcript (run with -rewrite after a deliberate change)\n--- want\n%s--- got\n%s", l.File, c.Line, c.Text, c.Want, got)
 			}
 		}
@@ -130,7 +130,7 @@ func rewriteOutputs(t *testing.T, l *Lesson, pt *Playthrough) {
 	for k := len(cmds) - 1; k >= 0; k-- {
 		c := cmds[k]
 		var repl []string
-		if o := strings.TrimSuffix(outs[k], "\n"); o != "" {
+		if o := strings.TrimSuffix(TrimLineEnds(outs[k]), "\n"); o != "" {
 			repl = strings.Split(o, "\n")
 		}
 		lines = append(lines[:c.OutFrom], append(repl, lines[c.OutTo:]...)...)
@@ -145,7 +145,7 @@ func rewriteOutputs(t *testing.T, l *Lesson, pt *Playthrough) {
 	k := 0
 	for _, s := range again.Steps {
 		for _, c := range s.Commands {
-			if c.Want != outs[k] {
+			if c.Want != TrimLineEnds(outs[k]) {
 				t.Fatalf("%s:%d: the output of `%s` cannot be written back unambiguously:\n%s", l.File, c.Line, c.Text, outs[k])
 			}
 			k++

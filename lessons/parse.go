@@ -370,3 +370,15 @@ func orderFromName(file string) int {
 	v, _ := strconv.Atoi(file[:digits])
 	return v
 }
+
+// TrimLineEnds drops the blanks at the end of each line of a transcript:
+// the parser reads lesson files without them, since editors strip them
+// (Kafka's `topic describe` ends "Configs: " with one when a topic has no
+// configs), so outputs are compared without them too.
+func TrimLineEnds(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.Join(lines, "\n")
+}

@@ -100,3 +100,11 @@ func TestLessonsLoadInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptIgnoresLineEndBlanks: a command printing "Configs: " (with
+// Kafka's trailing blank) is recorded and compared without it.
+func TestTranscriptIgnoresLineEndBlanks(t *testing.T) {
+	if got := TrimLineEnds("a \nConfigs: \t\nb\n"); got != "a\nConfigs:\nb\n" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -47,7 +47,18 @@ type assignment struct {
 	// start another chain of retries (each metadata update used to add
 	// one, until a consumer of a dead leader retried every millisecond).
 	backingOff bool
+	// outOfRange is the OFFSET_OUT_OF_RANGE answer that sent the position
+	// to auto.offset.reset (nil when none is pending), and skipped counts
+	// the offsets such resets moved the position past while the leader
+	// still held them. Kafka keeps no such count: the jump is silent, which
+	// is the point a lesson makes by showing it.
+	outOfRange *outOfRange
+	skipped    int64
 }
+
+// outOfRange is the position a leader refused and its log start offset in
+// that answer: below it, retention had deleted the records.
+type outOfRange struct{ position, logStart int64 }
 
 // Consumer is a Kafka consumer with manually assigned partitions (groups
 // come with the group coordinator): it fetches from each leader from its
@@ -108,6 +119,18 @@ func (c *Consumer) Position(tp protocol.TopicPartition) int64 {
 	return -1
 }
 
+// SkippedByReset counts the records of a partition that auto.offset.reset,
+// after an OFFSET_OUT_OF_RANGE, moved this consumer's position past
+// although the leader still held them (latest jumps to the log end; the
+// records retention had already deleted are not counted). Kafka's
+// consumer logs the reset and nothing more; the lab counts what it cost.
+func (c *Consumer) SkippedByReset(tp protocol.TopicPartition) int64 {
+	if a := c.find(tp); a != nil {
+		return a.skipped
+	}
+	return 0
+}
+
 // MetadataRequests counts the metadata requests this consumer sent.
 func (c *Consumer) MetadataRequests() int { return c.meta.requests }
 
@@ -119,7 +142,7 @@ func (c *Consumer) Seek(tp protocol.TopicPartition, offset int64) error {
 	if a == nil {
 		return fmt.Errorf("%s/%d is not assigned to %s", tp.Topic, tp.Partition, c.ID)
 	}
-	a.position, a.buffered, a.err = offset, nil, protocol.None
+	a.position, a.buffered, a.err, a.outOfRange = offset, nil, protocol.None, nil
 	a.fetching, a.resetting = false, false
 	a.corr = -1 // ignore the answer to any fetch in flight
 	return nil
@@ -195,6 +218,9 @@ func (c *Consumer) fetch(a *assignment) {
 		return
 	}
 	a.fetching = true
+	// LastFetchedEpoch -1: the consumer does not detect a truncated position
+	// by leader epoch (KIP-320's validation after a leader change); a position
+	// past the new leader's log end comes back as OFFSET_OUT_OF_RANGE.
 	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.FetchRequest{CorrelationID: a.corr, ReplicaID: -1, TP: a.tp,
 		FetchOffset: a.position, CurrentLeaderEpoch: epoch, LastFetchedEpoch: -1, MaxBytes: c.cfg.FetchMaxBytes,
 		MinBytes: c.cfg.FetchMinBytes, MaxWaitMs: int32(c.cfg.FetchMaxWait.Milliseconds())})
@@ -246,6 +272,10 @@ func (c *Consumer) handle(env *sim.Envelope) {
 			return
 		}
 		c.events(fmt.Sprintf("%s: %s/%d position reset to %d (auto.offset.reset=%s)", c.ID, a.tp.Topic, a.tp.Partition, m.Offset, c.cfg.AutoOffsetReset))
+		if o := a.outOfRange; o != nil {
+			a.skipped += max(0, m.Offset-max(o.position, o.logStart))
+			a.outOfRange = nil
+		}
 		a.position = m.Offset
 	case protocol.FetchResponse:
 		c.onFetch(m)
@@ -277,6 +307,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 			a.err = protocol.OffsetOutOfRange
 			return
 		}
+		a.outOfRange = &outOfRange{position: a.position, logStart: m.LogStartOffset}
 		a.position = -1 // reset by auto.offset.reset at the next poll
 		return
 	default:
