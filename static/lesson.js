@@ -119,8 +119,10 @@
     function show(st, error) {
       pending = false;
       delete panel.dataset.busy;
-      if (error) showError(error);
-      if (st === undefined) return;
+      if (st === undefined) {
+        if (error) showError(error);
+        return;
+      }
       status = st;
       if (!st) {
         data = null;
@@ -132,6 +134,9 @@
           if (document.body.dataset.ready === "true") input.disabled = false;
           input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
         }
+        // No panel to say it in: the console's status line does.
+        const line = document.getElementById("status");
+        if (error && line) { line.textContent = error; line.dataset.kind = "error"; }
         return;
       }
       if (!data || data.id !== st.lesson) {
@@ -154,6 +159,8 @@
       // A command in free play redraws the same step: leave the reader's
       // place alone. A new step or phase shows what it is about.
       if (moved) placeReader(st); else body.scrollTop = kept;
+      // After the redraw, which would wipe it: why the action was refused.
+      if (error) showError(error);
       remember();
       refocus(true);
     }
