@@ -94,6 +94,17 @@
       return Promise.resolve(driver.act(action, arg));
     }
 
+    // The console's placeholder cannot hold two spans: it follows the
+    // language switch instead.
+    function setPlaceholder() {
+      if (!input || !status) return;
+      const zh = document.documentElement.dataset.lang === "zh";
+      input.placeholder = status.phase === "ask"
+        ? (zh ? "请先回答问题" : "answer the question first")
+        : (zh ? "输入实验命令（help 列出全部命令）" : "a lab command (help lists them)");
+    }
+    document.addEventListener("loglab:lang", setPlaceholder);
+
     panel.addEventListener("click", (ev) => {
       const b = ev.target.closest("button");
       if (!b || b.disabled) return;
@@ -228,9 +239,7 @@
         // Before the answer the step's commands have not run: the
         // session refuses commands, so the console says why instead.
         input.disabled = st.phase === "ask";
-        input.placeholder = st.phase === "ask"
-          ? "answer the question first / 请先回答问题"
-          : "a lab command (help lists them) / 实验命令（help 列出全部）";
+        setPlaceholder();
       }
     }
 
