@@ -81,7 +81,7 @@ func TestLessonWalkInChinese(t *testing.T) {
 
 // Back replays the lesson to the step before: the transcript and the
 // cluster are exactly what Next showed there. A link to a step opens it
-// the same way.
+// the same way, and so does Reset after the learner's own commands.
 func TestLessonBackAndStepLinks(t *testing.T) {
 	all, err := lessons.All()
 	if err != nil {
@@ -143,6 +143,21 @@ func backAndLink(t *testing.T, p *watchedPage, l *lessons.Lesson) string {
 	waitStep(t, p, 2)
 	if got := snapshot(t, p); got != atTwo {
 		return differs("the link to step 2", atTwo, got)
+	}
+
+	// Free play after the step is shown: the learner's own command runs;
+	// Reset gives the step back as the lesson made it.
+	advance(t, p, nativeSession(t, l, 1), l, 1, walk{lang: "en"})
+	p.command(t, "tick 1s")
+	if err := expect.Locator(p.Locator("#transcript .entry").Last()).ToContainText("time is"); err != nil {
+		t.Fatalf("free play: %v", err)
+	}
+	if err := p.Locator("#lesson-reset").Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitStep(t, p, 2)
+	if got := snapshot(t, p); got != atTwo {
+		return differs("reset of step 2", atTwo, got)
 	}
 	return ""
 }
