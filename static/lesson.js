@@ -61,6 +61,22 @@
     }
   }
 
+  // copyBySelection is the clipboard where navigator.clipboard is not
+  // offered (a page served over plain http to a classroom, say).
+  function copyBySelection(text) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch (_) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
   // focusForm is the element of the vocabulary a step's focus names,
   // without the " = STATE" a lesson file may add.
   function focusForm(focus) {
@@ -122,7 +138,11 @@
       ev.preventDefault();
       const url = link.href;
       const done = () => { link.dataset.copied = "true"; setTimeout(() => { delete link.dataset.copied; }, 1500); };
-      if (navigator.clipboard) navigator.clipboard.writeText(url).then(done, () => {});
+      if (navigator.clipboard) {
+        navigator.clipboard.writeText(url).then(done, () => copyBySelection(url) && done());
+      } else if (copyBySelection(url)) {
+        done();
+      }
     });
 
     // show is every answer of the driver: the status after an action (null
