@@ -68,9 +68,33 @@ func TestLessonWalkInChinese(t *testing.T) {
 	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("zh-CN"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
 	walkLesson(t, p, l, walk{lang: "zh"})
 
+	// The catalogue too is Chinese, with the lesson done.
+	if _, err := p.Goto(baseURL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	card := p.Locator(fmt.Sprintf(`.lesson-card[data-lesson-id=%q]`, l.ID))
+	if err := expect.Locator(card.Locator(`.lesson-title [data-l="zh"]`)).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	progress := card.Locator(`.lesson-progress [data-l="zh"]`)
+	if err := expect.Locator(progress).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(progress).ToHaveText("已完成 ✓"); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, p, "catalogue-zh")
+
+	// The switch turns the page English, and the choice is remembered on
+	// the next page loaded.
 	if err := p.Locator(`[data-set-lang="en"]`).Click(); err != nil {
 		t.Fatal(err)
 	}
+	if err := expect.Locator(card.Locator(`.lesson-title [data-l="en"]`)).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	p.open(t, fmt.Sprintf("/lab?lesson=%s&step=%d", l.ID, len(l.Steps)))
+	waitStep(t, p, len(l.Steps))
 	assertLanguage(t, p, "en")
 	if _, err := p.Reload(); err != nil {
 		t.Fatal(err)
