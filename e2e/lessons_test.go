@@ -68,9 +68,33 @@ func TestLessonWalkInChinese(t *testing.T) {
 	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("zh-CN"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
 	walkLesson(t, p, l, walk{lang: "zh"})
 
+	// The catalogue too is Chinese, with the lesson done.
+	if _, err := p.Goto(baseURL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	card := p.Locator(fmt.Sprintf(`.lesson-card[data-lesson-id=%q]`, l.ID))
+	if err := expect.Locator(card.Locator(`.lesson-title [data-l="zh"]`)).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	progress := card.Locator(`.lesson-progress [data-l="zh"]`)
+	if err := expect.Locator(progress).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(progress).ToHaveText("已完成 ✓"); err != nil {
+		t.Fatal(err)
+	}
+	shot(t, p, "catalogue-zh")
+
+	// The switch turns the page English, and the choice is remembered on
+	// the next page loaded.
 	if err := p.Locator(`[data-set-lang="en"]`).Click(); err != nil {
 		t.Fatal(err)
 	}
+	if err := expect.Locator(card.Locator(`.lesson-title [data-l="en"]`)).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	p.open(t, fmt.Sprintf("/lab?lesson=%s&step=%d", l.ID, len(l.Steps)))
+	waitStep(t, p, len(l.Steps))
 	assertLanguage(t, p, "en")
 	if _, err := p.Reload(); err != nil {
 		t.Fatal(err)
@@ -81,7 +105,7 @@ func TestLessonWalkInChinese(t *testing.T) {
 
 // Back replays the lesson to the step before: the transcript and the
 // cluster are exactly what Next showed there. A link to a step opens it
-// the same way.
+// the same way, and so does Reset after the learner's own commands.
 func TestLessonBackAndStepLinks(t *testing.T) {
 	all, err := lessons.All()
 	if err != nil {
@@ -143,6 +167,21 @@ func backAndLink(t *testing.T, p *watchedPage, l *lessons.Lesson) string {
 	waitStep(t, p, 2)
 	if got := snapshot(t, p); got != atTwo {
 		return differs("the link to step 2", atTwo, got)
+	}
+
+	// Free play after the step is shown: the learner's own command runs;
+	// Reset gives the step back as the lesson made it.
+	advance(t, p, nativeSession(t, l, 1), l, 1, walk{lang: "en"})
+	p.command(t, "tick 1s")
+	if err := expect.Locator(p.Locator("#transcript .entry").Last()).ToContainText("time is"); err != nil {
+		t.Fatalf("free play: %v", err)
+	}
+	if err := p.Locator("#lesson-reset").Click(); err != nil {
+		t.Fatal(err)
+	}
+	waitStep(t, p, 2)
+	if got := snapshot(t, p); got != atTwo {
+		return differs("reset of step 2", atTwo, got)
 	}
 	return ""
 }

@@ -61,6 +61,22 @@
     }
   }
 
+  // copyBySelection is the clipboard where navigator.clipboard is not
+  // offered (a page served over plain http to a classroom, say).
+  function copyBySelection(text) {
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch (_) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
   // focusForm is the element of the vocabulary a step's focus names,
   // without the " = STATE" a lesson file may add.
   function focusForm(focus) {
@@ -84,7 +100,7 @@
     let loading = null;   // the id being fetched
     let status = null;    // lessons.Status
     let hints = 0;        // hints revealed on this step
-    let drawnKey = "";    // lesson/step/phase last drawn, to keep hints
+    let drawnKey = "";    // lesson/step/phase last drawn
     let pending = false;  // an action is on its way
 
     function act(action, arg) {
@@ -93,6 +109,17 @@
       panel.dataset.busy = "true";
       return Promise.resolve(driver.act(action, arg));
     }
+
+    // The console's placeholder cannot hold two spans: it follows the
+    // language switch instead.
+    function setPlaceholder() {
+      if (!input || !status) return;
+      const zh = document.documentElement.dataset.lang === "zh";
+      input.placeholder = status.phase === "ask"
+        ? (zh ? "请先回答问题" : "answer the question first")
+        : (zh ? "输入实验命令（help 列出全部命令）" : "a lab command (help lists them)");
+    }
+    document.addEventListener("loglab:lang", setPlaceholder);
 
     panel.addEventListener("click", (ev) => {
       const b = ev.target.closest("button");
@@ -111,7 +138,11 @@
       ev.preventDefault();
       const url = link.href;
       const done = () => { link.dataset.copied = "true"; setTimeout(() => { delete link.dataset.copied; }, 1500); };
-      if (navigator.clipboard) navigator.clipboard.writeText(url).then(done, () => {});
+      if (navigator.clipboard) {
+        navigator.clipboard.writeText(url).then(done, () => copyBySelection(url) && done());
+      } else if (copyBySelection(url)) {
+        done();
+      }
     });
 
     // show is every answer of the driver: the status after an action (null
@@ -119,8 +150,10 @@
     function show(st, error) {
       pending = false;
       delete panel.dataset.busy;
-      if (error) showError(error);
-      if (st === undefined) return;
+      if (st === undefined) {
+        if (error) showError(error);
+        return;
+      }
       status = st;
       if (!st) {
         data = null;
@@ -132,6 +165,9 @@
           if (document.body.dataset.ready === "true") input.disabled = false;
           input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
         }
+        // No panel to say it in: the console's status line does.
+        const line = document.getElementById("status");
+        if (error && line) { line.textContent = error; line.dataset.kind = "error"; }
         return;
       }
       if (!data || data.id !== st.lesson) {
@@ -146,8 +182,16 @@
         return;
       }
       const key = `${st.lesson}/${st.step}`;
-      if (key !== drawnKey) { hints = 0; drawnKey = key; }
+      const moved = `${key}/${st.phase}` !== drawnKey;
+      if (!drawnKey.startsWith(key + "/")) hints = 0;
+      drawnKey = `${key}/${st.phase}`;
+      const kept = body.scrollTop;
       draw();
+      // A command in free play redraws the same step: leave the reader's
+      // place alone. A new step or phase shows what it is about.
+      if (moved) placeReader(st); else body.scrollTop = kept;
+      // After the redraw, which would wipe it: why the action was refused.
+      if (error) showError(error);
       remember();
       refocus(true);
     }
@@ -215,17 +259,35 @@
         // Before the answer the step's commands have not run: the
         // session refuses commands, so the console says why instead.
         input.disabled = st.phase === "ask";
-        input.placeholder = st.phase === "ask"
-          ? "answer the question first / 请先回答问题"
-          : "try: show isr orders/0   (help lists the commands)";
+        setPlaceholder();
       }
-      if (st.phase === "ask" || st.phase === "reached" || (st.phase === "shown" && step.question)) {
-        // The question, or its outcome, is what to read next.
-        const card = body.querySelector(".predict, .goal-banner");
-        if (card) scrollWithin(body, card);
-      } else {
-        body.scrollTop = 0;
+    }
+
+    // placeReader scrolls the panel to what a step or phase asks to read:
+    // the question with as much narration above it as fits, the
+    // explanation of the answer, the goal reached.
+    function placeReader(st) {
+      body.scrollTop = 0;
+      if (st.phase === "ask") {
+        showWithin(body.querySelector(".predict .choices-list") || body.querySelector(".predict"));
+      } else if (st.phase === "shown" && st.answer) {
+        const whys = body.querySelectorAll(".predict .why");
+        // The engine's answer, and above all the learner's own.
+        if (whys.length) { showWithin(whys[whys.length - 1]); showWithin(whys[0]); }
+      } else if (st.phase === "reached") {
+        showWithin(body.querySelector(".goal-banner"));
       }
+    }
+
+    // showWithin scrolls the panel's body, not the page, as little as
+    // makes el visible (its top when it is taller than the panel).
+    function showWithin(el) {
+      if (!el) return;
+      let top = 0;
+      for (let n = el; n && n !== body; n = n.offsetParent) top += n.offsetTop;
+      const bottom = top + el.offsetHeight;
+      if (bottom > body.scrollTop + body.clientHeight) body.scrollTop = bottom - body.clientHeight + 8;
+      if (top < body.scrollTop) body.scrollTop = Math.max(0, top - 8);
     }
 
     function predictCard(step, st) {
@@ -296,15 +358,6 @@
     }
 
     return { show, refocus, open: (id, step) => act("open", { lesson: id, step }) };
-  }
-
-  // scrollWithin scrolls only the panel's body, not the page, so the
-  // cluster column keeps the focused element where it put it.
-  function scrollWithin(container, el) {
-    const top = el.offsetTop - container.offsetTop;
-    if (top + el.offsetHeight > container.scrollTop + container.clientHeight || top < container.scrollTop) {
-      container.scrollTop = Math.max(0, top - 8);
-    }
   }
 
   // liveMenu lists the catalogue (GET /api/lessons, the shape of the

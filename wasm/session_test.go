@@ -273,3 +273,43 @@ func TestLessonLabsArePaced(t *testing.T) {
 		t.Fatal("replaying the whole lesson never called the pacer")
 	}
 }
+
+// A goal is reached through the console: each command goes through the
+// lesson, and the status that comes back with the last one says so.
+func TestLessonGoalReachedThroughTheConsole(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l *lessons.Lesson
+	goal := -1
+	for _, c := range all {
+		for i, st := range c.Steps {
+			if st.Goal && goal < 0 {
+				l, goal = c, i
+			}
+		}
+	}
+	if l == nil {
+		t.Fatal("no lesson has a goal")
+	}
+	s := newSession()
+	t.Cleanup(func() { s.lesson("close", lessonArg{}); s.lab.Close() })
+	u := s.lesson("open", lessonArg{Lesson: l.ID, Step: goal})
+	if u.Error != "" || u.Status.Phase != lessons.PhaseGoal {
+		t.Fatalf("open at the goal gave %+v", u)
+	}
+	var r update
+	for _, cmd := range l.Steps[goal].Solution {
+		r = s.run(cmd)
+		if r.Status == nil {
+			t.Fatalf("%q came back without the lesson's status", cmd)
+		}
+	}
+	if r.Status.Phase != lessons.PhaseReached {
+		t.Fatalf("after the lesson's solution the phase is %q", r.Status.Phase)
+	}
+	if !strings.Contains(r.Entry, html.EscapeString(l.Steps[goal].Solution[len(l.Steps[goal].Solution)-1])) {
+		t.Fatalf("the last entry lacks its command:\n%s", r.Entry)
+	}
+}

@@ -36,9 +36,11 @@ func (v Violation) String() string {
 //   - every log's offsets are dense and increasing, the metadata log's
 //     too, and the active controller has applied all of it: a controller
 //     failover neither loses nor repeats a decision;
-//   - no record acknowledged with acks=all is lost while at most
-//     RF - min.insync.replicas of its replicas lost their disks (plain
-//     crashes keep the disk) and no unclean election happened; records
+//   - no record acknowledged with acks=all is lost while fewer than
+//     min.insync.replicas of its replicas lost their disks (plain crashes
+//     keep the disk) and no unclean election happened: an acknowledged
+//     record is on every ISR member, at least min.insync.replicas of them,
+//     and the checker does not know how many more; records
 //     acknowledged with acks=1 are checked too, and their loss reported
 //     as "acks=1-loss", which is not a bug but the lesson.
 type Checker struct {
@@ -57,14 +59,19 @@ type Checker struct {
 	// mark goes when a later incarnation is back in the leader's ISR with
 	// everything below the high watermark: then the replica is whole again.
 	powerLost map[string]*broker.Broker
-	unclean   map[protocol.TopicPartition]bool
-	metaRead  int64 // metadata records scanned for unclean elections
-	steps     int
+	// excused holds acknowledged records (indexes into Cluster.acked) lost
+	// while more replicas had lost their disks than acks=all covers: the
+	// loss stays excused when a later leader epoch verifies them again,
+	// after the power-loss marks are gone.
+	excused  map[int]bool
+	unclean  map[protocol.TopicPartition]bool
+	metaRead int64 // metadata records scanned for unclean elections
+	steps    int
 }
 
 func newChecker(c *Cluster) *Checker {
 	return &Checker{c: c, leaders: map[string]int32{}, hws: map[string]int64{}, agreed: map[string]int64{},
-		verified: map[string]int{}, dense: map[string]int64{}, denseEnd: map[string]int64{}, seen: map[string]bool{}, powerLost: map[string]*broker.Broker{}, unclean: map[protocol.TopicPartition]bool{}}
+		verified: map[string]int{}, dense: map[string]int64{}, denseEnd: map[string]int64{}, seen: map[string]bool{}, powerLost: map[string]*broker.Broker{}, excused: map[int]bool{}, unclean: map[protocol.TopicPartition]bool{}}
 }
 
 // Checker returns the cluster's invariant checker.
@@ -155,6 +162,11 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 	if leader == nil {
 		return
 	}
+	// Replicas whole again lose their power-loss mark only after the
+	// acknowledged records are checked: a check that first runs when every
+	// replica has caught up with a leader that lost the records too must
+	// still count the disks that lost them.
+	var whole []string
 	for _, id := range leader.ISR {
 		if id == leaderID {
 			continue
@@ -168,7 +180,7 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 			continue
 		}
 		if lost, ok := k.powerLost[replicaKey(tp, id)]; ok && lost != b && f.Log.EndOffset() >= leader.HW {
-			delete(k.powerLost, replicaKey(tp, id))
+			whole = append(whole, replicaKey(tp, id))
 		}
 		if leader.HW > f.Log.EndOffset() {
 			k.report("hw-within-isr", fmt.Sprintf("%s high watermark %d is past ISR member %d's log end %d", name(tp), leader.HW, id, f.Log.EndOffset()))
@@ -179,6 +191,9 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 	var mi int
 	fmt.Sscan(minISR, &mi)
 	k.checkAcked(tp, leader, leaderID, mi)
+	for _, key := range whole {
+		delete(k.powerLost, key)
+	}
 }
 
 // checkDense verifies a replica's batches follow each other offset by
@@ -322,7 +337,7 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 	var newest map[string]int64 // compacted logs: each key's newest offset on the leader, read once when needed
 	for ; done < len(acked); done++ {
 		a := acked[done]
-		if a.TP != tp || a.Offset < leader.Log.StartOffset() {
+		if a.TP != tp || a.Offset < leader.Log.StartOffset() || k.excused[done] {
 			continue
 		}
 		lost := a.Offset >= leader.Log.EndOffset()
@@ -353,8 +368,11 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 			k.report("acks=1-loss", detail)
 		case k.unclean[tp]:
 			k.report("unclean-election-loss", detail)
-		case k.diskLosses(tp) > len(k.replicasOf(tp))-minISR:
-			// More replicas lost their disks than acks=all promises to survive.
+		case k.diskLosses(tp) >= max(minISR, 1):
+			// As many replicas lost their disks as acks=all promised copies:
+			// the ISR may have shrunk to min.insync.replicas before the
+			// acknowledgement, and each copy may be among those lost.
+			k.excused[done] = true
 		default:
 			k.report("acked-record-lost", detail)
 		}

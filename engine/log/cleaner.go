@@ -62,7 +62,9 @@ func (l *Log) Clean(nowMs int64) (*Cleaning, error) {
 		return nil, nil
 	}
 	ratio, clean, dirty := l.DirtyRatio()
-	if dirty == 0 || ratio < l.cfg.MinCleanableDirtyRatio {
+	// Kafka's LogCleanerManager wants the ratio above the setting, so
+	// min.cleanable.dirty.ratio=1 never cleans (but for max.compaction.lag.ms).
+	if dirty == 0 || ratio <= l.cfg.MinCleanableDirtyRatio {
 		return nil, nil
 	}
 	uncleanable := l.firstUncleanableIndex(nowMs)

@@ -153,6 +153,24 @@ func TestMinCleanableDirtyRatio(t *testing.T) {
 	}
 }
 
+// Kafka's LogCleanerManager.grabFilthiestCompactedLog takes a log only when
+// its cleanable ratio is above min.cleanable.dirty.ratio, not equal to it:
+// with min.cleanable.dirty.ratio=1 even a wholly dirty log (ratio 1.0) is
+// left alone (only max.compaction.lag.ms, not modelled, would force it).
+func TestMinCleanableDirtyRatioMustBeExceeded(t *testing.T) {
+	cfg := compactConfig()
+	cfg.MinCleanableDirtyRatio = 1
+	l := openLog(t, storage.NewMem(), cfg)
+	fill(t, l, 30)
+	l.Roll()
+	if ratio, _, _ := l.DirtyRatio(); ratio != 1 {
+		t.Fatalf("dirty ratio %.2f; the test needs a wholly dirty log", ratio)
+	}
+	if c, _ := l.Clean(0); c != nil {
+		t.Fatalf("cleaned at dirty ratio 1.00 with min.cleanable.dirty.ratio=1: %+v", c)
+	}
+}
+
 // A crash after the cleaner renamed its output to .swap but before the old
 // segments were deleted is finished on open; stray .cleaned files go.
 func TestInterruptedSwapIsFinishedOnOpen(t *testing.T) {

@@ -18,7 +18,7 @@ type Config struct {
 	RetentionBytes         int64   // retention.bytes: delete oldest segments while the log is bigger (-1: no limit)
 	CleanupPolicy          string  // cleanup.policy: delete, compact, or compact,delete
 	DeleteRetentionMs      int64   // delete.retention.ms: how long the cleaner keeps tombstones
-	MinCleanableDirtyRatio float64 // min.cleanable.dirty.ratio: clean once this share of the log is dirty
+	MinCleanableDirtyRatio float64 // min.cleanable.dirty.ratio: clean once more than this share of the log is dirty
 	MinCompactionLagMs     int64   // min.compaction.lag.ms: records younger than this are not compacted
 	MaxMessageBytes        int64   // max.message.bytes: the largest batch the log accepts
 }

@@ -6,7 +6,11 @@ import (
 )
 
 // MetadataRecord is one record of the __cluster_metadata log. Offset is its
-// position in that log. Only the fields of its Type are set.
+// position in that log. Only the fields of its Type are set. Types are
+// Kafka's record names without "Record"; FenceBroker and UnfenceBroker are
+// the records of metadata versions before 3.3-IV2: Kafka 4.x writes a
+// BrokerRegistrationChangeRecord with its fenced field instead (when it
+// fences, after the PartitionChangeRecords of the same decision).
 type MetadataRecord struct {
 	Offset int64
 	Type   string // RegisterBroker, FenceBroker, UnfenceBroker, Topic, Config, Partition, PartitionChange
