@@ -380,7 +380,8 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 			top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
 			left = Math.min(left, r.left); right = Math.max(right, r.right);
 		}
-		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")),
+		const others = Array.from(document.querySelectorAll("#cluster-view .lesson-focus")).filter((x) => !boxes.includes(x)).length;
+		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")), others,
 			top, bottom, left, right, width: innerWidth, height: innerHeight };
 	}`, lessons.FocusSelector(form))
 	if err != nil {
@@ -404,6 +405,9 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 	}
 	if m["lit"] != true {
 		t.Errorf("step %d: focus %q is not highlighted", st.Step+1, form)
+	}
+	if n := num("others"); n != 0 {
+		t.Errorf("step %d: %v other elements are highlighted besides focus %q", st.Step+1, n, form)
 	}
 	top, bottom, left, right := num("top"), num("bottom"), num("left"), num("right")
 	tall := bottom-top > num("height")

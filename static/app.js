@@ -106,6 +106,10 @@
             const u = JSON.parse(json);
             applyUpdate(u);
             player.show(u.status, u.error);
+          }).catch((err) => {
+            // Say so, and keep the chain usable for the next command.
+            setStatus(String(err.message || err), "error");
+            player.show(undefined, String(err.message || err));
           });
           return chain;
         },

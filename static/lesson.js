@@ -339,6 +339,9 @@
     // contents (a replica's row) has no box of its own: its children carry
     // the highlight.
     function refocus(scroll) {
+      // Only the current step's element: the view may still carry the
+      // highlight of the step before.
+      for (const lit of document.querySelectorAll("#cluster-view .lesson-focus")) lit.classList.remove("lesson-focus");
       if (!status || !data) return;
       const form = focusForm(status.focus);
       document.body.dataset.lessonFocus = form;
