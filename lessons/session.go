@@ -179,7 +179,7 @@ func (s *Session) Run(cmd string) (Ran, error) {
 
 func (s *Session) goTo(step int) (Change, error) {
 	if step < 0 || step >= len(s.lesson.Steps) {
-		return Change{}, fmt.Errorf("lesson %s has steps 1 to %d", s.lesson.ID, len(s.lesson.Steps))
+		return Change{}, fmt.Errorf("lesson %s has %d steps, numbered 0 to %d", s.lesson.ID, len(s.lesson.Steps), len(s.lesson.Steps)-1)
 	}
 	if s.player != nil {
 		s.player.Close()
