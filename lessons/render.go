@@ -92,3 +92,32 @@ func markdown(src string) string {
 	}
 	return buf.String()
 }
+
+// Entry is one lesson as a catalogue lists it: the browser lab's
+// loglab.lessons() and the live server's GET /api/lessons give the same.
+type Entry struct {
+	ID      string `json:"id"`
+	Order   int    `json:"order"`
+	Level   string `json:"level"`
+	Minutes int    `json:"minutes"`
+	Title   HTML   `json:"title"`
+	Steps   int    `json:"steps"`
+}
+
+// Catalogue lists every embedded lesson in its order.
+func Catalogue() ([]Entry, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, len(all))
+	for i, l := range all {
+		out[i] = EntryOf(Render(l))
+	}
+	return out, nil
+}
+
+// EntryOf is a rendered lesson's catalogue entry.
+func EntryOf(r Rendered) Entry {
+	return Entry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps)}
+}

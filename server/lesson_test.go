@@ -167,7 +167,7 @@ func TestLiveLessonEveryPageFollowsTheSteps(t *testing.T) {
 	// Refusals that change nothing: a second answer, a step out of range.
 	for msg, why := range map[string]string{
 		`{"type":"lesson","action":"answer","value":"1"}`: "asks nothing now",
-		`{"type":"lesson","action":"goto","step":99}`:     "has steps",
+		`{"type":"lesson","action":"goto","step":99}`:     "steps, numbered 0 to",
 		`{"type":"lesson","action":"goto","step":"x"}`:    "not a step number",
 		`{"type":"lesson","action":"dance"}`:              "unknown lesson action",
 		`{"type":"lesson","action":"open","lesson":5}`:    "expected",
@@ -387,7 +387,7 @@ func TestAPILessonServesTheRenderedLesson(t *testing.T) {
 		t.Fatalf("an unknown lesson: %d %s", code, body)
 	}
 	code, body = get(t, ts.URL+"/api/lessons")
-	var cat []catalogueEntry
+	var cat []lessons.Entry
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &cat) != nil || len(cat) < 2 || cat[0].Title.Zh == "" || cat[0].Steps == 0 {
 		t.Fatalf("GET /api/lessons: %d %.300s", code, body)
 	}

@@ -9,28 +9,11 @@ import (
 	"github.com/loglab/loglab/lessons"
 )
 
-// catalogueEntry is one lesson in GET /api/lessons, the shape the browser
-// lab's loglab.lessons() gives: what a live page needs to offer lessons
-// without loading the WASM engine.
-type catalogueEntry struct {
-	ID      string       `json:"id"`
-	Order   int          `json:"order"`
-	Level   string       `json:"level"`
-	Minutes int          `json:"minutes"`
-	Title   lessons.HTML `json:"title"`
-	Steps   int          `json:"steps"`
-}
-
 // apiLessons lists the embedded lessons in their order.
 func (s *Server) apiLessons(c echo.Context) error {
-	all, err := lessons.All()
+	out, err := lessons.Catalogue()
 	if err != nil {
 		return err // a lesson that fails to load is a build's bug: 500
-	}
-	out := make([]catalogueEntry, 0, len(all))
-	for _, l := range all {
-		r := lessons.Render(l)
-		out = append(out, catalogueEntry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps)})
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -137,7 +137,7 @@ func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
 		}
 	}
 	if step < 0 || step >= len(l.Steps) {
-		return lessons.Change{}, fmt.Errorf("lesson %s has steps 0 to %d", l.ID, len(l.Steps)-1)
+		return lessons.Change{}, fmt.Errorf("lesson %s has %d steps, numbered 0 to %d", l.ID, len(l.Steps), len(l.Steps)-1)
 	}
 	// The lesson playing now is not closed here: freshLab replaces its lab
 	// the way it replaces the free-play lab.

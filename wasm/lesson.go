@@ -24,16 +24,6 @@ type lessonUpdate struct {
 	Error  string          `json:"error,omitempty"`
 }
 
-// catalogueEntry is one lesson as the catalogue lists it.
-type catalogueEntry struct {
-	ID      string       `json:"id"`
-	Order   int          `json:"order"`
-	Level   string       `json:"level"`
-	Minutes int          `json:"minutes"`
-	Title   lessons.HTML `json:"title"`
-	Steps   int          `json:"steps"`
-}
-
 // rendered is every embedded lesson rendered once: the lessons are built
 // into the module, so they cannot change while the page lives.
 var rendered = sync.OnceValues(func() ([]lessons.Rendered, error) {
@@ -54,9 +44,9 @@ func catalogueJSON() string {
 	if err != nil {
 		return jsonString(map[string]string{"error": err.Error()})
 	}
-	cat := make([]catalogueEntry, len(all))
+	cat := make([]lessons.Entry, len(all))
 	for i, r := range all {
-		cat[i] = catalogueEntry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps)}
+		cat[i] = lessons.EntryOf(r)
 	}
 	return jsonString(cat)
 }

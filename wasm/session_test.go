@@ -124,7 +124,7 @@ func TestCatalogueListsEveryLesson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := decode[[]catalogueEntry](t, catalogueJSON())
+	cat := decode[[]lessons.Entry](t, catalogueJSON())
 	if len(cat) != len(all) || len(cat) == 0 {
 		t.Fatalf("catalogue has %d lessons, the module embeds %d", len(cat), len(all))
 	}
