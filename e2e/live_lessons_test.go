@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"html"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -17,7 +14,6 @@ import (
 
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/server"
-	"github.com/loglab/loglab/web"
 )
 
 // liveLessonIDs are the lessons walked on /live: a log's offsets and the
@@ -317,7 +313,7 @@ func liveCheckFocus(t *testing.T, name string, p *watchedPage, native *lessons.S
 	if form == "" {
 		return
 	}
-	want, ok := liveNativeFocusState(t, native, form)
+	want, ok := nativeFocusState(t, native, form)
 	if !ok && native.Status().Phase == lessons.PhaseAsk {
 		// Before the answer the step's commands have not run: what it
 		// points at may not exist yet (a topic the step creates).
@@ -370,25 +366,6 @@ func liveCheckFocus(t *testing.T, name string, p *watchedPage, native *lessons.S
 		t.Errorf("%s: step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f, not inside the %.0fx%.0f viewport",
 			name, i+1, form, top, bottom, left, right, width, height)
 	}
-}
-
-// liveNativeFocusState renders the native session's lab and reads the
-// focused element's data-focus-state.
-func liveNativeFocusState(t *testing.T, native *lessons.Session, form string) (string, bool) {
-	t.Helper()
-	view, err := web.RenderString(context.Background(), web.ClusterView(native.Lab().View()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag := regexp.MustCompile(`<[a-zA-Z][^>]*\sdata-focus="` + regexp.QuoteMeta(html.EscapeString(form)) + `"[^>]*>`).FindString(view)
-	if tag == "" {
-		return "", false
-	}
-	m := regexp.MustCompile(`\sdata-focus-state="([^"]*)"`).FindStringSubmatch(tag)
-	if m == nil {
-		return "", true
-	}
-	return html.UnescapeString(m[1]), true
 }
 
 // liveShot saves what the page shows in its 1280x720 viewport, where the

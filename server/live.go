@@ -167,6 +167,18 @@ func (s *liveSession) publishEntry(e web.Entry) web.Entry {
 	return e
 }
 
+// commandPanicked turns a command's panic p (nil: none) into its
+// entry's error, logged with its stack; it reports whether there was one.
+func (s *liveSession) commandPanicked(e *web.Entry, p any) bool {
+	if p == nil {
+		return false
+	}
+	s.logger.Error("a lab command panicked", "command", e.Command, "panic", p, "stack", string(debug.Stack()))
+	e.OK = false
+	e.Output = fmt.Sprintf("error: internal error: the command panicked (%v); the server logged it and carries on", p)
+	return true
+}
+
 // execute runs one command, with s.mu held. A panic in the engine is a
 // bug, but one command must not kill the workshop's server: it is logged
 // with its stack and answered as the command's error, and the mutex is
@@ -174,13 +186,7 @@ func (s *liveSession) publishEntry(e web.Entry) web.Entry {
 // command changed before it panicked stays changed.
 func (s *liveSession) execute(line string) (e web.Entry) {
 	e.Command = strings.TrimSpace(line)
-	defer func() {
-		if p := recover(); p != nil {
-			s.logger.Error("a lab command panicked", "command", e.Command, "panic", p, "stack", string(debug.Stack()))
-			e.OK = false
-			e.Output = fmt.Sprintf("error: internal error: the command panicked (%v); the server logged it and carries on", p)
-		}
-	}()
+	defer func() { s.commandPanicked(&e, recover()) }()
 	out, err := s.runLine(line)
 	e.Output, e.OK = out, err == nil
 	if err != nil {

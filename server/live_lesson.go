@@ -185,10 +185,7 @@ func newLab(dataDir string, controllers []string) *lab.Lab {
 func (s *liveSession) runInLesson(line string) (e web.Entry, ran bool) {
 	e.Command = strings.TrimSpace(line)
 	defer func() {
-		if p := recover(); p != nil {
-			s.logger.Error("a lab command panicked", "command", e.Command, "panic", p, "stack", string(debug.Stack()))
-			e.OK = false
-			e.Output = fmt.Sprintf("error: internal error: the command panicked (%v); the server logged it and carries on", p)
+		if s.commandPanicked(&e, recover()) {
 			ran = true // what it changed before it panicked stays changed
 		}
 	}()
