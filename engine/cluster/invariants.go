@@ -351,13 +351,9 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 		}
 		if lost && a.Offset < leader.Log.EndOffset() && leader.Log.Config().Compact() {
 			if newest == nil {
-				newest = newestByKey(leader, acked)
+				newest = newestByKey(leader.Log, tp, acked)
 			}
-			// Compaction keeps only each key's newest record, and drops a
-			// tombstone after delete.retention.ms: neither is a loss. A
-			// produce of the key that failed after this one was
-			// acknowledged may have been written after it too.
-			lost = a.Value != nil && newest[string(a.Key)] <= a.Offset && !k.failedAfter(a)
+			lost = !k.c.compactedAway(a, newest)
 		}
 		if !lost {
 			continue
@@ -383,24 +379,35 @@ func (k *Checker) checkAcked(tp protocol.TopicPartition, leader *broker.Replica,
 // newestByKey maps each key of a partition to the newest offset written
 // with it: in the replica's log, or acknowledged (a tombstone the cleaner
 // has since removed, with every older record of its key, still counts).
-func newestByKey(r *broker.Replica, acked []AckedRecord) map[string]int64 {
-	recs, _ := r.Log.Records(r.Log.StartOffset(), 0)
+func newestByKey(l *log.Log, tp protocol.TopicPartition, acked []AckedRecord) map[string]int64 {
+	recs, _ := l.Records(l.StartOffset(), 0)
 	m := make(map[string]int64, len(recs))
 	for _, rec := range recs {
 		m[string(rec.Key)] = rec.Offset
 	}
 	for _, a := range acked {
-		if a.TP == r.TP && a.Offset > m[string(a.Key)] {
+		if a.TP == tp && a.Offset > m[string(a.Key)] {
 			m[string(a.Key)] = a.Offset
 		}
 	}
 	return m
 }
 
+// compactedAway reports whether an acknowledged record missing from a
+// compacted log was the cleaner's doing rather than a loss: compaction
+// keeps only each key's newest record, and drops a tombstone after
+// delete.retention.ms. A produce of the key that failed after this one
+// was acknowledged may have been written after it too. The checker and
+// the view both ask, so the page never draws as lost what the checker
+// calls compaction.
+func (c *Cluster) compactedAway(a AckedRecord, newest map[string]int64) bool {
+	return a.Value == nil || newest[string(a.Key)] > a.Offset || c.failedAfter(a)
+}
+
 // failedAfter reports whether a produce of a's key to a's partition
 // failed after a was acknowledged.
-func (k *Checker) failedAfter(a AckedRecord) bool {
-	for _, f := range k.c.failed {
+func (c *Cluster) failedAfter(a AckedRecord) bool {
+	for _, f := range c.failed {
 		if f.TP == a.TP && f.At >= a.At && bytes.Equal(f.Key, a.Key) {
 			return true
 		}

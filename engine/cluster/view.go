@@ -156,7 +156,7 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 		})
 	}
 	if leaderShown && err == nil {
-		p.Lost = c.lostRecords(tp, from, l.EndOffset(), held)
+		p.Lost = c.lostRecords(tp, l, from, held)
 	}
 	for _, s := range l.Segments() {
 		sv := view.Segment{File: log.FileName(s.BaseOffset, log.LogSuffix), BaseOffset: s.BaseOffset, NextOffset: s.NextOffset, Size: s.Size, Active: s.Active, TimeIndex: len(s.TimeIndex)}
@@ -170,17 +170,27 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 
 // lostRecords lists the acknowledged records of tp at or after offset from
 // that the leader's log does not hold: past its end, or replaced by another
-// record, in offset order. held is the leader's records from `from` on.
+// record, in offset order, leaving out what compaction removed (see
+// compactedAway). held is the leader's records from `from` on.
 // Only the shown tail is compared, so the view stays cheap however long the
 // log is; the invariant checker compares everything.
-func (c *Cluster) lostRecords(tp protocol.TopicPartition, from, end int64, held map[int64][]byte) []view.Record {
+func (c *Cluster) lostRecords(tp protocol.TopicPartition, l *log.Log, from int64, held map[int64][]byte) []view.Record {
 	var lost []view.Record
+	var newest map[string]int64 // compacted logs only, read once when needed
 	for _, a := range c.acked {
 		if a.TP != tp || a.Offset < from {
 			continue
 		}
-		if v, ok := held[a.Offset]; ok && a.Offset < end && bytes.Equal(v, a.Value) {
+		if v, ok := held[a.Offset]; ok && a.Offset < l.EndOffset() && bytes.Equal(v, a.Value) {
 			continue
+		}
+		if a.Offset < l.EndOffset() && l.Config().Compact() {
+			if newest == nil {
+				newest = newestByKey(l, tp, c.acked)
+			}
+			if c.compactedAway(a, newest) {
+				continue
+			}
 		}
 		lost = append(lost, view.Record{Offset: a.Offset, Value: string(a.Value), ValueIsNull: a.Value == nil, KeyIsNull: true, Acked: true})
 	}
