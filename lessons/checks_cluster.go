@@ -21,8 +21,8 @@ func init() {
 	register("metadata-offset", "metadata-offset: the offset of the last record committed to the metadata log", metadataOffset)
 	register("key-value", "key-value TOPIC/P KEY: the value a consumer reading the partition from its start sees last for KEY (up to the leader's high watermark): the value, `tombstone` for a null value, or `none` if no record has the key", keyValue)
 	register("key-records", "key-records TOPIC/P KEY: how many records with KEY the leader's log holds, tombstones included", keyRecords)
-	register("acked-held", "acked-held TOPIC/P BROKER: how many of the partition's acknowledged records that broker's replica holds (same offset, same value)", ackedHeld)
-	register("acked-intact", "acked-intact TOPIC/P: `true` if the partition's leader holds every acknowledged record of it, `false` if one is missing, `no leader` while it has none that serves", ackedIntact)
+	register("acked-held", "acked-held TOPIC/P BROKER: how many of the partition's acknowledged records that broker's replica holds (same offset, same value; a record compaction removed counts as not held, so use it on topics that do not compact)", ackedHeld)
+	register("acked-intact", "acked-intact TOPIC/P: `true` if the partition's leader holds every acknowledged record of it, `false` if one is missing (compaction's removals included, so use it on topics that do not compact), `no leader` while it has none that serves", ackedIntact)
 }
 
 func activeController(s State, args []string) (string, error) {

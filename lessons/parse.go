@@ -314,6 +314,11 @@ func (p *parser) closeStep() error {
 			seen[c.Value] = c.Line
 		}
 	}
+	if s.Goal && s.Predict != nil {
+		// A goal step's outcome is the learner's doing, not a step's
+		// commands to predict; the player would never check the goal.
+		return p.errf(s.Predict.Line, "predict: belongs in a `== step:`, not in goal step %q", s.Name)
+	}
 	if s.Goal && (s.Check == nil || len(s.Solution) == 0) {
 		return p.errf(s.Line, "goal step %q needs a goal-check: and at least one solution:", s.Name)
 	}

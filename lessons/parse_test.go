@@ -44,6 +44,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"bad header", front + "== stpe: s\n", "x.lesson:8: a step header is"},
 		{"no steps", front, "the lesson has no steps"},
 		{"step with no narration", front + "== step: s\n> tick 1s\n", "x.lesson:8: step \"s\" says nothing"},
+		{"predict in a goal step", front + "== goal: g\nsay.en: S\nsay.zh: S\npredict: leader t/0\nquestion.en: Q\nquestion.zh: Q\nchoice: 1 | en: a | zh: b | why.en: c | why.zh: d\nchoice: 2 | en: e | zh: f | why.en: g | why.zh: h\ngoal-check: last-error = NOT_ENOUGH_REPLICAS\nsolution: > tick 1s\n", "x.lesson:11: predict: belongs in a `== step:`"},
 		{"command in a goal step", front + "== goal: g\nsay.en: S\nsay.zh: S\n> tick 1s\n", "x.lesson:11: a goal step's commands are the learner's"},
 		{"focus on an unknown element", front + step + "focus: replica orders/0 2\n", "x.lesson:11: focus: \"replica orders/0 2\": unknown element \"replica\""},
 		{"focus on an unknown partition element", front + step + "focus: partition orders/0 log\n", "x.lesson:11: focus: \"partition orders/0 log\": unknown partition element \"log\""},

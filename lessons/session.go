@@ -17,7 +17,8 @@ const (
 	PhaseShown Phase = "shown"
 	// PhaseGoal: a goal step the learner has not solved yet.
 	PhaseGoal Phase = "goal"
-	// PhaseReached: the goal's predicate holds.
+	// PhaseReached: the goal's predicate held after one of the learner's
+	// commands; it stays reached (a later `show` must not take it back).
 	PhaseReached Phase = "reached"
 )
 
@@ -161,6 +162,17 @@ func (s *Session) Reset() (Change, error) { return s.goTo(s.step) }
 
 // GoTo opens another step of the same lesson.
 func (s *Session) GoTo(step int) (Change, error) { return s.goTo(step) }
+
+// At refuses an action meant for another step than the current one: two
+// viewers of a room clicking Next together, or a Next queued behind a
+// slow command, would otherwise skip a step. step is the 0-based step the
+// page showed when the button was pressed.
+func (s *Session) At(step int) error {
+	if step != s.step {
+		return fmt.Errorf("the lesson is on step %d now, not %d: nothing done", s.step+1, step+1)
+	}
+	return nil
+}
 
 // Run is the learner's own command, typed or clicked. Before a prediction
 // is answered it is refused: the step's outcome must not show early. On a

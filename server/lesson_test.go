@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
@@ -170,7 +171,10 @@ func TestLiveLessonEveryPageFollowsTheSteps(t *testing.T) {
 		`{"type":"lesson","action":"goto","step":99}`:     "steps, numbered 0 to",
 		`{"type":"lesson","action":"goto","step":"x"}`:    "not a step number",
 		`{"type":"lesson","action":"dance"}`:              "unknown lesson action",
-		`{"type":"lesson","action":"open","lesson":5}`:    "expected",
+		// A second viewer's Next, clicked on step 1 (0-based 0) after
+		// the room moved on: refused, so the room moves one step only.
+		`{"type":"lesson","action":"next","at":0}`:     "the lesson is on step 2 now, not 1",
+		`{"type":"lesson","action":"open","lesson":5}`: "expected",
 	} {
 		sendJSON(t, instructor, msg)
 		wantRefusal(t, readMsg(t, instructor), why)
@@ -473,4 +477,60 @@ func TestLiveLessonRefusedOnControllersInOtherProcesses(t *testing.T) {
 	if s.live.lab != free || s.live.lesson != nil {
 		t.Fatal("the refused open replaced the live cluster")
 	}
+}
+
+// A lesson action that panics halfway (here while making the lab its
+// replay runs on, after the room's cluster was already destroyed) leaves
+// every page on one consistent room: the lesson closed for all, the
+// sender told why, and the room's next command runs.
+func TestLiveLessonPanicClosesTheLessonForEveryPage(t *testing.T) {
+	s, ts := newTestServer(t)
+	instructor, viewer := dial(t, ts), dial(t, ts)
+	waitForSubscribers(t, s, 2)
+	sendJSON(t, instructor, `{"type":"lesson","action":"open","lesson":"`+testLesson+`","step":0}`)
+	sameOnEvery(t, 2, instructor, viewer)
+
+	s.live.mu.Lock()
+	s.live.makeLessonLab = func(string, []string) *lab.Lab { panic("forced by the test") }
+	s.live.mu.Unlock()
+	sendJSON(t, instructor, `{"type":"lesson","action":"reset"}`)
+	got := sameOnEvery(t, 2, instructor, viewer)
+	if got[0].Type != "update" || !got[0].Clear || got[1].Type != "lesson" || got[1].Status != nil {
+		t.Fatalf("after the panic every page should get a cleared view and the lesson closed: %s / %s", got[0], got[1])
+	}
+	wantRefusal(t, readMsg(t, instructor), "panicked")
+
+	s.live.mu.Lock()
+	s.live.makeLessonLab = nil
+	s.live.mu.Unlock()
+	sendCommand(t, viewer, "cluster brokers=1 seed=3")
+	got = sameOnEvery(t, 1, instructor, viewer)
+	if !strings.Contains(got[0].Entry, "cluster started: brokers=1") {
+		t.Fatalf("the room's next command: %s", got[0])
+	}
+}
+
+// Replays hold the whole room's mutex, and pages loop from many
+// connections as easily as from one: the room gets lessonReplayBurst
+// replays at once, then lessonReplaysPerSecond, whoever asks. Other lesson
+// actions (a page's own bucket permitting) still run.
+func TestLessonReplaysAreLimitedForTheWholeRoom(t *testing.T) {
+	s, ts := newTestServer(t)
+	clock := freezeClock(s)
+	pages := []*websocket.Conn{dial(t, ts), dial(t, ts)}
+	waitForSubscribers(t, s, 2)
+	for i := range lessonReplayBurst {
+		c := pages[i%2] // from two pages, each well within its own bucket
+		sendJSON(t, c, `{"type":"lesson","action":"open","lesson":"`+testLesson+`"}`)
+		sameOnEvery(t, 2, pages...)
+	}
+	sendJSON(t, pages[0], `{"type":"lesson","action":"reset"}`)
+	wantRefusal(t, readMsg(t, pages[0]), "at most 1 replay per second for the whole room")
+	sendJSON(t, pages[1], `{"type":"lesson","action":"next"}`)
+	got := sameOnEvery(t, 1, pages...)
+	wantStatus(t, got[0], 1, lessons.PhaseAsk)
+	clock.advance(time.Second)
+	sendJSON(t, pages[0], `{"type":"lesson","action":"back"}`)
+	got = sameOnEvery(t, 2, pages...)
+	wantStatus(t, got[1], 0, lessons.PhaseShown)
 }

@@ -41,6 +41,9 @@ type liveSession struct {
 	// runLine runs one free-play command on lab; a field so that a test
 	// can make a command panic and see the session survive it.
 	runLine func(line string) (string, error)
+	// makeLessonLab makes the labs a lesson replays on; nil is newLab. A
+	// field so that a test can make a lesson's replay panic.
+	makeLessonLab func(dataDir string, controllers []string) *lab.Lab
 }
 
 // quorumCheckEvery is how often an idle live cluster is checked for an

@@ -26,6 +26,10 @@ import (
 //	{"type":"lesson","action":"next"|"back"|"reset"|"close"}
 //	{"type":"lesson","action":"goto","step":N}
 //
+// Every action but open and close may say "at":N, the step the page
+// showed when the button was pressed: two viewers clicking Next together
+// then move the room one step, not two (lessons.Session.At).
+//
 // Step and value are decoded by hand (parseStep, parseValue) so that a
 // wrongly typed field is refused to its sender like any other bad action,
 // not answered by closing the page's connection.
@@ -35,6 +39,7 @@ type lessonRequest struct {
 	Lesson string          `json:"lesson"`
 	Step   json.RawMessage `json:"step"`
 	Value  json.RawMessage `json:"value"`
+	At     json.RawMessage `json:"at"`
 }
 
 // lessonMessage is what pages receive after every lesson action (and a
@@ -52,7 +57,10 @@ type lessonMessage struct {
 func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ch, err := s.applyLesson(req)
+	ch, panicked, err := s.applyLesson(req)
+	if panicked {
+		s.afterLessonPanic()
+	}
 	if err != nil {
 		s.send(sub, s.lessonMessage(err.Error()))
 		return
@@ -70,18 +78,50 @@ func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 // the room's server carries on, as it does after a command that panicked
 // (what the action changed before it panicked stays changed; reset
 // replays the step afresh).
-func (s *liveSession) applyLesson(req lessonRequest) (ch lessons.Change, err error) {
+func (s *liveSession) applyLesson(req lessonRequest) (ch lessons.Change, panicked bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("a lesson action panicked", "action", req.Action, "lesson", req.Lesson, "panic", p, "stack", string(debug.Stack()))
+			panicked = true
 			err = fmt.Errorf("internal error: the lesson action panicked (%v); the server logged it and carries on", p)
 		}
 	}()
+	ch, err = s.lessonStep(req)
+	return ch, false, err
+}
+
+// afterLessonPanic leaves the room consistent after a lesson action
+// panicked halfway, with s.mu held: the lesson may hold a lab the action
+// already replaced, so its guidance goes and every page is sent the lab as
+// it is, in free play, with the lesson closed.
+func (s *liveSession) afterLessonPanic() {
+	if s.lesson != nil && s.lesson.Lab() != s.lab {
+		s.lesson.Close()
+	}
+	s.lesson = nil
+	s.history = nil
+	if msg, err := s.renderLessonUpdate(nil, true); err == nil {
+		s.publish(msg)
+	}
+	s.publish(s.lessonMessage(""))
+}
+
+// lessonStep is applyLesson without the recover.
+func (s *liveSession) lessonStep(req lessonRequest) (ch lessons.Change, err error) {
 	if req.Action == "open" {
 		return s.openLesson(req)
 	}
 	if s.lesson == nil {
 		return ch, fmt.Errorf("no lesson is open: open one first")
+	}
+	if len(req.At) > 0 && req.Action != "close" {
+		at, err := parseStep(req.At)
+		if err != nil {
+			return ch, err
+		}
+		if err := s.lesson.At(at); err != nil {
+			return ch, err
+		}
 	}
 	switch req.Action {
 	case "answer":
@@ -163,7 +203,11 @@ func (s *liveSession) freshLab() *lab.Lab {
 			s.logger.Error("removing the previous cluster's data for a lesson", "dataDir", s.dataDir, "error", err)
 		}
 	}
-	s.lab = newLab(s.dataDir, s.controllers)
+	mk := newLab
+	if s.makeLessonLab != nil {
+		mk = s.makeLessonLab
+	}
+	s.lab = mk(s.dataDir, s.controllers)
 	return s.lab
 }
 

@@ -23,6 +23,31 @@ const (
 	clientLimitersKept = 1024
 )
 
+// A lesson action that replays the lesson (open, back, reset, goto) holds
+// the room's mutex for the whole replay, a few hundred milliseconds for a
+// long lesson, and sends every page the replayed transcript. Pages loop
+// from many connections as easily as from one, so replays have one bucket
+// for the whole room: an instructor clicking Back a few times in a row is
+// never refused, a loop cannot hold the room more than a fraction of the
+// time.
+const (
+	lessonReplaysPerSecond = 1
+	lessonReplayBurst      = 10
+)
+
+func newLessonReplayLimiter() *rate.Limiter {
+	return rate.NewLimiter(lessonReplaysPerSecond, lessonReplayBurst)
+}
+
+// replaysLesson reports whether a lesson action rebuilds the lab by replay.
+func replaysLesson(action string) bool {
+	switch action {
+	case "open", "back", "reset", "goto":
+		return true
+	}
+	return false
+}
+
 // rateLimitMessage is the error entry of a refused command, for a page
 // ("per page") or an API client ("per client address").
 func rateLimitMessage(per string) string {

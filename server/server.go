@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
 
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
@@ -43,8 +44,10 @@ type Server struct {
 	live   *liveSession
 	logger *slog.Logger
 	// now is the rate limiters' clock; a test freezes it.
-	now        func() time.Time
-	apiLimiter clientLimiters
+	now func() time.Time
+	// lessonReplays bounds the room's lesson replays (see replaysLesson).
+	lessonReplays *rate.Limiter
+	apiLimiter    clientLimiters
 }
 
 // New builds the server and runs the starter script on its live cluster.
@@ -62,7 +65,7 @@ func New(opts Options) (*Server, error) {
 		// down: the cluster follows them at the next command instead.
 		go live.watchQuorum()
 	}
-	s := &Server{echo: echo.New(), live: live, logger: opts.Logger, now: time.Now}
+	s := &Server{echo: echo.New(), live: live, logger: opts.Logger, now: time.Now, lessonReplays: newLessonReplayLimiter()}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	// A panic in a handler answers 500 and is logged with its stack; the

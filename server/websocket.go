@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -128,6 +129,8 @@ func (s *Server) handleLesson(sub *subscriber, data []byte, allowed bool) {
 		refuse(`expected {"type":"lesson","action":"open|answer|next|back|reset|goto|close", ...}`)
 	case !allowed:
 		refuse(rateLimitMessage("page") + " (a lesson action counts as one)")
+	case replaysLesson(req.Action) && !s.lessonReplays.AllowN(s.now(), 1):
+		refuse(fmt.Sprintf("the room's lesson was just replayed %d times: at most %d replay per second for the whole room; nothing done, try again in a moment", lessonReplayBurst, lessonReplaysPerSecond))
 	default:
 		s.live.lessonAction(sub, req)
 	}

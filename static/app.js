@@ -101,8 +101,8 @@
     if (lessons && document.getElementById("lesson")) {
       player = lessons.player({
         live: false,
-        act(action, arg) {
-          chain = chain.then(() => globalThis.loglab.lesson(action, arg)).then((json) => {
+        act(action, arg, at) {
+          chain = chain.then(() => globalThis.loglab.lesson(action, arg, at)).then((json) => {
             const u = JSON.parse(json);
             applyUpdate(u);
             player.show(u.status, u.error);
@@ -154,11 +154,18 @@
       // sender's included, draws the server's lesson messages.
       player = lessons.player({
         live: true,
-        act(action, arg) {
+        act(action, arg, at) {
           const msg = { type: "lesson", action };
           if (action === "open") { msg.lesson = arg.lesson; msg.step = arg.step; }
           else if (action === "answer") msg.value = arg;
           else if (action === "goto") msg.step = arg;
+          if (at !== undefined) msg.at = at;
+          if (ws.readyState !== WebSocket.OPEN) {
+            // Sending on a socket still connecting throws, on a closed one
+            // it is lost: say so, and leave the buttons usable.
+            player.show(undefined, "not connected to the live cluster");
+            return;
+          }
           ws.send(JSON.stringify(msg));
         },
         data: (id) => fetch(`/api/lessons/${encodeURIComponent(id)}`).then((r) => {

@@ -84,8 +84,9 @@
   }
 
   // player builds the panel's behaviour over a driver:
-  //   driver.act(action, arg)  performs a lesson action (the answer comes
-  //                            back through player.show)
+  //   driver.act(action, arg, at)  performs a lesson action meant for
+  //                            step at (the answer comes back through
+  //                            player.show)
   //   driver.data(id)          -> Promise<lessons.Rendered>
   //   driver.live              true on the live page (no URL to keep)
   function player(driver) {
@@ -107,7 +108,12 @@
       if (pending && action !== "close") return Promise.resolve();
       pending = true;
       panel.dataset.busy = "true";
-      return Promise.resolve(driver.act(action, arg));
+      // The step this button was pressed on: an action that arrives after
+      // the lesson moved on (a second click queued behind a slow command,
+      // another viewer's Next in the room) is refused, not applied to the
+      // next step.
+      const at = status && action !== "open" && action !== "close" ? status.step : undefined;
+      return Promise.resolve(driver.act(action, arg, at));
     }
 
     // The console's placeholder cannot hold two spans: it follows the

@@ -80,6 +80,9 @@ type lessonArg struct {
 	Lesson string `json:"lesson"`
 	Step   int    `json:"step"`
 	Value  string `json:"value"`
+	// At is the step the page showed when the button was pressed, nil
+	// when the page did not say (see lessons.Session.At).
+	At *int `json:"at,omitempty"`
 }
 
 // lesson performs one player action. A refused action (answering twice,
@@ -100,6 +103,11 @@ func (s *session) lesson(action string, arg lessonArg) lessonUpdate {
 	ls := s.lessonSession
 	var ch lessons.Change
 	var err error
+	if arg.At != nil && action != "close" {
+		if err := ls.At(*arg.At); err != nil {
+			return s.lessonDrawn(lessons.Change{}, err)
+		}
+	}
 	switch action {
 	case "answer":
 		ch, err = ls.Answer(arg.Value)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"syscall/js"
 
 	"github.com/loglab/loglab/engine/lab"
@@ -16,7 +17,7 @@ import (
 //	loglab.starter          -> the commands a new lab runs first
 //	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps}]
 //	loglab.lessonData(id)   -> JSON: lessons.Rendered, the lesson's prose
-//	loglab.lesson(action, arg) -> Promise<{status|null, clear, entry, view, error}>
+//	loglab.lesson(action, arg, at) -> Promise<{status|null, clear, entry, view, error}>
 //	    action open (arg {lesson, step}), answer (arg value), next, back,
 //	    reset, goto (arg step), close; steps are 0-based
 //
@@ -57,6 +58,10 @@ func main() {
 		if len(args) > 1 {
 			arg = lessonArgFrom(action, args[1])
 		}
+		if len(args) > 2 && args[2].Type() == js.TypeNumber {
+			at := args[2].Int()
+			arg.At = &at
+		}
 		return promise(func() any { return jsonString(s.lesson(action, arg)) })
 	}))
 	js.Global().Set("loglab", api)
@@ -71,7 +76,16 @@ func main() {
 func promise(work func() any) js.Value {
 	executor := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		resolve := args[0]
-		go func() { resolve.Invoke(work()) }()
+		go func() {
+			// A panic would end the Go program and leave this promise, and
+			// the page's chain of commands behind it, waiting forever.
+			defer func() {
+				if p := recover(); p != nil {
+					resolve.Invoke(map[string]any{"error": fmt.Sprintf("internal error: %v (reload the page)", p), "ok": false})
+				}
+			}()
+			resolve.Invoke(work())
+		}()
 		return nil
 	})
 	// The Promise constructor calls the executor synchronously, so the

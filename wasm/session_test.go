@@ -313,3 +313,25 @@ func TestLessonGoalReachedThroughTheConsole(t *testing.T) {
 		t.Fatalf("the last entry lacks its command:\n%s", r.Entry)
 	}
 }
+
+// A Next queued behind a slow command, clicked twice, moves one step: the
+// second says it was meant for a step the lesson has left.
+func TestLessonActionForAnotherStepIsRefused(t *testing.T) {
+	l, err := lessons.Find("acks1-leader-crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession()
+	t.Cleanup(func() { s.lesson("close", lessonArg{}); s.lab.Close() })
+	if u := s.lesson("open", lessonArg{Lesson: l.ID}); u.Error != "" {
+		t.Fatal(u.Error)
+	}
+	seen := 0
+	if u := s.lesson("next", lessonArg{At: &seen}); u.Error != "" || u.Status.Step != 1 {
+		t.Fatalf("first next gave %+v", u)
+	}
+	u := s.lesson("next", lessonArg{At: &seen})
+	if !strings.Contains(u.Error, "the lesson is on step 2 now, not 1") || u.Status.Step != 1 {
+		t.Fatalf("the second next, meant for step 1, gave error %q at step %d", u.Error, u.Status.Step)
+	}
+}
