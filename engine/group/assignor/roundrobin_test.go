@@ -1,0 +1,211 @@
+package assignor
+
+import "testing"
+
+// The cases of Kafka's clients/src/test/java/org/apache/kafka/clients/
+// consumer/RoundRobinAssignorTest.java, expected assignments copied from
+// it. None is skipped.
+var roundRobinCases = []portedCase{
+	{
+		name:   "testOneConsumerNoTopic",
+		topics: Topics{},
+		rounds: []portedRound{{
+			members: []Member{member("consumer", "")},
+			want:    Assignment{"consumer": parts("")},
+		}},
+	},
+	{
+		name:   "testOneConsumerNonexistentTopic",
+		topics: Topics{},
+		rounds: []portedRound{{
+			members: []Member{member("consumer", "", "topic")},
+			want:    Assignment{"consumer": parts("")},
+		}},
+	},
+	{
+		name:   "testOneConsumerOneTopic",
+		topics: Topics{"topic": 3},
+		rounds: []portedRound{{
+			members: []Member{member("consumer", "", "topic")},
+			want:    Assignment{"consumer": parts("topic-0, topic-1, topic-2")},
+		}},
+	},
+	{
+		name:   "testOnlyAssignsPartitionsFromSubscribedTopics",
+		topics: Topics{"topic": 3, "other": 3},
+		rounds: []portedRound{{
+			members: []Member{member("consumer", "", "topic")},
+			want:    Assignment{"consumer": parts("topic-0, topic-1, topic-2")},
+		}},
+	},
+	{
+		name:   "testOneConsumerMultipleTopics",
+		topics: Topics{"topic1": 1, "topic2": 2},
+		rounds: []portedRound{{
+			members: []Member{member("consumer", "", "topic1", "topic2")},
+			want:    Assignment{"consumer": parts("topic1-0, topic2-0, topic2-1")},
+		}},
+	},
+	{
+		name:   "testTwoConsumersOneTopicOnePartition",
+		topics: Topics{"topic": 1},
+		rounds: []portedRound{{
+			members: []Member{member("consumer1", "", "topic"), member("consumer2", "", "topic")},
+			want: Assignment{
+				"consumer1": parts("topic-0"),
+				"consumer2": parts(""),
+			},
+		}},
+	},
+	{
+		name:   "testTwoConsumersOneTopicTwoPartitions",
+		topics: Topics{"topic": 2},
+		rounds: []portedRound{{
+			members: []Member{member("consumer1", "", "topic"), member("consumer2", "", "topic")},
+			want: Assignment{
+				"consumer1": parts("topic-0"),
+				"consumer2": parts("topic-1"),
+			},
+		}},
+	},
+	{
+		// consumer1 and consumer3 are passed over for topic2's partitions,
+		// which all go to consumer2: round robin does not balance
+		// differing subscriptions.
+		name:   "testMultipleConsumersMixedTopics",
+		topics: Topics{"topic1": 3, "topic2": 2},
+		rounds: []portedRound{{
+			members: []Member{
+				member("consumer1", "", "topic1"),
+				member("consumer2", "", "topic1", "topic2"),
+				member("consumer3", "", "topic1"),
+			},
+			want: Assignment{
+				"consumer1": parts("topic1-0"),
+				"consumer2": parts("topic1-1, topic2-0, topic2-1"),
+				"consumer3": parts("topic1-2"),
+			},
+		}},
+	},
+	{
+		name:   "testTwoDynamicConsumersTwoTopicsSixPartitions",
+		topics: Topics{"topic1": 3, "topic2": 3},
+		rounds: []portedRound{{
+			members: []Member{
+				member("consumer1", "", "topic1", "topic2"),
+				member("consumer2", "", "topic1", "topic2"),
+			},
+			want: Assignment{
+				"consumer1": parts("topic1-0, topic1-2, topic2-1"),
+				"consumer2": parts("topic1-1, topic2-0, topic2-2"),
+			},
+		}},
+	},
+	{
+		// Static members are ordered by instance id, not member id.
+		name:   "testTwoStaticConsumersTwoTopicsSixPartitions",
+		topics: Topics{"topic1": 3, "topic2": 3},
+		rounds: []portedRound{{
+			members: []Member{
+				member("consumer-b", "instance1", "topic1", "topic2"),
+				member("consumer-a", "instance2", "topic1", "topic2"),
+			},
+			want: Assignment{
+				"consumer-b": parts("topic1-0, topic1-2, topic2-1"),
+				"consumer-a": parts("topic1-1, topic2-0, topic2-2"),
+			},
+		}},
+	},
+	{
+		// The static member comes first whatever its member id.
+		name:   "testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions",
+		topics: Topics{"topic1": 3, "topic2": 3},
+		rounds: []portedRound{{
+			members: []Member{
+				member("consumer-b", "instance1", "topic1", "topic2"),
+				member("consumer-a", "", "topic1", "topic2"),
+			},
+			want: Assignment{
+				"consumer-b": parts("topic1-0, topic1-2, topic2-1"),
+				"consumer-a": parts("topic1-1, topic2-0, topic2-2"),
+			},
+		}},
+	},
+	{
+		// Replacing the dynamic consumer4 by consumer5 moves nothing of
+		// the static members.
+		name:   "testStaticMemberRoundRobinAssignmentPersistent",
+		topics: Topics{"topic1": 3, "topic2": 3},
+		rounds: []portedRound{
+			{
+				members: []Member{
+					member("consumer1", "instance1", "topic1", "topic2"),
+					member("consumer2", "instance2", "topic1", "topic2"),
+					member("consumer3", "instance3", "topic1", "topic2"),
+					member("consumer4", "", "topic1", "topic2"),
+				},
+				want: Assignment{
+					"consumer1": parts("topic1-0, topic2-1"),
+					"consumer2": parts("topic1-1, topic2-2"),
+					"consumer3": parts("topic1-2"),
+					"consumer4": parts("topic2-0"),
+				},
+			},
+			{
+				members: []Member{
+					member("consumer1", "instance1", "topic1", "topic2"),
+					member("consumer2", "instance2", "topic1", "topic2"),
+					member("consumer3", "instance3", "topic1", "topic2"),
+					member("consumer5", "", "topic1", "topic2"),
+				},
+				want: Assignment{
+					"consumer1": parts("topic1-0, topic2-1"),
+					"consumer2": parts("topic1-1, topic2-2"),
+					"consumer3": parts("topic1-2"),
+					"consumer5": parts("topic2-0"),
+				},
+			},
+		},
+	},
+	{
+		// Kafka expects instance1: t1-0,3 t2-1,4; instance2: t1-1,4 t2-2;
+		// instance3: t1-2 t2-0,3, before and after instance3 rejoins as
+		// consumer4 and instance2 as consumer5.
+		name:   "testStaticMemberRoundRobinAssignmentPersistentAfterMemberIdChanges",
+		topics: Topics{"topic1": 5, "topic2": 5},
+		rounds: []portedRound{
+			{
+				members: []Member{
+					member("consumer1", "instance1", "topic1", "topic2"),
+					member("consumer2", "instance2", "topic1", "topic2"),
+					member("consumer3", "instance3", "topic1", "topic2"),
+				},
+				want: Assignment{
+					"consumer1": parts("topic1-0, topic1-3, topic2-1, topic2-4"),
+					"consumer2": parts("topic1-1, topic1-4, topic2-2"),
+					"consumer3": parts("topic1-2, topic2-0, topic2-3"),
+				},
+			},
+			{
+				members: []Member{
+					member("consumer1", "instance1", "topic1", "topic2"),
+					member("consumer5", "instance2", "topic1", "topic2"),
+					member("consumer4", "instance3", "topic1", "topic2"),
+				},
+				want: Assignment{
+					"consumer1": parts("topic1-0, topic1-3, topic2-1, topic2-4"),
+					"consumer5": parts("topic1-1, topic1-4, topic2-2"),
+					"consumer4": parts("topic1-2, topic2-0, topic2-3"),
+				},
+			},
+		},
+	},
+}
+
+func TestRoundRobinAssignor(t *testing.T) { runPortedCases(t, RoundRobin{}, roundRobinCases) }
+
+func TestRoundRobinAssignorName(t *testing.T) {
+	if got := (RoundRobin{}).Name(); got != "roundrobin" {
+		t.Errorf("Name() = %q, want Kafka's ROUNDROBIN_ASSIGNOR_NAME \"roundrobin\"", got)
+	}
+}
