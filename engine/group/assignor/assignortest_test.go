@@ -16,6 +16,10 @@ type portedRound struct {
 	members []Member
 	want    Assignment // by member id, as Kafka's test asserts it
 	wantErr bool
+	// sameAsFirstRound is for Kafka tests that assert no value but that
+	// an assignment carried over: member id here -> member id in round 0
+	// whose assignment it must equal.
+	sameAsFirstRound map[string]string
 }
 
 type portedCase struct {
@@ -54,8 +58,12 @@ func runPortedCases(t *testing.T, a Assignor, cases []portedCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			var first Assignment
 			for i, r := range tc.rounds {
 				got, err := a.Assign(tc.topics, r.members)
+				if i == 0 {
+					first = got
+				}
 				if r.wantErr {
 					if err == nil {
 						t.Fatalf("round %d: got %v, want an error", i, got)
@@ -64,6 +72,18 @@ func runPortedCases(t *testing.T, a Assignor, cases []portedCase) {
 				}
 				if err != nil {
 					t.Fatalf("round %d: %v", i, err)
+				}
+				if r.want == nil && r.sameAsFirstRound == nil {
+					// Kafka asserts nothing of a first round whose
+					// assignment a later round must carry over.
+					if i != 0 || len(tc.rounds) < 2 {
+						t.Fatalf("round %d asserts nothing", i)
+					}
+					continue
+				}
+				if r.sameAsFirstRound != nil {
+					checkCarriedOver(t, i, got, first, r.sameAsFirstRound)
+					continue
 				}
 				if diff := assignmentDiff(got, r.want); diff != "" {
 					t.Errorf("round %d:\n%s", i, diff)
@@ -95,4 +115,19 @@ func assignmentDiff(got, want Assignment) string {
 		}
 	}
 	return b.String()
+}
+
+func checkCarriedOver(t *testing.T, round int, got, first Assignment, sameAs map[string]string) {
+	t.Helper()
+	if len(got) != len(sameAs) {
+		t.Errorf("round %d: %d members assigned, want %d", round, len(got), len(sameAs))
+	}
+	for id, was := range sameAs {
+		if _, ok := first[was]; !ok {
+			t.Fatalf("round 0 has no member %s", was)
+		}
+		if !slices.Equal(got[id], first[was]) {
+			t.Errorf("round %d: %s got %v, want %v as %s had in round 0", round, id, got[id], first[was], was)
+		}
+	}
 }
