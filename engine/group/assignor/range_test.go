@@ -4,18 +4,9 @@ import "testing"
 
 // The cases of Kafka's clients/src/test/java/org/apache/kafka/clients/
 // consumer/RangeAssignorTest.java, expected assignments copied from it.
-// Kafka runs most of them once per RackConfig; they expect the same
-// assignment in every config, and these are the configs without replica
-// racks (see range.go for why racks are not used here).
-//
-// Skipped, because they need replica racks (KIP-881 rack-aware range):
-// testRackAwareStaticMemberRangeAssignmentPersistentAfterMemberIdChanges,
-// testRackAwareAssignmentWithUniformSubscription,
-// testRackAwareAssignmentWithNonEqualSubscription,
-// testRackAwareAssignmentWithUniformPartitions,
-// testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription,
-// testRackAwareAssignmentWithCoPartitioning,
-// testCoPartitionedAssignmentWithSameSubscription.
+// Here without racks; TestRangeAssignorRackConfigs re-runs them under
+// Kafka's RackConfigs and range_rack_cases_test.go has the rack-aware
+// methods, so none is skipped.
 var rangeCases = []portedCase{
 	{
 		name:   "testOneConsumerNoTopic",
