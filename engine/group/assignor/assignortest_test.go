@@ -30,13 +30,13 @@ type portedCase struct {
 
 // member builds a subscription; instance is the group.instance.id ("" for
 // a dynamic member).
-func member(id, instance string, topics ...string) Member {
+func subscribed(id, instance string, topics ...string) Member {
 	return Member{ID: id, InstanceID: instance, Topics: topics, Generation: -1}
 }
 
 // parts builds a partition list from "topic-p" strings, as Kafka's tests
 // print them ("t1-0, t1-3, t2-0").
-func parts(list string) []TopicPartition {
+func tpList(list string) []TopicPartition {
 	tps := []TopicPartition{}
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)

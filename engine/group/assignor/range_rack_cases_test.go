@@ -11,87 +11,87 @@ import (
 func TestRangeAssignorRackAware(t *testing.T) {
 	all3 := []string{"t1", "t2", "t3"}
 	t.Run("testRackAwareAssignmentWithUniformSubscription", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 6}, {"t2", 7}, {"t3", 2}}
+		topics := []kafkaTopicSize{{"t1", 6}, {"t2", 7}, {"t3", 2}}
 		ct := repeatTopics(3, all3...)
-		verifyNonRackAwareAssignment(t, topics, ct,
+		verifyRangeNonRackAwareAssignment(t, topics, ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"})
 		// Best effort for a lower replication factor, racks holding a
 		// subset of the partitions.
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"}, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-2, t2-0, t2-2, t2-3, t3-1", "t1-1, t1-3, t2-1, t2-4, t3-0", "t1-4, t1-5, t2-5, t2-6"}, 1, false})
 		// One consumer on a rack with no partitions.
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"}, 4, false})
 	})
 	t.Run("testRackAwareAssignmentWithNonEqualSubscription", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 6}, {"t2", 7}, {"t3", 2}}
+		topics := []kafkaTopicSize{{"t1", 6}, {"t2", 7}, {"t3", 2}}
 		ct := [][]string{all3, all3, {"t1", "t3"}}
-		verifyNonRackAwareAssignment(t, topics, ct,
+		verifyRangeNonRackAwareAssignment(t, topics, ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"})
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-3, t2-0, t2-2, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t2-5, t3-0", "t1-2, t1-5, t3-1"}, 2, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-2, t2-0, t2-2, t2-3, t2-5, t3-1", "t1-1, t1-3, t2-1, t2-4, t2-6, t3-0", "t1-4, t1-5"}, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"}, 2, false})
 	})
 	t.Run("testRackAwareAssignmentWithUniformPartitions", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 5}, {"t2", 5}, {"t3", 5}}
+		topics := []kafkaTopicSize{{"t1", 5}, {"t2", 5}, {"t3", 5}}
 		ct := repeatTopics(3, all3...)
 		plain := []string{"t1-0, t1-1, t2-0, t2-1, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t2-4, t3-4"}
-		verifyNonRackAwareAssignment(t, topics, ct, plain)
+		verifyRangeNonRackAwareAssignment(t, topics, ct, plain)
 		// Co-partitioning comes before rack alignment.
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(3), racksN(3), ct, plain, 10, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(3), racksN(3), ct, plain, 5, false})
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), racksN(3), ct, plain, 3, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(3), kafkaRacks(3), ct, plain, 10, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(3), kafkaRacks(3), ct, plain, 5, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), kafkaRacks(3), ct, plain, 3, false})
 	})
 	t.Run("testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 5}, {"t2", 5}, {"t3", 5}}
+		topics := []kafkaTopicSize{{"t1", 5}, {"t2", 5}, {"t3", 5}}
 		ct := [][]string{all3, all3, {"t1", "t3"}}
-		verifyNonRackAwareAssignment(t, topics, ct,
+		verifyRangeNonRackAwareAssignment(t, topics, ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4"})
 		// Co-partitioning comes first for the topics with equal subscribers.
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-4, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t3-4"}, 9, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(3), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(3), kafkaRacks(3), ct,
 			[]string{"t1-2, t2-0, t2-1, t2-3, t3-2", "t1-0, t1-3, t2-2, t2-4, t3-0, t3-3", "t1-1, t1-4, t3-1, t3-4"}, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), racksN(3), ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), kafkaRacks(3), ct,
 			[]string{"t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4"}, 2, false})
 	})
 	t.Run("testRackAwareAssignmentWithCoPartitioning", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 6}, {"t2", 6}, {"t3", 2}, {"t4", 2}}
+		topics := []kafkaTopicSize{{"t1", 6}, {"t2", 6}, {"t3", 2}, {"t4", 2}}
 		cr := []string{"a", "b", "b", "a"}
 		ct := [][]string{{"t1", "t2"}, {"t1", "t2"}, {"t3", "t4"}, {"t3", "t4"}}
 		plain := []string{"t1-0, t1-1, t1-2, t2-0, t2-1, t2-2", "t1-3, t1-4, t1-5, t2-3, t2-4, t2-5", "t3-0, t4-0", "t3-1, t4-1"}
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), cr, ct, plain, -1, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(2), cr, ct, plain, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(2), cr, ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), cr, ct, plain, -1, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(2), cr, ct, plain, 0, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(2), cr, ct,
 			[]string{"t1-0, t1-2, t1-4, t2-0, t2-2, t2-4", "t1-1, t1-3, t1-5, t2-1, t2-3, t2-5", "t3-1, t4-1", "t3-0, t4-0"}, 0, false})
 
 		ct = repeatTopics(4, "t1", "t2", "t3", "t4")
 		plain = []string{"t1-0, t1-1, t2-0, t2-1, t3-0, t4-0", "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1", "t1-4, t2-4", "t1-5, t2-5"}
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(2), cr, ct, plain, -1, false})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(2), cr, ct, plain, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(2), cr, ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(2), cr, ct, plain, -1, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(2), cr, ct, plain, 0, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(2), cr, ct,
 			[]string{"t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-5, t2-5", "t1-4, t2-4"}, 0, false})
-		verifyRackAssignment(t, rackAssignment{topics, 1, racksN(3), cr, ct,
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 1, kafkaRacks(3), cr, ct,
 			[]string{"t1-0, t1-3, t2-0, t2-3, t3-0, t4-0", "t1-1, t1-4, t2-1, t2-4, t3-1, t4-1", "t1-2, t2-2", "t1-5, t2-5"}, 6, false})
 	})
 	t.Run("testCoPartitionedAssignmentWithSameSubscription", func(t *testing.T) {
-		topics := []kafkaTopic{{"t1", 6}, {"t2", 6}, {"t3", 2}, {"t4", 2}, {"t5", 4}, {"t6", 4}}
+		topics := []kafkaTopicSize{{"t1", 6}, {"t2", 6}, {"t3", 2}, {"t4", 2}, {"t5", 4}, {"t6", 4}}
 		// t7, t8 and t9 do not exist.
 		ct := repeatTopics(3, "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9")
-		cr := racksN(3)
+		cr := kafkaRacks(3)
 		plain := []string{
 			"t1-0, t1-1, t2-0, t2-1, t3-0, t4-0, t5-0, t5-1, t6-0, t6-1",
 			"t1-2, t1-3, t2-2, t2-3, t3-1, t4-1, t5-2, t6-2",
 			"t1-4, t1-5, t2-4, t2-5, t5-3, t6-3",
 		}
-		verifyRackAssignment(t, rackAssignment{topics, 3, nullRacks(3), cr, ct, plain, -1, false})
-		verifyRackAssignment(t, rackAssignment{topics, 3, racksN(3), cr, ct, plain, 0, true})
-		verifyRackAssignment(t, rackAssignment{topics, 2, racksN(3), cr, ct, []string{
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaNullRacks(3), cr, ct, plain, -1, false})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 3, kafkaRacks(3), cr, ct, plain, 0, true})
+		verifyRangeRackAssignment(t, rangeRackCall{topics, 2, kafkaRacks(3), cr, ct, []string{
 			"t1-0, t1-2, t2-0, t2-2, t3-0, t4-0, t5-1, t6-1",
 			"t1-1, t1-3, t2-1, t2-3, t3-1, t4-1, t5-2, t6-2",
 			"t1-4, t1-5, t2-4, t2-5, t5-0, t5-3, t6-0, t6-3",
@@ -126,7 +126,7 @@ func TestRangeAssignorRackConfigs(t *testing.T) {
 			for topic, n := range tc.topics {
 				kafkaTestReplicaRacks(racks, topic, int(n), replicationFactor, kafkaTestBrokerRacks(replicationFactor, numBrokerRacks), 0)
 			}
-			numConsumerRacks := cmp.Or(numBrokerRacks, len(allRacks))
+			numConsumerRacks := cmp.Or(numBrokerRacks, len(kafkaAllRacks))
 			racked := tc
 			racked.rounds = nil
 			for _, r := range tc.rounds {
@@ -137,7 +137,7 @@ func TestRangeAssignorRackConfigs(t *testing.T) {
 						idx = i
 					}
 					if config != "NO_CONSUMER_RACK" {
-						r.members[i].Rack = allRacks[idx%numConsumerRacks]
+						r.members[i].Rack = kafkaAllRacks[idx%numConsumerRacks]
 					}
 				}
 				racked.rounds = append(racked.rounds, r)
@@ -167,21 +167,21 @@ func TestRangeAssignorRackAwareStatic(t *testing.T) {
 		rounds: []portedRound{
 			{
 				members: []Member{
-					onRack(member("consumer1", "instance1", "topic1", "topic2"), "a"),
-					onRack(member("consumer2", "instance2", "topic1", "topic2"), "b"),
-					onRack(member("consumer3", "instance3", "topic1", "topic2"), "c"),
+					onRack(subscribed("consumer1", "instance1", "topic1", "topic2"), "a"),
+					onRack(subscribed("consumer2", "instance2", "topic1", "topic2"), "b"),
+					onRack(subscribed("consumer3", "instance3", "topic1", "topic2"), "c"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-2, topic2-0, topic2-2"),
-					"consumer2": parts("topic1-1, topic1-3, topic2-1, topic2-3"),
-					"consumer3": parts("topic1-4, topic2-4"),
+					"consumer1": tpList("topic1-0, topic1-2, topic2-0, topic2-2"),
+					"consumer2": tpList("topic1-1, topic1-3, topic2-1, topic2-3"),
+					"consumer3": tpList("topic1-4, topic2-4"),
 				},
 			},
 			{
 				members: []Member{
-					onRack(member("consumer1", "instance1", "topic1", "topic2"), "a"),
-					onRack(member("consumer5", "instance2", "topic1", "topic2"), "b"),
-					onRack(member("consumer4", "instance3", "topic1", "topic2"), "c"),
+					onRack(subscribed("consumer1", "instance1", "topic1", "topic2"), "a"),
+					onRack(subscribed("consumer5", "instance2", "topic1", "topic2"), "b"),
+					onRack(subscribed("consumer4", "instance3", "topic1", "topic2"), "c"),
 				},
 				sameAsFirstRound: map[string]string{"consumer1": "consumer1", "consumer5": "consumer2", "consumer4": "consumer3"},
 			},

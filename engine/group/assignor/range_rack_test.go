@@ -10,7 +10,7 @@ import (
 // layout of Kafka's AbstractPartitionAssignorTest, then its
 // verifyRackAssignment calls with their expected assignments copied.
 
-var allRacks = []string{"a", "b", "c", "d", "e", "f"} // Kafka's ALL_RACKS
+var kafkaAllRacks = []string{"a", "b", "c", "d", "e", "f"} // Kafka's ALL_RACKS
 
 // kafkaTestReplicaRacks lays out replicas as Kafka's
 // AbstractPartitionAssignorTest.partitionInfos does: broker i has rack
@@ -38,19 +38,19 @@ func kafkaTestBrokerRacks(replicationFactor, numBrokerRacks int) []string {
 	}
 	brokers := make([]string, numBrokerRacks*replicationFactor)
 	for i := range brokers {
-		brokers[i] = allRacks[i%numBrokerRacks]
+		brokers[i] = kafkaAllRacks[i%numBrokerRacks]
 	}
 	return brokers
 }
 
-type kafkaTopic struct {
+type kafkaTopicSize struct {
 	name       string
 	partitions int
 }
 
-// rackAssignment is one verifyRackAssignment call.
-type rackAssignment struct {
-	topics            []kafkaTopic // in Kafka's mkMap order, which places replicas
+// rangeRackCall is one verifyRackAssignment call.
+type rangeRackCall struct {
+	topics            []kafkaTopicSize // in Kafka's mkMap order, which places replicas
 	replicationFactor int
 	brokerRacks       []string
 	consumerRacks     []string
@@ -61,7 +61,7 @@ type rackAssignment struct {
 }
 
 // verifyRackAssignment mirrors Kafka's: consumers are consumer0..n-1.
-func verifyRackAssignment(t *testing.T, v rackAssignment) {
+func verifyRangeRackAssignment(t *testing.T, v rangeRackCall) {
 	t.Helper()
 	racks := map[TopicPartition][]string{}
 	topics := Topics{}
@@ -75,10 +75,10 @@ func verifyRackAssignment(t *testing.T, v rackAssignment) {
 	want := Assignment{}
 	for i, rack := range v.consumerRacks {
 		id := fmt.Sprintf("consumer%d", i)
-		m := member(id, "", v.consumerTopics[i]...)
+		m := subscribed(id, "", v.consumerTopics[i]...)
 		m.Rack = rack
 		members = append(members, m)
-		want[id] = parts(v.want[i])
+		want[id] = tpList(v.want[i])
 	}
 	got, err := Range{ReplicaRacks: racks, preferRackAwareLogic: v.preferRackAware}.Assign(topics, members)
 	if err != nil {
@@ -104,8 +104,8 @@ func verifyRackAssignment(t *testing.T, v rackAssignment) {
 	}
 }
 
-func racksN(n int) []string    { return slices.Clone(allRacks[:n]) } // Kafka's racks(n)
-func nullRacks(n int) []string { return make([]string, n) }
+func kafkaRacks(n int) []string     { return slices.Clone(kafkaAllRacks[:n]) } // Kafka's racks(n)
+func kafkaNullRacks(n int) []string { return make([]string, n) }
 
 func repeatTopics(n int, topics ...string) [][]string {
 	out := make([][]string, n)
@@ -117,16 +117,16 @@ func repeatTopics(n int, topics ...string) [][]string {
 
 // verifyNonRackAwareAssignment is Kafka's: layouts where rack matching
 // is off or cannot change anything must give the plain range assignment.
-func verifyNonRackAwareAssignment(t *testing.T, topics []kafkaTopic, consumerTopics [][]string, want []string) {
+func verifyRangeNonRackAwareAssignment(t *testing.T, topics []kafkaTopicSize, consumerTopics [][]string, want []string) {
 	t.Helper()
-	v := func(rf int, brokers, consumers []string, mismatches int, prefer bool) rackAssignment {
-		return rackAssignment{topics, rf, brokers, consumers, consumerTopics, want, mismatches, prefer}
+	v := func(rf int, brokers, consumers []string, mismatches int, prefer bool) rangeRackCall {
+		return rangeRackCall{topics, rf, brokers, consumers, consumerTopics, want, mismatches, prefer}
 	}
-	verifyRackAssignment(t, v(3, nullRacks(3), racksN(3), -1, false))
-	verifyRackAssignment(t, v(3, racksN(3), nullRacks(3), -1, false))
-	verifyRackAssignment(t, v(3, racksN(3), racksN(3), 0, false))
-	verifyRackAssignment(t, v(4, racksN(4), racksN(3), 0, false))
-	verifyRackAssignment(t, v(3, racksN(3), []string{"d", "e", "f"}, -1, false))
-	verifyRackAssignment(t, v(3, racksN(3), []string{"", "e", "f"}, -1, false))
-	verifyRackAssignment(t, v(3, racksN(3), racksN(3), 0, true))
+	verifyRangeRackAssignment(t, v(3, kafkaNullRacks(3), kafkaRacks(3), -1, false))
+	verifyRangeRackAssignment(t, v(3, kafkaRacks(3), kafkaNullRacks(3), -1, false))
+	verifyRangeRackAssignment(t, v(3, kafkaRacks(3), kafkaRacks(3), 0, false))
+	verifyRangeRackAssignment(t, v(4, kafkaRacks(4), kafkaRacks(3), 0, false))
+	verifyRangeRackAssignment(t, v(3, kafkaRacks(3), []string{"d", "e", "f"}, -1, false))
+	verifyRangeRackAssignment(t, v(3, kafkaRacks(3), []string{"", "e", "f"}, -1, false))
+	verifyRangeRackAssignment(t, v(3, kafkaRacks(3), kafkaRacks(3), 0, true))
 }

@@ -12,50 +12,50 @@ var rangeCases = []portedCase{
 		name:   "testOneConsumerNoTopic",
 		topics: Topics{},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "")},
-			want:    Assignment{"consumer1": parts("")},
+			members: []Member{subscribed("consumer1", "")},
+			want:    Assignment{"consumer1": tpList("")},
 		}},
 	},
 	{
 		name:   "testOneConsumerNonexistentTopic",
 		topics: Topics{},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1")},
-			want:    Assignment{"consumer1": parts("")},
+			members: []Member{subscribed("consumer1", "", "topic1")},
+			want:    Assignment{"consumer1": tpList("")},
 		}},
 	},
 	{
 		name:   "testOneConsumerOneTopic",
 		topics: Topics{"topic1": 3},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1")},
-			want:    Assignment{"consumer1": parts("topic1-0, topic1-1, topic1-2")},
+			members: []Member{subscribed("consumer1", "", "topic1")},
+			want:    Assignment{"consumer1": tpList("topic1-0, topic1-1, topic1-2")},
 		}},
 	},
 	{
 		name:   "testOnlyAssignsPartitionsFromSubscribedTopics",
 		topics: Topics{"topic1": 3, "other": 3},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1")},
-			want:    Assignment{"consumer1": parts("topic1-0, topic1-1, topic1-2")},
+			members: []Member{subscribed("consumer1", "", "topic1")},
+			want:    Assignment{"consumer1": tpList("topic1-0, topic1-1, topic1-2")},
 		}},
 	},
 	{
 		name:   "testOneConsumerMultipleTopics",
 		topics: Topics{"topic1": 1, "topic2": 2},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1", "topic2")},
-			want:    Assignment{"consumer1": parts("topic1-0, topic2-0, topic2-1")},
+			members: []Member{subscribed("consumer1", "", "topic1", "topic2")},
+			want:    Assignment{"consumer1": tpList("topic1-0, topic2-0, topic2-1")},
 		}},
 	},
 	{
 		name:   "testTwoConsumersOneTopicOnePartition",
 		topics: Topics{"topic1": 1},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1"), member("consumer2", "", "topic1")},
+			members: []Member{subscribed("consumer1", "", "topic1"), subscribed("consumer2", "", "topic1")},
 			want: Assignment{
-				"consumer1": parts("topic1-0"),
-				"consumer2": parts(""),
+				"consumer1": tpList("topic1-0"),
+				"consumer2": tpList(""),
 			},
 		}},
 	},
@@ -63,10 +63,10 @@ var rangeCases = []portedCase{
 		name:   "testTwoConsumersOneTopicTwoPartitions",
 		topics: Topics{"topic1": 2},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic1"), member("consumer2", "", "topic1")},
+			members: []Member{subscribed("consumer1", "", "topic1"), subscribed("consumer2", "", "topic1")},
 			want: Assignment{
-				"consumer1": parts("topic1-0"),
-				"consumer2": parts("topic1-1"),
+				"consumer1": tpList("topic1-0"),
+				"consumer2": tpList("topic1-1"),
 			},
 		}},
 	},
@@ -75,14 +75,14 @@ var rangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer1", "", "topic1"),
-				member("consumer2", "", "topic1", "topic2"),
-				member("consumer3", "", "topic1"),
+				subscribed("consumer1", "", "topic1"),
+				subscribed("consumer2", "", "topic1", "topic2"),
+				subscribed("consumer3", "", "topic1"),
 			},
 			want: Assignment{
-				"consumer1": parts("topic1-0"),
-				"consumer2": parts("topic1-1, topic2-0, topic2-1"),
-				"consumer3": parts("topic1-2"),
+				"consumer1": tpList("topic1-0"),
+				"consumer2": tpList("topic1-1, topic2-0, topic2-1"),
+				"consumer3": tpList("topic1-2"),
 			},
 		}},
 	},
@@ -91,12 +91,12 @@ var rangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer1", "", "topic1", "topic2"),
-				member("consumer2", "", "topic1", "topic2"),
+				subscribed("consumer1", "", "topic1", "topic2"),
+				subscribed("consumer2", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer1": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-				"consumer2": parts("topic1-2, topic2-2"),
+				"consumer1": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+				"consumer2": tpList("topic1-2, topic2-2"),
 			},
 		}},
 	},
@@ -107,12 +107,12 @@ var rangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer-b", "instance1", "topic1", "topic2"),
-				member("consumer-a", "instance2", "topic1", "topic2"),
+				subscribed("consumer-b", "instance1", "topic1", "topic2"),
+				subscribed("consumer-a", "instance2", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer-b": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-				"consumer-a": parts("topic1-2, topic2-2"),
+				"consumer-b": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+				"consumer-a": tpList("topic1-2, topic2-2"),
 			},
 		}},
 	},
@@ -122,12 +122,12 @@ var rangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer-b", "instance1", "topic1", "topic2"),
-				member("consumer-a", "", "topic1", "topic2"),
+				subscribed("consumer-b", "instance1", "topic1", "topic2"),
+				subscribed("consumer-a", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer-b": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-				"consumer-a": parts("topic1-2, topic2-2"),
+				"consumer-b": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+				"consumer-a": tpList("topic1-2, topic2-2"),
 			},
 		}},
 	},
@@ -139,30 +139,30 @@ var rangeCases = []portedCase{
 		rounds: []portedRound{
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
-					member("consumer4", "", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer4", "", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-1, topic2-0"),
-					"consumer2": parts("topic1-2, topic2-1"),
-					"consumer3": parts("topic1-3, topic2-2"),
-					"consumer4": parts("topic1-4, topic2-3"),
+					"consumer1": tpList("topic1-0, topic1-1, topic2-0"),
+					"consumer2": tpList("topic1-2, topic2-1"),
+					"consumer3": tpList("topic1-3, topic2-2"),
+					"consumer4": tpList("topic1-4, topic2-3"),
 				},
 			},
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
-					member("consumer5", "", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer5", "", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-1, topic2-0"),
-					"consumer2": parts("topic1-2, topic2-1"),
-					"consumer3": parts("topic1-3, topic2-2"),
-					"consumer5": parts("topic1-4, topic2-3"),
+					"consumer1": tpList("topic1-0, topic1-1, topic2-0"),
+					"consumer2": tpList("topic1-2, topic2-1"),
+					"consumer3": tpList("topic1-3, topic2-2"),
+					"consumer5": tpList("topic1-4, topic2-3"),
 				},
 			},
 		},
@@ -176,26 +176,26 @@ var rangeCases = []portedCase{
 		rounds: []portedRound{
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-					"consumer2": parts("topic1-2, topic1-3, topic2-2, topic2-3"),
-					"consumer3": parts("topic1-4, topic2-4"),
+					"consumer1": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+					"consumer2": tpList("topic1-2, topic1-3, topic2-2, topic2-3"),
+					"consumer3": tpList("topic1-4, topic2-4"),
 				},
 			},
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer5", "instance2", "topic1", "topic2"),
-					member("consumer4", "instance3", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer5", "instance2", "topic1", "topic2"),
+					subscribed("consumer4", "instance3", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-					"consumer5": parts("topic1-2, topic1-3, topic2-2, topic2-3"),
-					"consumer4": parts("topic1-4, topic2-4"),
+					"consumer1": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+					"consumer5": tpList("topic1-2, topic1-3, topic2-2, topic2-3"),
+					"consumer4": tpList("topic1-4, topic2-4"),
 				},
 			},
 		},

@@ -10,50 +10,50 @@ var roundRobinCases = []portedCase{
 		name:   "testOneConsumerNoTopic",
 		topics: Topics{},
 		rounds: []portedRound{{
-			members: []Member{member("consumer", "")},
-			want:    Assignment{"consumer": parts("")},
+			members: []Member{subscribed("consumer", "")},
+			want:    Assignment{"consumer": tpList("")},
 		}},
 	},
 	{
 		name:   "testOneConsumerNonexistentTopic",
 		topics: Topics{},
 		rounds: []portedRound{{
-			members: []Member{member("consumer", "", "topic")},
-			want:    Assignment{"consumer": parts("")},
+			members: []Member{subscribed("consumer", "", "topic")},
+			want:    Assignment{"consumer": tpList("")},
 		}},
 	},
 	{
 		name:   "testOneConsumerOneTopic",
 		topics: Topics{"topic": 3},
 		rounds: []portedRound{{
-			members: []Member{member("consumer", "", "topic")},
-			want:    Assignment{"consumer": parts("topic-0, topic-1, topic-2")},
+			members: []Member{subscribed("consumer", "", "topic")},
+			want:    Assignment{"consumer": tpList("topic-0, topic-1, topic-2")},
 		}},
 	},
 	{
 		name:   "testOnlyAssignsPartitionsFromSubscribedTopics",
 		topics: Topics{"topic": 3, "other": 3},
 		rounds: []portedRound{{
-			members: []Member{member("consumer", "", "topic")},
-			want:    Assignment{"consumer": parts("topic-0, topic-1, topic-2")},
+			members: []Member{subscribed("consumer", "", "topic")},
+			want:    Assignment{"consumer": tpList("topic-0, topic-1, topic-2")},
 		}},
 	},
 	{
 		name:   "testOneConsumerMultipleTopics",
 		topics: Topics{"topic1": 1, "topic2": 2},
 		rounds: []portedRound{{
-			members: []Member{member("consumer", "", "topic1", "topic2")},
-			want:    Assignment{"consumer": parts("topic1-0, topic2-0, topic2-1")},
+			members: []Member{subscribed("consumer", "", "topic1", "topic2")},
+			want:    Assignment{"consumer": tpList("topic1-0, topic2-0, topic2-1")},
 		}},
 	},
 	{
 		name:   "testTwoConsumersOneTopicOnePartition",
 		topics: Topics{"topic": 1},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic"), member("consumer2", "", "topic")},
+			members: []Member{subscribed("consumer1", "", "topic"), subscribed("consumer2", "", "topic")},
 			want: Assignment{
-				"consumer1": parts("topic-0"),
-				"consumer2": parts(""),
+				"consumer1": tpList("topic-0"),
+				"consumer2": tpList(""),
 			},
 		}},
 	},
@@ -61,10 +61,10 @@ var roundRobinCases = []portedCase{
 		name:   "testTwoConsumersOneTopicTwoPartitions",
 		topics: Topics{"topic": 2},
 		rounds: []portedRound{{
-			members: []Member{member("consumer1", "", "topic"), member("consumer2", "", "topic")},
+			members: []Member{subscribed("consumer1", "", "topic"), subscribed("consumer2", "", "topic")},
 			want: Assignment{
-				"consumer1": parts("topic-0"),
-				"consumer2": parts("topic-1"),
+				"consumer1": tpList("topic-0"),
+				"consumer2": tpList("topic-1"),
 			},
 		}},
 	},
@@ -76,14 +76,14 @@ var roundRobinCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer1", "", "topic1"),
-				member("consumer2", "", "topic1", "topic2"),
-				member("consumer3", "", "topic1"),
+				subscribed("consumer1", "", "topic1"),
+				subscribed("consumer2", "", "topic1", "topic2"),
+				subscribed("consumer3", "", "topic1"),
 			},
 			want: Assignment{
-				"consumer1": parts("topic1-0"),
-				"consumer2": parts("topic1-1, topic2-0, topic2-1"),
-				"consumer3": parts("topic1-2"),
+				"consumer1": tpList("topic1-0"),
+				"consumer2": tpList("topic1-1, topic2-0, topic2-1"),
+				"consumer3": tpList("topic1-2"),
 			},
 		}},
 	},
@@ -92,12 +92,12 @@ var roundRobinCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer1", "", "topic1", "topic2"),
-				member("consumer2", "", "topic1", "topic2"),
+				subscribed("consumer1", "", "topic1", "topic2"),
+				subscribed("consumer2", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer1": parts("topic1-0, topic1-2, topic2-1"),
-				"consumer2": parts("topic1-1, topic2-0, topic2-2"),
+				"consumer1": tpList("topic1-0, topic1-2, topic2-1"),
+				"consumer2": tpList("topic1-1, topic2-0, topic2-2"),
 			},
 		}},
 	},
@@ -107,12 +107,12 @@ var roundRobinCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer-b", "instance1", "topic1", "topic2"),
-				member("consumer-a", "instance2", "topic1", "topic2"),
+				subscribed("consumer-b", "instance1", "topic1", "topic2"),
+				subscribed("consumer-a", "instance2", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer-b": parts("topic1-0, topic1-2, topic2-1"),
-				"consumer-a": parts("topic1-1, topic2-0, topic2-2"),
+				"consumer-b": tpList("topic1-0, topic1-2, topic2-1"),
+				"consumer-a": tpList("topic1-1, topic2-0, topic2-2"),
 			},
 		}},
 	},
@@ -122,12 +122,12 @@ var roundRobinCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				member("consumer-b", "instance1", "topic1", "topic2"),
-				member("consumer-a", "", "topic1", "topic2"),
+				subscribed("consumer-b", "instance1", "topic1", "topic2"),
+				subscribed("consumer-a", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"consumer-b": parts("topic1-0, topic1-2, topic2-1"),
-				"consumer-a": parts("topic1-1, topic2-0, topic2-2"),
+				"consumer-b": tpList("topic1-0, topic1-2, topic2-1"),
+				"consumer-a": tpList("topic1-1, topic2-0, topic2-2"),
 			},
 		}},
 	},
@@ -139,30 +139,30 @@ var roundRobinCases = []portedCase{
 		rounds: []portedRound{
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
-					member("consumer4", "", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer4", "", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic2-1"),
-					"consumer2": parts("topic1-1, topic2-2"),
-					"consumer3": parts("topic1-2"),
-					"consumer4": parts("topic2-0"),
+					"consumer1": tpList("topic1-0, topic2-1"),
+					"consumer2": tpList("topic1-1, topic2-2"),
+					"consumer3": tpList("topic1-2"),
+					"consumer4": tpList("topic2-0"),
 				},
 			},
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
-					member("consumer5", "", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer5", "", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic2-1"),
-					"consumer2": parts("topic1-1, topic2-2"),
-					"consumer3": parts("topic1-2"),
-					"consumer5": parts("topic2-0"),
+					"consumer1": tpList("topic1-0, topic2-1"),
+					"consumer2": tpList("topic1-1, topic2-2"),
+					"consumer3": tpList("topic1-2"),
+					"consumer5": tpList("topic2-0"),
 				},
 			},
 		},
@@ -176,26 +176,26 @@ var roundRobinCases = []portedCase{
 		rounds: []portedRound{
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer2", "instance2", "topic1", "topic2"),
-					member("consumer3", "instance3", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer2", "instance2", "topic1", "topic2"),
+					subscribed("consumer3", "instance3", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-3, topic2-1, topic2-4"),
-					"consumer2": parts("topic1-1, topic1-4, topic2-2"),
-					"consumer3": parts("topic1-2, topic2-0, topic2-3"),
+					"consumer1": tpList("topic1-0, topic1-3, topic2-1, topic2-4"),
+					"consumer2": tpList("topic1-1, topic1-4, topic2-2"),
+					"consumer3": tpList("topic1-2, topic2-0, topic2-3"),
 				},
 			},
 			{
 				members: []Member{
-					member("consumer1", "instance1", "topic1", "topic2"),
-					member("consumer5", "instance2", "topic1", "topic2"),
-					member("consumer4", "instance3", "topic1", "topic2"),
+					subscribed("consumer1", "instance1", "topic1", "topic2"),
+					subscribed("consumer5", "instance2", "topic1", "topic2"),
+					subscribed("consumer4", "instance3", "topic1", "topic2"),
 				},
 				want: Assignment{
-					"consumer1": parts("topic1-0, topic1-3, topic2-1, topic2-4"),
-					"consumer5": parts("topic1-1, topic1-4, topic2-2"),
-					"consumer4": parts("topic1-2, topic2-0, topic2-3"),
+					"consumer1": tpList("topic1-0, topic1-3, topic2-1, topic2-4"),
+					"consumer5": tpList("topic1-1, topic1-4, topic2-2"),
+					"consumer4": tpList("topic1-2, topic2-0, topic2-3"),
 				},
 			},
 		},

@@ -11,8 +11,8 @@ import "testing"
 
 // owning gives a member its current assignment (KIP-848's
 // MemberSubscriptionAndAssignment).
-func owning(m Member, owned string) Member {
-	m.Owned = parts(owned)
+func withOwned(m Member, owned string) Member {
+	m.Owned = tpList(owned)
 	return m
 }
 
@@ -21,8 +21,8 @@ var serverRangeCases = []portedCase{
 		name:   "testOneMemberNoTopic",
 		topics: Topics{"topic1": 3},
 		rounds: []portedRound{{
-			members: []Member{member("A", "")},
-			want:    Assignment{"A": parts("")},
+			members: []Member{subscribed("A", "")},
+			want:    Assignment{"A": tpList("")},
 		}},
 	},
 	{
@@ -31,7 +31,7 @@ var serverRangeCases = []portedCase{
 		name:   "testOneMemberSubscribedToNonExistentTopic",
 		topics: Topics{"topic1": 3},
 		rounds: []portedRound{{
-			members: []Member{member("A", "", "topic2")},
+			members: []Member{subscribed("A", "", "topic2")},
 			wantErr: true,
 		}},
 	},
@@ -40,12 +40,12 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic3": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				member("A", "", "topic1", "topic3"),
-				member("B", "", "topic1", "topic3"),
+				subscribed("A", "", "topic1", "topic3"),
+				subscribed("B", "", "topic1", "topic3"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic1-1, topic3-0"),
-				"B": parts("topic1-2, topic3-1"),
+				"A": tpList("topic1-0, topic1-1, topic3-0"),
+				"B": tpList("topic1-2, topic3-1"),
 			},
 		}},
 	},
@@ -54,14 +54,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3, "topic3": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				member("A", "", "topic1", "topic2"),
-				member("B", "", "topic3"),
-				member("C", "", "topic2", "topic3"),
+				subscribed("A", "", "topic1", "topic2"),
+				subscribed("B", "", "topic3"),
+				subscribed("C", "", "topic2", "topic3"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic1-1, topic1-2, topic2-0, topic2-1"),
-				"B": parts("topic3-0"),
-				"C": parts("topic2-2, topic3-1"),
+				"A": tpList("topic1-0, topic1-1, topic1-2, topic2-0, topic2-1"),
+				"B": tpList("topic3-0"),
+				"C": tpList("topic2-2, topic3-1"),
 			},
 		}},
 	},
@@ -71,14 +71,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic3": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				member("A", "", "topic1", "topic3"),
-				member("B", "", "topic1", "topic3"),
-				member("C", "", "topic1", "topic3"),
+				subscribed("A", "", "topic1", "topic3"),
+				subscribed("B", "", "topic1", "topic3"),
+				subscribed("C", "", "topic1", "topic3"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic3-0"),
-				"B": parts("topic1-1, topic3-1"),
-				"C": parts("topic1-2"),
+				"A": tpList("topic1-0, topic3-0"),
+				"B": tpList("topic1-1, topic3-1"),
+				"C": tpList("topic1-2"),
 			},
 		}},
 	},
@@ -89,13 +89,13 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3},
 		rounds: []portedRound{
 			{members: []Member{
-				member("A", "instanceA", "topic1"),
-				member("B", "instanceB", "topic1"),
+				subscribed("A", "instanceA", "topic1"),
+				subscribed("B", "instanceB", "topic1"),
 			}},
 			{
 				members: []Member{
-					member("B", "instanceB", "topic1"),
-					member("memberA1", "instanceA", "topic1"),
+					subscribed("B", "instanceB", "topic1"),
+					subscribed("memberA1", "instanceA", "topic1"),
 				},
 				sameAsFirstRound: map[string]string{"memberA1": "A", "B": "B"},
 			},
@@ -106,15 +106,15 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 5},
 		rounds: []portedRound{
 			{members: []Member{
-				member("A", "instanceA", "topic1"),
-				member("C", "instanceC", "topic1"),
-				member("B", "", "topic1"),
+				subscribed("A", "instanceA", "topic1"),
+				subscribed("C", "instanceC", "topic1"),
+				subscribed("B", "", "topic1"),
 			}},
 			{
 				members: []Member{
-					member("C", "instanceC", "topic1"),
-					member("B", "", "topic1"),
-					member("memberA1", "instanceA", "topic1"),
+					subscribed("C", "instanceC", "topic1"),
+					subscribed("B", "", "topic1"),
+					subscribed("memberA1", "instanceA", "topic1"),
 				},
 				sameAsFirstRound: map[string]string{"memberA1": "A", "B": "B", "C": "C"},
 			},
@@ -125,14 +125,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 2, "topic2": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("A", "", "topic1", "topic2"), "topic1-0, topic2-0"),
-				owning(member("B", "", "topic1", "topic2"), "topic1-1, topic2-1"),
-				member("C", "", "topic1", "topic2"),
+				withOwned(subscribed("A", "", "topic1", "topic2"), "topic1-0, topic2-0"),
+				withOwned(subscribed("B", "", "topic1", "topic2"), "topic1-1, topic2-1"),
+				subscribed("C", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic2-0"),
-				"B": parts("topic1-1, topic2-1"),
-				"C": parts(""),
+				"A": tpList("topic1-0, topic2-0"),
+				"B": tpList("topic1-1, topic2-1"),
+				"C": tpList(""),
 			},
 		}},
 	},
@@ -141,12 +141,12 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 4, "topic2": 4},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
-				owning(member("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
+				withOwned(subscribed("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
+				withOwned(subscribed("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-				"B": parts("topic1-2, topic1-3, topic2-2, topic2-3"),
+				"A": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+				"B": tpList("topic1-2, topic1-3, topic2-2, topic2-3"),
 			},
 		}},
 	},
@@ -157,14 +157,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
-				owning(member("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
-				member("C", "", "topic1", "topic2"),
+				withOwned(subscribed("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
+				withOwned(subscribed("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
+				subscribed("C", "", "topic1", "topic2"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic2-0"),
-				"B": parts("topic1-1, topic2-1"),
-				"C": parts("topic1-2, topic2-2"),
+				"A": tpList("topic1-0, topic2-0"),
+				"B": tpList("topic1-1, topic2-1"),
+				"C": tpList("topic1-2, topic2-2"),
 			},
 		}},
 	},
@@ -173,14 +173,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 4, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
-				owning(member("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
-				member("C", "", "topic1"),
+				withOwned(subscribed("A", "", "topic1", "topic2"), "topic1-0, topic1-1, topic2-0, topic2-1"),
+				withOwned(subscribed("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
+				subscribed("C", "", "topic1"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic1-1, topic2-0, topic2-1"),
-				"B": parts("topic1-2, topic2-2"),
-				"C": parts("topic1-3"),
+				"A": tpList("topic1-0, topic1-1, topic2-0, topic2-1"),
+				"B": tpList("topic1-2, topic2-2"),
+				"C": tpList("topic1-3"),
 			},
 		}},
 	},
@@ -189,10 +189,10 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
+				withOwned(subscribed("B", "", "topic1", "topic2"), "topic1-2, topic2-2"),
 			},
 			want: Assignment{
-				"B": parts("topic1-0, topic1-1, topic1-2, topic2-0, topic2-1, topic2-2"),
+				"B": tpList("topic1-0, topic1-1, topic1-2, topic2-0, topic2-1, topic2-2"),
 			},
 		}},
 	},
@@ -203,14 +203,14 @@ var serverRangeCases = []portedCase{
 		topics: Topics{"topic1": 3, "topic2": 3, "topic3": 2},
 		rounds: []portedRound{{
 			members: []Member{
-				owning(member("A", "", "topic1"), "topic1-0, topic1-1, topic1-2, topic2-0"),
-				owning(member("B", "", "topic1", "topic2", "topic3"), "topic2-1"),
-				owning(member("C", "", "topic2"), "topic2-2, topic3-0, topic3-1"),
+				withOwned(subscribed("A", "", "topic1"), "topic1-0, topic1-1, topic1-2, topic2-0"),
+				withOwned(subscribed("B", "", "topic1", "topic2", "topic3"), "topic2-1"),
+				withOwned(subscribed("C", "", "topic2"), "topic2-2, topic3-0, topic3-1"),
 			},
 			want: Assignment{
-				"A": parts("topic1-0, topic1-1"),
-				"B": parts("topic1-2, topic2-0, topic2-1, topic3-0, topic3-1"),
-				"C": parts("topic2-2"),
+				"A": tpList("topic1-0, topic1-1"),
+				"B": tpList("topic1-2, topic2-0, topic2-1, topic3-0, topic3-1"),
+				"C": tpList("topic2-2"),
 			},
 		}},
 	},
