@@ -28,13 +28,13 @@ type portedCase struct {
 	rounds []portedRound
 }
 
-// member builds a subscription; instance is the group.instance.id ("" for
+// subscribed builds a member; instance is the group.instance.id ("" for
 // a dynamic member).
 func subscribed(id, instance string, topics ...string) Member {
 	return Member{ID: id, InstanceID: instance, Topics: topics, Generation: -1}
 }
 
-// parts builds a partition list from "topic-p" strings, as Kafka's tests
+// tpList builds a partition list from "topic-p" strings, as Kafka's tests
 // print them ("t1-0, t1-3, t2-0").
 func tpList(list string) []TopicPartition {
 	tps := []TopicPartition{}

@@ -60,7 +60,7 @@ type rangeRackCall struct {
 	preferRackAware   bool
 }
 
-// verifyRackAssignment mirrors Kafka's: consumers are consumer0..n-1.
+// verifyRangeRackAssignment mirrors Kafka's verifyRackAssignment: consumers are consumer0..n-1.
 func verifyRangeRackAssignment(t *testing.T, v rangeRackCall) {
 	t.Helper()
 	racks := map[TopicPartition][]string{}

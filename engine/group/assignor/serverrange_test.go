@@ -9,7 +9,7 @@ import "testing"
 // this assignor ignores it: the testReassignment* cases are the ones that
 // show partitions moving away from their owners.
 
-// owning gives a member its current assignment (KIP-848's
+// withOwned gives a member its current assignment (KIP-848's
 // MemberSubscriptionAndAssignment).
 func withOwned(m Member, owned string) Member {
 	m.Owned = tpList(owned)
