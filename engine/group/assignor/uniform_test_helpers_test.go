@@ -1,0 +1,114 @@
+package assignor
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// tps builds one topic's partitions, as Kafka's mkTopicAssignment does.
+func tps(topic string, parts ...int32) []TopicPartition {
+	out := make([]TopicPartition, len(parts))
+	for i, p := range parts {
+		out[i] = TopicPartition{topic, p}
+	}
+	return out
+}
+
+// owns concatenates topic assignments, keeping their order: the order a
+// member's current assignment is walked in matters to the uniform
+// assignor (Kafka's mkOrderedAssignment).
+func owns(groups ...[]TopicPartition) []TopicPartition {
+	return slices.Concat(groups...)
+}
+
+// uniformCase is one Kafka test method: its metadata, members and either
+// the exact assignment Kafka asserts or the error it expects.
+type uniformCase struct {
+	name    string // the Kafka test method this case mirrors
+	topics  Topics
+	members []Member
+	want    Assignment // nil: only the property checks
+	wantErr bool
+}
+
+func runUniformCases(t *testing.T, cases []uniformCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := Uniform{TopicOrder: kafkaTopicOrder(kafkaTestTopicIDs)}
+			got, err := u.Assign(tc.topics, tc.members)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("want an error, got %v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != nil {
+				assertSameAssignment(t, tc.want, got)
+			}
+			checkValidityAndBalance(t, tc.members, got)
+		})
+	}
+}
+
+func assertSameAssignment(t *testing.T, want, got Assignment) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("members: want %v, got %v", want, got)
+	}
+	want.normalize()
+	for id, w := range want {
+		g, ok := got[id]
+		if !ok || !slices.Equal(w, g) {
+			t.Errorf("member %s: want %v, got %v", id, w, g)
+		}
+	}
+}
+
+// checkValidityAndBalance is Kafka's property check of the same name in
+// its uniform assignor tests: every member is subscribed to the topics of
+// its partitions, no partition has two owners, and no two members' counts
+// differ by more than one.
+func checkValidityAndBalance(t *testing.T, members []Member, got Assignment) {
+	t.Helper()
+	ids := sortedMemberIDs(members)
+	subs := map[string]map[string]bool{}
+	for _, m := range members {
+		subs[m.ID] = topicSet(m.Topics)
+	}
+	owner := map[TopicPartition]string{}
+	for _, id := range ids {
+		for _, tp := range got[id] {
+			if !subs[id][tp.Topic] {
+				t.Errorf("%v is assigned to %s, which is not subscribed to %s", tp, id, tp.Topic)
+			}
+			if o, dup := owner[tp]; dup {
+				t.Errorf("%v is assigned to both %s and %s", tp, o, id)
+			}
+			owner[tp] = id
+		}
+	}
+	for i, a := range ids {
+		for _, b := range ids[i+1:] {
+			if d := len(got[a]) - len(got[b]); d > 1 || d < -1 {
+				t.Errorf("%s has %d partitions and %s %d: more than one apart", a, len(got[a]), b, len(got[b]))
+			}
+		}
+	}
+}
+
+func member(id string, topics []string, owned ...[]TopicPartition) Member {
+	return Member{ID: id, Topics: topics, Owned: owns(owned...), Generation: -1}
+}
+
+func topicList(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i+1)
+	}
+	return out
+}
