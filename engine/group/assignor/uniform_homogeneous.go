@@ -2,13 +2,20 @@ package assignor
 
 import "errors"
 
-// assignHomogeneous is Kafka's UniformHomogeneousAssignmentBuilder, for
-// members that all subscribe to the same topics. Every member gets a
-// quota of total/members partitions, and the first total%members members
-// (in member order, whatever they own now) one more. Each member keeps
-// what it owns up to its quota; the rest of what it owns, and every
-// partition nobody owns, go one by one to the members still under quota.
-// Balance wins over stickiness: that is Kafka's stated priority.
+// assignHomogeneous is Kafka's UniformHomogeneousAssignmentBuilder (as of
+// Kafka 4.1, KAFKA-18688), for members that all subscribe to the same
+// topics. Every member's quota is total/members partitions, and
+// total%members members get one more. Each member keeps what it owns up
+// to its quota; the rest of what it owns, and every partition nobody
+// owns, go in order to the members still under quota. Balance wins over
+// stickiness: that is Kafka's stated priority.
+//
+// Who gets the extra partitions: a member that already owns min+1 keeps
+// its extra one, so a stable group stays as it is whatever order the
+// members are walked in. The extras left go to the LAST members still
+// under quota. (Kafka 4.0 gave them to the first members walked, even
+// when that moved a partition away from a member that had it; KAFKA-18688
+// changed it because the assignment then depended on member order.)
 func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, error) {
 	subscribed := topicSet(ms[0].Topics)
 	out := make(Assignment, len(ms))
@@ -34,7 +41,7 @@ func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, erro
 	}
 
 	minQuota := total / len(ms)
-	extra := total % len(ms)
+	extra := total % len(ms) // extras not yet claimed by a member owning min+1
 
 	// Keep owned partitions up to each member's quota; what is over the
 	// quota, or of a topic no longer subscribed, is revoked. Revoked
@@ -44,12 +51,12 @@ func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, erro
 		id    string
 		quota int
 	}
-	var under []unfilled
+	var under []*unfilled
 	for _, m := range ms {
 		quota := minQuota
-		if extra > 0 {
+		mayTakeExtra := extra > 0
+		if mayTakeExtra {
 			quota++
-			extra--
 		}
 		kept := []TopicPartition{}
 		order, parts := ownedByTopic(m.Owned)
@@ -66,10 +73,26 @@ func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, erro
 				}
 			}
 		}
-		if quota > 0 {
-			under = append(under, unfilled{m.ID, quota})
+		if mayTakeExtra && quota > 0 {
+			// It does not own min+1: it gives its claim on an extra
+			// partition back, for the last unfilled members to take.
+			quota--
+			mayTakeExtra = false
+		}
+		if mayTakeExtra && quota == 0 {
+			extra-- // it owns min+1 and keeps them
+		}
+		if quota > 0 || (extra > 0 && !mayTakeExtra) {
+			under = append(under, &unfilled{m.ID, quota})
 		}
 		out[m.ID] = kept
+	}
+
+	// The extras nobody claimed by ownership go to the last unfilled
+	// members.
+	for i := len(under) - 1; i >= 0 && extra > 0; i-- {
+		under[i].quota++
+		extra--
 	}
 
 	next := 0

@@ -5,10 +5,20 @@ import (
 	"testing"
 )
 
-// The cases of Kafka's OptimizedUniformAssignmentBuilderTest (the test
-// class of UniformHomogeneousAssignmentBuilder in 4.x), one per test
+// The cases of Kafka's UniformHomogeneousAssignmentBuilderTest (4.1 and
+// later; OptimizedUniformAssignmentBuilderTest before), one per test
 // method, with Kafka's expected assignments. Members of Kafka's tests are
 // in a TreeMap, so they are walked in id order as here.
+//
+// Three cases expect other assignments than Kafka 4.0's test did, because
+// KAFKA-18688 gave the extra partitions to the last unfilled members
+// instead of the first: testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks,
+// testFirstAssignmentNumMembersGreaterThanTotalNumPartitions and
+// testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics.
+//
+// Not ported: the rack-aware variants (Kafka's rack-aware homogeneous
+// builder, KAFKA-19909, is newer than 4.1), and testAssignmentReuse's
+// assertSame (Java object identity; its equality half is below).
 //
 // Kafka's tests that build a current assignment with mkAssignment (a
 // HashMap) walk its topics in Uuid hash order, topic2 before topic1; those
@@ -30,8 +40,8 @@ func TestUniformHomogeneous(t *testing.T) {
 			wantErr: true,
 		},
 		{
-			// topic3 comes before topic1 in Kafka's hash order, so A (the
-			// member with the extra partition) starts with topic3.
+			// topic3 comes before topic1 in Kafka's hash order; B, the last
+			// unfilled member, takes the extra partition.
 			name:   "testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks",
 			topics: Topics{"topic1": 3, "topic3": 2},
 			members: []Member{
@@ -39,8 +49,8 @@ func TestUniformHomogeneous(t *testing.T) {
 				member("B", []string{"topic1", "topic3"}),
 			},
 			want: Assignment{
-				"A": owns(tps("topic1", 0), tps("topic3", 0, 1)),
-				"B": tps("topic1", 1, 2),
+				"A": tps("topic3", 0, 1),
+				"B": tps("topic1", 0, 1, 2),
 			},
 		},
 		{
@@ -52,15 +62,15 @@ func TestUniformHomogeneous(t *testing.T) {
 				member("C", []string{"topic3"}),
 			},
 			want: Assignment{
-				"A": tps("topic3", 0),
-				"B": tps("topic3", 1),
-				"C": {},
+				"A": {},
+				"B": tps("topic3", 0),
+				"C": tps("topic3", 1),
 			},
 		},
 		{
 			name:    "testValidityAndBalanceForLargeSampleSet",
-			topics:  largeTopics(99, 3),
-			members: largeMembers(49, topicList("topic-", 99)),
+			topics:  largeTopics(100, 3),
+			members: largeMembers(49, topicList("topic-", 100)),
 		},
 		{
 			name:   "testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment",
@@ -82,8 +92,8 @@ func TestUniformHomogeneous(t *testing.T) {
 				member("B", t12, tps("topic1", 1), tps("topic2", 1, 2)),
 			},
 			want: Assignment{
-				"A": owns(tps("topic1", 0, 2, 3), tps("topic2", 0, 3, 4)),
-				"B": owns(tps("topic1", 1, 4, 5), tps("topic2", 1, 2)),
+				"A": owns(tps("topic1", 0, 2), tps("topic2", 0, 3, 4)),
+				"B": owns(tps("topic1", 1, 3, 4, 5), tps("topic2", 1, 2)),
 			},
 		},
 		{
@@ -142,4 +152,44 @@ func largeMembers(n int, topics []string) []Member {
 		ms[i] = member(fmt.Sprintf("member%d", i+1), topics)
 	}
 	return ms
+}
+
+// Kafka's CommonAssignorTests.testAssignmentReuse and
+// testReassignmentStickiness (run by UniformHomogeneousAssignmentBuilderTest
+// as testAssignmentReuse and testIterationOrderStickiness): a group that
+// already has a balanced assignment keeps it exactly. Kafka permutes the
+// order it walks the members in, which changes which members walk first;
+// loglab always walks members in id order, so the same question is asked
+// by permuting which member holds which of the first assignment's shares
+// (and so which members hold the extra partitions). Kafka 4.0's builder
+// moved a partition here (KAFKA-18688); 4.1's does not.
+func TestUniformHomogeneousStableAssignment(t *testing.T) {
+	topics := Topics{"topic1": 2, "topic2": 5, "topic3": 7}
+	all := []string{"topic1", "topic2", "topic3"}
+	checkStableAssignment(t, topics, []Member{
+		member("A", all), member("B", all), member("C", all),
+	})
+}
+
+func checkStableAssignment(t *testing.T, topics Topics, members []Member) {
+	t.Helper()
+	u := Uniform{}
+	first, err := u.Assign(topics, members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, perm := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		held := Assignment{}
+		again := make([]Member, len(members))
+		for i, m := range members {
+			m.Owned = first[members[perm[i]].ID]
+			held[m.ID] = m.Owned
+			again[i] = m
+		}
+		second, err := u.Assign(topics, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameAssignment(t, held, second)
+	}
 }
