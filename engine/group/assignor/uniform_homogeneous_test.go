@@ -135,7 +135,7 @@ func TestUniformHomogeneous(t *testing.T) {
 				"B": tps("topic2", 1),
 			},
 		},
-	})
+	}, true)
 }
 
 func largeTopics(n int, partitions int32) Topics {
@@ -168,13 +168,12 @@ func TestUniformHomogeneousStableAssignment(t *testing.T) {
 	all := []string{"topic1", "topic2", "topic3"}
 	checkStableAssignment(t, topics, []Member{
 		member("A", all), member("B", all), member("C", all),
-	})
+	}, Uniform{}.Assign)
 }
 
-func checkStableAssignment(t *testing.T, topics Topics, members []Member) {
+func checkStableAssignment(t *testing.T, topics Topics, members []Member, assign func(Topics, []Member) (Assignment, error)) {
 	t.Helper()
-	u := Uniform{}
-	first, err := u.Assign(topics, members)
+	first, err := assign(topics, members)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +185,7 @@ func checkStableAssignment(t *testing.T, topics Topics, members []Member) {
 			held[m.ID] = m.Owned
 			again[i] = m
 		}
-		second, err := u.Assign(topics, again)
+		second, err := assign(topics, again)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,12 +32,34 @@ type uniformCase struct {
 	wantErr bool
 }
 
-func runUniformCases(t *testing.T, cases []uniformCase) {
+// runUniformCases runs Kafka's cases; checkBalance adds Kafka's
+// checkValidityAndBalance, which only the homogeneous tests assert (a
+// heterogeneous group cannot always be balanced across all members).
+func runUniformCases(t *testing.T, cases []uniformCase, checkBalance bool) {
+	t.Helper()
+	u := Uniform{TopicOrder: kafkaTopicOrder(kafkaTestTopicIDs)}
+	runCasesWith(t, cases, checkBalance, u.Assign)
+}
+
+// forcedHeterogeneous runs the heterogeneous builder whatever the
+// subscriptions, as Kafka's UniformHeterogeneousAssignmentBuilderTest
+// does by handing the assignor a GroupSpec that says HETEROGENEOUS.
+func forcedHeterogeneous(topics Topics, members []Member) (Assignment, error) {
+	if len(members) == 0 {
+		return Assignment{}, nil
+	}
+	out, err := Uniform{}.assignHeterogeneous(topics, membersByID(members))
+	if err != nil {
+		return nil, err
+	}
+	return out.normalize(), nil
+}
+
+func runCasesWith(t *testing.T, cases []uniformCase, checkBalance bool, assign func(Topics, []Member) (Assignment, error)) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			u := Uniform{TopicOrder: kafkaTopicOrder(kafkaTestTopicIDs)}
-			got, err := u.Assign(tc.topics, tc.members)
+			got, err := assign(tc.topics, tc.members)
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("want an error, got %v", got)
@@ -50,7 +72,10 @@ func runUniformCases(t *testing.T, cases []uniformCase) {
 			if tc.want != nil {
 				assertSameAssignment(t, tc.want, got)
 			}
-			checkValidityAndBalance(t, tc.members, got)
+			checkValidity(t, tc.members, got)
+			if checkBalance {
+				checkBalanced(t, tc.members, got)
+			}
 		})
 	}
 }
@@ -69,29 +94,31 @@ func assertSameAssignment(t *testing.T, want, got Assignment) {
 	}
 }
 
-// checkValidityAndBalance is Kafka's property check of the same name in
-// its uniform assignor tests: every member is subscribed to the topics of
-// its partitions, no partition has two owners, and no two members' counts
-// differ by more than one.
-func checkValidityAndBalance(t *testing.T, members []Member, got Assignment) {
+// checkValidity is the validity half of Kafka's checkValidityAndBalance:
+// every member is subscribed to the topics of its partitions and no
+// partition has two owners.
+func checkValidity(t *testing.T, members []Member, got Assignment) {
 	t.Helper()
-	ids := sortedMemberIDs(members)
-	subs := map[string]map[string]bool{}
-	for _, m := range members {
-		subs[m.ID] = topicSet(m.Topics)
-	}
 	owner := map[TopicPartition]string{}
-	for _, id := range ids {
-		for _, tp := range got[id] {
-			if !subs[id][tp.Topic] {
-				t.Errorf("%v is assigned to %s, which is not subscribed to %s", tp, id, tp.Topic)
+	for _, m := range members {
+		subscribed := topicSet(m.Topics)
+		for _, tp := range got[m.ID] {
+			if !subscribed[tp.Topic] {
+				t.Errorf("%v is assigned to %s, which is not subscribed to %s", tp, m.ID, tp.Topic)
 			}
 			if o, dup := owner[tp]; dup {
-				t.Errorf("%v is assigned to both %s and %s", tp, o, id)
+				t.Errorf("%v is assigned to both %s and %s", tp, o, m.ID)
 			}
-			owner[tp] = id
+			owner[tp] = m.ID
 		}
 	}
+}
+
+// checkBalanced is the balance half of Kafka's checkValidityAndBalance:
+// no two members' partition counts differ by more than one.
+func checkBalanced(t *testing.T, members []Member, got Assignment) {
+	t.Helper()
+	ids := sortedMemberIDs(members)
 	for i, a := range ids {
 		for _, b := range ids[i+1:] {
 			if d := len(got[a]) - len(got[b]); d > 1 || d < -1 {
