@@ -8,9 +8,9 @@ import (
 
 // Uniform is KIP-848's server-side "uniform" assignor (Kafka 4.x
 // UniformAssignor), the group coordinator's default for consumer groups.
-// It balances partitions so no two members differ by more than one
-// partition (counted over what each member can take), and keeps every
-// member's current partitions where balance allows.
+// It spreads partitions so members differ by at most one partition where
+// their subscriptions allow it, and keeps every member's current
+// partitions where balance allows: Kafka puts balance before stickiness.
 //
 // Like Kafka it picks one of two builders: when every member subscribes to
 // the same topics the homogeneous one (a single pass over quotas), else
@@ -106,8 +106,11 @@ func (u Uniform) orderTopics(set map[string]bool) []string {
 	return append(out, rest...)
 }
 
-// partitionCount looks a subscribed topic up, failing as Kafka does when
-// a member subscribes to a topic the metadata does not have.
+// partitionCount looks a subscribed topic up, failing as Kafka's
+// assignor does when a member subscribes to a topic the metadata does not
+// have. (Kafka's coordinator never lets that happen: it resolves
+// subscriptions to topic ids first and drops names that do not exist. A
+// caller must do the same.)
 func partitionCount(topics Topics, topic string) (int32, error) {
 	n, ok := topics[topic]
 	if !ok {

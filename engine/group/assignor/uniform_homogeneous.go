@@ -65,6 +65,11 @@ func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, erro
 				continue
 			}
 			for _, p := range parts[t] {
+				if p >= topics[t] {
+					// Kafka's topics never shrink; loglab drops a
+					// partition the topic no longer has.
+					continue
+				}
 				if quota > 0 {
 					kept = append(kept, TopicPartition{t, p})
 					quota--
