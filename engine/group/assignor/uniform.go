@@ -37,10 +37,10 @@ func (u Uniform) Assign(topics Topics, members []Member) (Assignment, error) {
 	if len(members) == 0 {
 		return Assignment{}, nil
 	}
-	ms := membersByID(members)
+	ms := uniformSortedMembers(members)
 	var out Assignment
 	var err error
-	if homogeneous(ms) {
+	if uniformSameSubscriptions(ms) {
 		out, err = u.assignHomogeneous(topics, ms)
 	} else {
 		out, err = u.assignHeterogeneous(topics, ms)
@@ -51,20 +51,20 @@ func (u Uniform) Assign(topics Topics, members []Member) (Assignment, error) {
 	return out.normalize(), nil
 }
 
-// membersByID sorts members by id so the result does not depend on the
+// uniformSortedMembers sorts members by id so the result does not depend on the
 // order they arrive in.
-func membersByID(members []Member) []Member {
+func uniformSortedMembers(members []Member) []Member {
 	ms := slices.Clone(members)
 	slices.SortFunc(ms, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	return ms
 }
 
-// homogeneous is Kafka's SubscriptionType.HOMOGENEOUS: every member
+// uniformSameSubscriptions is Kafka's SubscriptionType.HOMOGENEOUS: every member
 // subscribes to the same set of topics.
-func homogeneous(ms []Member) bool {
-	first := topicSet(ms[0].Topics)
+func uniformSameSubscriptions(ms []Member) bool {
+	first := uniformTopicSet(ms[0].Topics)
 	for _, m := range ms[1:] {
-		s := topicSet(m.Topics)
+		s := uniformTopicSet(m.Topics)
 		if len(s) != len(first) {
 			return false
 		}
@@ -77,7 +77,7 @@ func homogeneous(ms []Member) bool {
 	return true
 }
 
-func topicSet(ts []string) map[string]bool {
+func uniformTopicSet(ts []string) map[string]bool {
 	s := make(map[string]bool, len(ts))
 	for _, t := range ts {
 		s[t] = true
@@ -106,12 +106,12 @@ func (u Uniform) orderTopics(set map[string]bool) []string {
 	return append(out, rest...)
 }
 
-// partitionCount looks a subscribed topic up, failing as Kafka's
+// uniformPartitionCount looks a subscribed topic up, failing as Kafka's
 // assignor does when a member subscribes to a topic the metadata does not
 // have. (Kafka's coordinator never lets that happen: it resolves
 // subscriptions to topic ids first and drops names that do not exist. A
 // caller must do the same.)
-func partitionCount(topics Topics, topic string) (int32, error) {
+func uniformPartitionCount(topics Topics, topic string) (int32, error) {
 	n, ok := topics[topic]
 	if !ok {
 		return 0, fmt.Errorf("members are subscribed to topic %s which doesn't exist in the topic metadata", topic)
@@ -119,10 +119,10 @@ func partitionCount(topics Topics, topic string) (int32, error) {
 	return n, nil
 }
 
-// ownedByTopic groups a member's Owned list by topic, in the order the
+// uniformOwnedByTopic groups a member's Owned list by topic, in the order the
 // topics first appear, each topic's partitions ascending (the order Java
 // walks a small HashSet of partition numbers in).
-func ownedByTopic(owned []TopicPartition) (order []string, parts map[string][]int32) {
+func uniformOwnedByTopic(owned []TopicPartition) (order []string, parts map[string][]int32) {
 	parts = make(map[string][]int32)
 	for _, tp := range owned {
 		if _, ok := parts[tp.Topic]; !ok {
@@ -138,9 +138,9 @@ func ownedByTopic(owned []TopicPartition) (order []string, parts map[string][]in
 	return order, parts
 }
 
-// assignedPartitions is Kafka's GroupSpec.isPartitionAssigned: which
+// uniformOwnedPartitions is Kafka's GroupSpec.isPartitionAssigned: which
 // partitions some member of the group owns now.
-func assignedPartitions(ms []Member) map[TopicPartition]bool {
+func uniformOwnedPartitions(ms []Member) map[TopicPartition]bool {
 	a := make(map[TopicPartition]bool)
 	for _, m := range ms {
 		for _, tp := range m.Owned {

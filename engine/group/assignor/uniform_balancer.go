@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// loadBalancer is Kafka's MemberAssignmentBalancer: over one topic's
+// uniformLoadBalancer is Kafka's MemberAssignmentBalancer: over one topic's
 // subscribers, sorted by partition count (ties by member number), it
 // hands out the least loaded member to give a partition to and the most
 // loaded one to take a partition from, walking each end as a range of
@@ -15,7 +15,7 @@ import (
 // The least loaded range [0, leastEnd) grows rightwards, the most loaded
 // range [mostStart, mostEnd) leftwards; the members are balanced once
 // the two ranges' counts are within one.
-type loadBalancer struct {
+type uniformLoadBalancer struct {
 	sizes  []int // partition counts by member number, shared with the builder
 	sorted []int // the subscribers, least loaded first
 
@@ -31,7 +31,7 @@ type loadBalancer struct {
 
 // reset starts over with a topic's subscribers (at least one) and returns
 // the difference between the most and the least loaded one.
-func (b *loadBalancer) reset(members []int) int {
+func (b *uniformLoadBalancer) reset(members []int) int {
 	b.sorted = append(b.sorted[:0], members...)
 	slices.SortFunc(b.sorted, func(x, y int) int {
 		return cmp.Or(cmp.Compare(b.sizes[x], b.sizes[y]), cmp.Compare(x, y))
@@ -47,7 +47,7 @@ func (b *loadBalancer) reset(members []int) int {
 // counts it as given: each member of the least loaded range gets one in
 // turn; when all have, the range's count goes up by one and it takes in
 // the members that now have as many.
-func (b *loadBalancer) nextLeastLoaded() int {
+func (b *uniformLoadBalancer) nextLeastLoaded() int {
 	if b.nextLeast >= b.leastEnd {
 		b.leastCount++
 		for b.leastEnd < len(b.sorted) && b.sizes[b.sorted[b.leastEnd]] == b.leastCount {
@@ -62,7 +62,7 @@ func (b *loadBalancer) nextLeastLoaded() int {
 
 // nextMostLoaded returns the member to take the next partition from, or
 // -1 when no member is left that could give one up.
-func (b *loadBalancer) nextMostLoaded() int {
+func (b *uniformLoadBalancer) nextMostLoaded() int {
 	if b.nextMost < b.mostStart {
 		if b.mostEnd <= b.mostStart && b.mostStart > 0 {
 			// Every member of the range was excluded: restart the count
@@ -86,7 +86,7 @@ func (b *loadBalancer) nextMostLoaded() int {
 
 // excludeMostLoaded drops the member nextMostLoaded just returned from
 // the most loaded range: it has nothing of this topic to give up.
-func (b *loadBalancer) excludeMostLoaded() {
+func (b *uniformLoadBalancer) excludeMostLoaded() {
 	i, j := b.nextMost+1, b.mostEnd-1
 	b.sorted[i], b.sorted[j] = b.sorted[j], b.sorted[i]
 	b.mostEnd--
@@ -94,6 +94,6 @@ func (b *loadBalancer) excludeMostLoaded() {
 
 // balanced reports whether the two ranges' counts are within one:
 // moving a partition between them would not improve the balance.
-func (b *loadBalancer) balanced() bool {
+func (b *uniformLoadBalancer) balanced() bool {
 	return b.mostCount-b.leastCount <= 1
 }

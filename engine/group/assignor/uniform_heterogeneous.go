@@ -5,13 +5,13 @@ import (
 	"slices"
 )
 
-// maxBalanceIterations bounds the final balancing rounds, as Kafka's
+// uniformMaxBalanceIterations bounds the final balancing rounds, as Kafka's
 // MAX_ITERATION_COUNT does: when a topic's subscribers all subscribe to
 // the same topics one round balances it, but overlapping, non-identical
 // subscriptions can take many rounds, each roughly halving the imbalance.
-const maxBalanceIterations = 16
+const uniformMaxBalanceIterations = 16
 
-// heterogeneous is Kafka's UniformHeterogeneousAssignmentBuilder (as
+// uniformHetero is Kafka's UniformHeterogeneousAssignmentBuilder (as
 // reworked in KAFKA-17710, Kafka 4.0), for members with different
 // subscriptions. Every member keeps what it owns of the topics it still
 // subscribes to; unowned partitions go, topic by topic, to the topic's
@@ -19,7 +19,7 @@ const maxBalanceIterations = 16
 // topic's most loaded subscribers to its least loaded ones until no move
 // improves the balance. Members are numbered in id order and ties go to
 // the lower number, which is what makes the result deterministic.
-type heterogeneous struct {
+type uniformHetero struct {
 	topics      Topics
 	ids         []string
 	subscribers map[string][]int // each subscribed topic's members, ascending
@@ -28,7 +28,7 @@ type heterogeneous struct {
 }
 
 func (u Uniform) assignHeterogeneous(topics Topics, ms []Member) (Assignment, error) {
-	h := &heterogeneous{
+	h := &uniformHetero{
 		topics:      topics,
 		subscribers: map[string][]int{},
 		owners:      map[string][]int{},
@@ -36,8 +36,8 @@ func (u Uniform) assignHeterogeneous(topics Topics, ms []Member) (Assignment, er
 	}
 	for i, m := range ms {
 		h.ids = append(h.ids, m.ID)
-		for _, t := range sortedTopics(topicSet(m.Topics)) {
-			n, err := partitionCount(topics, t)
+		for _, t := range uniformSortedTopics(uniformTopicSet(m.Topics)) {
+			n, err := uniformPartitionCount(topics, t)
 			if err != nil {
 				return nil, err
 			}
@@ -60,9 +60,9 @@ func (u Uniform) assignHeterogeneous(topics Topics, ms []Member) (Assignment, er
 // keepOwned is Kafka's maybeRevokePartitions: a member keeps every owned
 // partition of a topic it still subscribes to, however many; balancing
 // later moves what must move. Partitions of topics it dropped are revoked.
-func (h *heterogeneous) keepOwned(ms []Member) {
+func (h *uniformHetero) keepOwned(ms []Member) {
 	for i, m := range ms {
-		subscribed := topicSet(m.Topics)
+		subscribed := uniformTopicSet(m.Topics)
 		for _, tp := range m.Owned {
 			owners := h.owners[tp.Topic]
 			// A partition beyond the topic's count cannot happen in Kafka,
@@ -78,14 +78,14 @@ func (h *heterogeneous) keepOwned(ms []Member) {
 // assignUnowned is Kafka's assignRemainingPartitions: topics in
 // assignment order, each topic's unowned partitions ascending, each to the
 // topic's least loaded subscriber.
-func (h *heterogeneous) assignUnowned() {
+func (h *uniformHetero) assignUnowned() {
 	var pending []string
 	for _, t := range h.subscribedTopics() {
 		if slices.Contains(h.owners[t], -1) {
 			pending = append(pending, t)
 		}
 	}
-	b := &loadBalancer{sizes: h.sizes}
+	b := &uniformLoadBalancer{sizes: h.sizes}
 	for _, t := range h.sortTopics(pending) {
 		b.reset(h.subscribers[t])
 		for p, owner := range h.owners[t] {
@@ -98,8 +98,8 @@ func (h *heterogeneous) assignUnowned() {
 
 // balance is Kafka's balance/balanceTopics: round after round over the
 // topics with two or more subscribers, rebalance each; stop when a whole
-// round moved nothing, or after maxBalanceIterations rounds.
-func (h *heterogeneous) balance() {
+// round moved nothing, or after uniformMaxBalanceIterations rounds.
+func (h *uniformHetero) balance() {
 	var movable []string
 	for _, t := range h.subscribedTopics() {
 		if len(h.subscribers[t]) >= 2 {
@@ -107,9 +107,9 @@ func (h *heterogeneous) balance() {
 		}
 	}
 	movable = h.sortTopics(movable)
-	b := &loadBalancer{sizes: h.sizes}
+	b := &uniformLoadBalancer{sizes: h.sizes}
 	lastMoved := -1
-	for range maxBalanceIterations {
+	for range uniformMaxBalanceIterations {
 		for i, t := range movable {
 			if i == lastMoved {
 				return // a whole round since the last move: nothing more to do
@@ -125,7 +125,7 @@ func (h *heterogeneous) balance() {
 // its most loaded subscribers (each giving up its highest-numbered one)
 // to its least loaded, until they are within one partition of each other
 // or the most loaded have none of this topic left to give.
-func (h *heterogeneous) balanceTopic(t string, b *loadBalancer) int {
+func (h *uniformHetero) balanceTopic(t string, b *uniformLoadBalancer) int {
 	if b.reset(h.subscribers[t]) <= 1 {
 		return 0
 	}
@@ -180,7 +180,7 @@ func (h *heterogeneous) balanceTopic(t string, b *loadBalancer) int {
 }
 
 // assign gives partition p of t to member m, taking it from its owner.
-func (h *heterogeneous) assign(t string, p int32, m int) {
+func (h *uniformHetero) assign(t string, p int32, m int) {
 	if old := h.owners[t][p]; old != -1 {
 		h.sizes[old]--
 	}
@@ -192,7 +192,7 @@ func (h *heterogeneous) assign(t string, p int32, m int) {
 // per subscriber first, then fewest subscribers, then topic id (loglab
 // has no topic ids: topic name). Topics with more partitions to share
 // out go first, where they are most likely to balance.
-func (h *heterogeneous) sortTopics(ts []string) []string {
+func (h *uniformHetero) sortTopics(ts []string) []string {
 	out := slices.Clone(ts)
 	slices.SortFunc(out, func(a, b string) int {
 		pa, sa := int64(h.topics[a]), int64(len(h.subscribers[a]))
@@ -209,17 +209,17 @@ func (h *heterogeneous) sortTopics(ts []string) []string {
 	return out
 }
 
-func (h *heterogeneous) subscribedTopics() []string {
+func (h *uniformHetero) subscribedTopics() []string {
 	s := make(map[string]bool, len(h.subscribers))
 	for t := range h.subscribers {
 		s[t] = true
 	}
-	return sortedTopics(s)
+	return uniformSortedTopics(s)
 }
 
 // assignment reads each member's partitions off the owner table; every
 // member has an entry, as in Kafka.
-func (h *heterogeneous) assignment() Assignment {
+func (h *uniformHetero) assignment() Assignment {
 	out := make(Assignment, len(h.ids))
 	for _, id := range h.ids {
 		out[id] = []TopicPartition{}
@@ -234,7 +234,7 @@ func (h *heterogeneous) assignment() Assignment {
 	return out
 }
 
-func sortedTopics(set map[string]bool) []string {
+func uniformSortedTopics(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
 	for t := range set {
 		out = append(out, t)

@@ -16,52 +16,52 @@ import "testing"
 func TestUniformHeterogeneous(t *testing.T) {
 	t1, t2, t3, t4 := "topic1", "topic2", "topic3", "topic4"
 	sub := func(ts ...string) []string { return ts }
-	runCasesWith(t, []uniformCase{
+	runUniformCasesWith(t, []uniformCase{
 		{
 			name:    "testTwoMembersNoTopicSubscription",
 			topics:  Topics{t1: 3},
-			members: []Member{member("A", nil), member("B", sub())},
+			members: []Member{umember("A", nil), umember("B", sub())},
 			want:    Assignment{},
 		},
 		{
 			name:    "testTwoMembersSubscribedToNonexistentTopics",
 			topics:  Topics{t1: 3},
-			members: []Member{member("A", sub(t3)), member("B", sub(t2))},
+			members: []Member{umember("A", sub(t3)), umember("B", sub(t2))},
 			wantErr: true,
 		},
 		{
 			name:    "testFirstAssignmentTwoMembersTwoTopics",
 			topics:  Topics{t1: 3, t3: 6},
-			members: []Member{member("A", sub(t1, t3)), member("B", sub(t3))},
+			members: []Member{umember("A", sub(t1, t3)), umember("B", sub(t3))},
 			want: Assignment{
-				"A": owns(tps(t1, 0, 1, 2), tps(t3, 4)),
-				"B": tps(t3, 0, 1, 2, 3, 5),
+				"A": uowns(utps(t1, 0, 1, 2), utps(t3, 4)),
+				"B": utps(t3, 0, 1, 2, 3, 5),
 			},
 		},
 		{
 			name:   "testFirstAssignmentNumMembersGreaterThanTotalNumPartitions",
 			topics: Topics{t3: 1, t1: 2},
 			members: []Member{
-				member("A", sub(t3)), member("B", sub(t3)), member("C", sub(t1)),
+				umember("A", sub(t3)), umember("B", sub(t3)), umember("C", sub(t1)),
 			},
 			want: Assignment{
-				"A": tps(t3, 0),
+				"A": utps(t3, 0),
 				"B": {},
-				"C": tps(t1, 0, 1),
+				"C": utps(t1, 0, 1),
 			},
 		},
 		{
 			name:   "testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment",
 			topics: Topics{t1: 6, t2: 4, t3: 4},
 			members: []Member{
-				member("A", sub(t1), tps(t1, 0, 1, 2)),
-				member("B", sub(t1, t2), tps(t1, 3), tps(t2, 0)),
-				member("C", sub(t1, t2, t3), tps(t1, 4, 5), tps(t2, 1, 2, 3), tps(t3, 0, 1, 2, 3)),
+				umember("A", sub(t1), utps(t1, 0, 1, 2)),
+				umember("B", sub(t1, t2), utps(t1, 3), utps(t2, 0)),
+				umember("C", sub(t1, t2, t3), utps(t1, 4, 5), utps(t2, 1, 2, 3), utps(t3, 0, 1, 2, 3)),
 			},
 			want: Assignment{
-				"A": tps(t1, 0, 1, 2, 5),
-				"B": owns(tps(t1, 3), tps(t2, 0, 1, 2, 3)),
-				"C": owns(tps(t1, 4), tps(t3, 0, 1, 2, 3)),
+				"A": utps(t1, 0, 1, 2, 5),
+				"B": uowns(utps(t1, 3), utps(t2, 0, 1, 2, 3)),
+				"C": uowns(utps(t1, 4), utps(t3, 0, 1, 2, 3)),
 			},
 		},
 		{
@@ -69,12 +69,12 @@ func TestUniformHeterogeneous(t *testing.T) {
 			name:   "testReassignmentWhenPartitionsAreAddedForTwoMembers",
 			topics: Topics{t1: 6, t2: 5, t3: 3, t4: 3},
 			members: []Member{
-				member("A", sub(t1, t3), tps(t1, 0, 1, 2, 3), tps(t3, 0, 1)),
-				member("B", sub(t1, t2, t3, t4), tps(t2, 0, 1, 2), tps(t4, 0, 1, 2)),
+				umember("A", sub(t1, t3), utps(t1, 0, 1, 2, 3), utps(t3, 0, 1)),
+				umember("B", sub(t1, t2, t3, t4), utps(t2, 0, 1, 2), utps(t4, 0, 1, 2)),
 			},
 			want: Assignment{
-				"A": owns(tps(t1, 0, 1, 2, 3, 4, 5), tps(t3, 0, 1, 2)),
-				"B": owns(tps(t2, 0, 1, 2, 3, 4), tps(t4, 0, 1, 2)),
+				"A": uowns(utps(t1, 0, 1, 2, 3, 4, 5), utps(t3, 0, 1, 2)),
+				"B": uowns(utps(t2, 0, 1, 2, 3, 4), utps(t4, 0, 1, 2)),
 			},
 		},
 		{
@@ -82,38 +82,38 @@ func TestUniformHeterogeneous(t *testing.T) {
 			name:   "testReassignmentWhenOneMemberAddedAndPartitionsAddedTwoMembersTwoTopics",
 			topics: Topics{t1: 6, t2: 7},
 			members: []Member{
-				member("A", sub(t1), tps(t1, 0, 2), tps(t2, 0)),
-				member("B", sub(t1, t2), tps(t1, 1), tps(t2, 1, 2)),
-				member("C", sub(t1, t2)),
+				umember("A", sub(t1), utps(t1, 0, 2), utps(t2, 0)),
+				umember("B", sub(t1, t2), utps(t1, 1), utps(t2, 1, 2)),
+				umember("C", sub(t1, t2)),
 			},
 			want: Assignment{
-				"A": tps(t1, 0, 2, 3, 4, 5),
-				"B": owns(tps(t1, 1), tps(t2, 1, 2, 6)),
-				"C": tps(t2, 0, 3, 4, 5),
+				"A": utps(t1, 0, 2, 3, 4, 5),
+				"B": uowns(utps(t1, 1), utps(t2, 1, 2, 6)),
+				"C": utps(t2, 0, 3, 4, 5),
 			},
 		},
 		{
 			name:   "testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersThreeTopics",
 			topics: Topics{t1: 3, t2: 8, t3: 3},
 			members: []Member{
-				member("A", sub(t1, t3), tps(t1, 0, 1, 2), tps(t3, 0, 1)),
-				member("B", sub(t2), tps(t2, 3, 4, 5, 6)),
+				umember("A", sub(t1, t3), utps(t1, 0, 1, 2), utps(t3, 0, 1)),
+				umember("B", sub(t2), utps(t2, 3, 4, 5, 6)),
 			},
 			want: Assignment{
-				"A": owns(tps(t1, 0, 1, 2), tps(t3, 0, 1, 2)),
-				"B": tps(t2, 0, 1, 2, 3, 4, 5, 6, 7),
+				"A": uowns(utps(t1, 0, 1, 2), utps(t3, 0, 1, 2)),
+				"B": utps(t2, 0, 1, 2, 3, 4, 5, 6, 7),
 			},
 		},
 		{
 			name:   "testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics",
 			topics: Topics{t1: 3, t2: 5},
 			members: []Member{
-				member("A", sub(t1), tps(t1, 0, 2), tps(t2, 1, 3)),
-				member("B", sub(t1, t2), tps(t1, 1), tps(t2, 0, 2, 4)),
+				umember("A", sub(t1), utps(t1, 0, 2), utps(t2, 1, 3)),
+				umember("B", sub(t1, t2), utps(t1, 1), utps(t2, 0, 2, 4)),
 			},
 			want: Assignment{
-				"A": tps(t1, 0, 1, 2),
-				"B": tps(t2, 0, 1, 2, 3, 4),
+				"A": utps(t1, 0, 1, 2),
+				"B": utps(t2, 0, 1, 2, 3, 4),
 			},
 		},
 		{
@@ -123,24 +123,24 @@ func TestUniformHeterogeneous(t *testing.T) {
 			name:   "testReassignmentWhenTopicPartitionsRunOutAndMembersHaveNoPartitions",
 			topics: Topics{t1: 2, t2: 2, t3: 2},
 			members: []Member{
-				member("A", sub(t1, t2, t3), tps(t1, 0, 1), tps(t2, 0, 1), tps(t3, 0, 1)),
-				member("B", sub(t1, t2, t3)),
+				umember("A", sub(t1, t2, t3), utps(t1, 0, 1), utps(t2, 0, 1), utps(t3, 0, 1)),
+				umember("B", sub(t1, t2, t3)),
 			},
 			want: Assignment{
-				"A": owns(tps(t2, 0), tps(t3, 0, 1)),
-				"B": owns(tps(t1, 0, 1), tps(t2, 1)),
+				"A": uowns(utps(t2, 0), utps(t3, 0, 1)),
+				"B": uowns(utps(t1, 0, 1), utps(t2, 1)),
 			},
 		},
 		{
 			name:    "testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions",
 			topics:  Topics{t1: 3},
-			members: []Member{member("A", sub(t1)), member("B", sub())},
+			members: []Member{umember("A", sub(t1)), umember("B", sub())},
 			want: Assignment{
-				"A": tps(t1, 0, 1, 2),
+				"A": utps(t1, 0, 1, 2),
 				"B": {},
 			},
 		},
-	}, false, forcedHeterogeneous)
+	}, false, uniformForcedHeterogeneous)
 }
 
 // Kafka's CommonAssignorTests.testAssignmentReuse and
@@ -150,9 +150,9 @@ func TestUniformHeterogeneous(t *testing.T) {
 func TestUniformHeterogeneousStableAssignment(t *testing.T) {
 	topics := Topics{"topic1": 2, "topic2": 5, "topic3": 7}
 	all := []string{"topic1", "topic2", "topic3"}
-	checkStableAssignment(t, topics, []Member{
-		member("A", all), member("B", all), member("C", all),
-	}, forcedHeterogeneous)
+	uniformCheckStable(t, topics, []Member{
+		umember("A", all), umember("B", all), umember("C", all),
+	}, uniformForcedHeterogeneous)
 }
 
 // Kafka's UniformAssignor picks the heterogeneous builder when the
@@ -160,14 +160,14 @@ func TestUniformHeterogeneousStableAssignment(t *testing.T) {
 // testFirstAssignmentTwoMembersTwoTopics, through Assign.
 func TestUniformPicksHeterogeneousBuilder(t *testing.T) {
 	got, err := Uniform{}.Assign(Topics{"topic1": 3, "topic3": 6}, []Member{
-		member("B", []string{"topic3"}),
-		member("A", []string{"topic3", "topic1"}),
+		umember("B", []string{"topic3"}),
+		umember("A", []string{"topic3", "topic1"}),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertSameAssignment(t, Assignment{
-		"A": owns(tps("topic1", 0, 1, 2), tps("topic3", 4)),
-		"B": tps("topic3", 0, 1, 2, 3, 5),
+	uniformAssertSame(t, Assignment{
+		"A": uowns(utps("topic1", 0, 1, 2), utps("topic3", 4)),
+		"B": utps("topic3", 0, 1, 2, 3, 5),
 	}, got)
 }

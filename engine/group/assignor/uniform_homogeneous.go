@@ -17,18 +17,18 @@ import "errors"
 // when that moved a partition away from a member that had it; KAFKA-18688
 // changed it because the assignment then depended on member order.)
 func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, error) {
-	subscribed := topicSet(ms[0].Topics)
+	subscribed := uniformTopicSet(ms[0].Topics)
 	out := make(Assignment, len(ms))
 	if len(subscribed) == 0 {
 		// Kafka returns an empty assignment, not one empty entry per member.
 		return out, nil
 	}
 
-	owned := assignedPartitions(ms)
+	owned := uniformOwnedPartitions(ms)
 	var unassigned []TopicPartition
 	total := 0
 	for _, t := range u.orderTopics(subscribed) {
-		n, err := partitionCount(topics, t)
+		n, err := uniformPartitionCount(topics, t)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +59,7 @@ func (u Uniform) assignHomogeneous(topics Topics, ms []Member) (Assignment, erro
 			quota++
 		}
 		kept := []TopicPartition{}
-		order, parts := ownedByTopic(m.Owned)
+		order, parts := uniformOwnedByTopic(m.Owned)
 		for _, t := range order {
 			if !subscribed[t] {
 				continue

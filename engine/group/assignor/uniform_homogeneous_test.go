@@ -30,13 +30,13 @@ func TestUniformHomogeneous(t *testing.T) {
 		{
 			name:    "testOneMemberNoTopicSubscription",
 			topics:  Topics{"topic1": 3},
-			members: []Member{member("A", nil)},
+			members: []Member{umember("A", nil)},
 			want:    Assignment{},
 		},
 		{
 			name:    "testOneMemberSubscribedToNonexistentTopic",
 			topics:  Topics{"topic1": 3},
-			members: []Member{member("A", []string{"topic2"})},
+			members: []Member{umember("A", []string{"topic2"})},
 			wantErr: true,
 		},
 		{
@@ -45,69 +45,69 @@ func TestUniformHomogeneous(t *testing.T) {
 			name:   "testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks",
 			topics: Topics{"topic1": 3, "topic3": 2},
 			members: []Member{
-				member("A", []string{"topic1", "topic3"}),
-				member("B", []string{"topic1", "topic3"}),
+				umember("A", []string{"topic1", "topic3"}),
+				umember("B", []string{"topic1", "topic3"}),
 			},
 			want: Assignment{
-				"A": tps("topic3", 0, 1),
-				"B": tps("topic1", 0, 1, 2),
+				"A": utps("topic3", 0, 1),
+				"B": utps("topic1", 0, 1, 2),
 			},
 		},
 		{
 			name:   "testFirstAssignmentNumMembersGreaterThanTotalNumPartitions",
 			topics: Topics{"topic3": 2},
 			members: []Member{
-				member("A", []string{"topic3"}),
-				member("B", []string{"topic3"}),
-				member("C", []string{"topic3"}),
+				umember("A", []string{"topic3"}),
+				umember("B", []string{"topic3"}),
+				umember("C", []string{"topic3"}),
 			},
 			want: Assignment{
 				"A": {},
-				"B": tps("topic3", 0),
-				"C": tps("topic3", 1),
+				"B": utps("topic3", 0),
+				"C": utps("topic3", 1),
 			},
 		},
 		{
 			name:    "testValidityAndBalanceForLargeSampleSet",
-			topics:  largeTopics(100, 3),
-			members: largeMembers(49, topicList("topic-", 100)),
+			topics:  ulargeTopics(100, 3),
+			members: ulargeMembers(49, utopicList("topic-", 100)),
 		},
 		{
 			name:   "testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment",
 			topics: Topics{"topic1": 3, "topic2": 3},
 			members: []Member{
-				member("A", t12, tps("topic1", 0, 1), tps("topic2", 0, 1)),
-				member("B", t12, tps("topic1", 2), tps("topic2", 2)),
+				umember("A", t12, utps("topic1", 0, 1), utps("topic2", 0, 1)),
+				umember("B", t12, utps("topic1", 2), utps("topic2", 2)),
 			},
 			want: Assignment{
-				"A": owns(tps("topic1", 0, 1), tps("topic2", 0)),
-				"B": owns(tps("topic1", 2), tps("topic2", 1, 2)),
+				"A": uowns(utps("topic1", 0, 1), utps("topic2", 0)),
+				"B": uowns(utps("topic1", 2), utps("topic2", 1, 2)),
 			},
 		},
 		{
 			name:   "testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics",
 			topics: Topics{"topic1": 6, "topic2": 5},
 			members: []Member{
-				member("A", t12, tps("topic1", 0, 2), tps("topic2", 0)),
-				member("B", t12, tps("topic1", 1), tps("topic2", 1, 2)),
+				umember("A", t12, utps("topic1", 0, 2), utps("topic2", 0)),
+				umember("B", t12, utps("topic1", 1), utps("topic2", 1, 2)),
 			},
 			want: Assignment{
-				"A": owns(tps("topic1", 0, 2), tps("topic2", 0, 3, 4)),
-				"B": owns(tps("topic1", 1, 3, 4, 5), tps("topic2", 1, 2)),
+				"A": uowns(utps("topic1", 0, 2), utps("topic2", 0, 3, 4)),
+				"B": uowns(utps("topic1", 1, 3, 4, 5), utps("topic2", 1, 2)),
 			},
 		},
 		{
 			name:   "testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics",
 			topics: Topics{"topic1": 3, "topic2": 3},
 			members: []Member{
-				member("A", t12, tps("topic1", 0, 2), tps("topic2", 0)),
-				member("B", t12, tps("topic1", 1), tps("topic2", 1, 2)),
-				member("C", t12),
+				umember("A", t12, utps("topic1", 0, 2), utps("topic2", 0)),
+				umember("B", t12, utps("topic1", 1), utps("topic2", 1, 2)),
+				umember("C", t12),
 			},
 			want: Assignment{
-				"A": tps("topic1", 0, 2),
-				"B": owns(tps("topic1", 1), tps("topic2", 1)),
-				"C": tps("topic2", 0, 2),
+				"A": utps("topic1", 0, 2),
+				"B": uowns(utps("topic1", 1), utps("topic2", 1)),
+				"C": utps("topic2", 0, 2),
 			},
 		},
 		{
@@ -115,41 +115,41 @@ func TestUniformHomogeneous(t *testing.T) {
 			name:   "testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersTwoTopics",
 			topics: Topics{"topic1": 3, "topic2": 3},
 			members: []Member{
-				member("A", t12, tps("topic2", 0), tps("topic1", 0)),
-				member("B", t12, tps("topic2", 1), tps("topic1", 1)),
+				umember("A", t12, utps("topic2", 0), utps("topic1", 0)),
+				umember("B", t12, utps("topic2", 1), utps("topic1", 1)),
 			},
 			want: Assignment{
-				"A": owns(tps("topic1", 0), tps("topic2", 0, 2)),
-				"B": owns(tps("topic1", 1, 2), tps("topic2", 1)),
+				"A": uowns(utps("topic1", 0), utps("topic2", 0, 2)),
+				"B": uowns(utps("topic1", 1, 2), utps("topic2", 1)),
 			},
 		},
 		{
 			name:   "testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics",
 			topics: Topics{"topic1": 2, "topic2": 2},
 			members: []Member{
-				member("A", []string{"topic2"}, tps("topic2", 0), tps("topic1", 0)),
-				member("B", []string{"topic2"}, tps("topic2", 1), tps("topic1", 1)),
+				umember("A", []string{"topic2"}, utps("topic2", 0), utps("topic1", 0)),
+				umember("B", []string{"topic2"}, utps("topic2", 1), utps("topic1", 1)),
 			},
 			want: Assignment{
-				"A": tps("topic2", 0),
-				"B": tps("topic2", 1),
+				"A": utps("topic2", 0),
+				"B": utps("topic2", 1),
 			},
 		},
 	}, true)
 }
 
-func largeTopics(n int, partitions int32) Topics {
+func ulargeTopics(n int, partitions int32) Topics {
 	ts := Topics{}
-	for _, name := range topicList("topic-", n) {
+	for _, name := range utopicList("topic-", n) {
 		ts[name] = partitions
 	}
 	return ts
 }
 
-func largeMembers(n int, topics []string) []Member {
+func ulargeMembers(n int, topics []string) []Member {
 	ms := make([]Member, n)
 	for i := range ms {
-		ms[i] = member(fmt.Sprintf("member%d", i+1), topics)
+		ms[i] = umember(fmt.Sprintf("member%d", i+1), topics)
 	}
 	return ms
 }
@@ -166,12 +166,12 @@ func largeMembers(n int, topics []string) []Member {
 func TestUniformHomogeneousStableAssignment(t *testing.T) {
 	topics := Topics{"topic1": 2, "topic2": 5, "topic3": 7}
 	all := []string{"topic1", "topic2", "topic3"}
-	checkStableAssignment(t, topics, []Member{
-		member("A", all), member("B", all), member("C", all),
+	uniformCheckStable(t, topics, []Member{
+		umember("A", all), umember("B", all), umember("C", all),
 	}, Uniform{}.Assign)
 }
 
-func checkStableAssignment(t *testing.T, topics Topics, members []Member, assign func(Topics, []Member) (Assignment, error)) {
+func uniformCheckStable(t *testing.T, topics Topics, members []Member, assign func(Topics, []Member) (Assignment, error)) {
 	t.Helper()
 	first, err := assign(topics, members)
 	if err != nil {
@@ -189,6 +189,6 @@ func checkStableAssignment(t *testing.T, topics Topics, members []Member, assign
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertSameAssignment(t, held, second)
+		uniformAssertSame(t, held, second)
 	}
 }

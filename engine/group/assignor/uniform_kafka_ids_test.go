@@ -8,18 +8,18 @@ import (
 
 // Kafka's uniform assignor tests name their topics by fixed Uuids, and the
 // assignor walks a HashSet of those Uuids: the order of the expected
-// assignments in those tests is that hash order. kafkaTopicOrder rebuilds
+// assignments in those tests is that hash order. uniformKafkaTopicOrder rebuilds
 // it (Uuid.hashCode, then HashMap's spread and bucket index), so the Go
 // tests can hand the assignor the same topic order Kafka's tests had.
-var kafkaTestTopicIDs = map[string]string{
+var uniformKafkaTopicIDs = map[string]string{
 	"topic1": "T1-A4s3VTwiI5CTbEp6POw",
 	"topic2": "T2-B4s3VTwiI5YHbPp6YUe",
 	"topic3": "T3-CU8fVTLCz5YMkLoDQsa",
 }
 
-// kafkaTopicOrder orders topics as Java iterates a HashSet of their ids
+// uniformKafkaTopicOrder orders topics as Java iterates a HashSet of their ids
 // (capacity 16 or more, as new HashSet<>(collection) sizes it).
-func kafkaTopicOrder(ids map[string]string) []string {
+func uniformKafkaTopicOrder(ids map[string]string) []string {
 	capacity := 16
 	for float64(capacity)*0.75 < float64(len(ids)) {
 		capacity *= 2

@@ -10,19 +10,19 @@ func TestUniformDropsPartitionsBeyondTopicCount(t *testing.T) {
 	both := []string{"topic1", "topic2"}
 	for name, members := range map[string][]Member{
 		"homogeneous": {
-			member("A", both, tps("topic1", 0, 5)),
-			member("B", both),
+			umember("A", both, utps("topic1", 0, 5)),
+			umember("B", both),
 		},
 		"heterogeneous": {
-			member("A", both, tps("topic1", 0, 5)),
-			member("B", []string{"topic1"}),
+			umember("A", both, utps("topic1", 0, 5)),
+			umember("B", []string{"topic1"}),
 		},
 	} {
 		got, err := Uniform{}.Assign(topics, members)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkValidity(t, members, got)
+		uniformCheckValidity(t, members, got)
 		for id, tps := range got {
 			for _, tp := range tps {
 				if tp.Partition >= topics[tp.Topic] {

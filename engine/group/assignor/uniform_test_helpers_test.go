@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// tps builds one topic's partitions, as Kafka's mkTopicAssignment does.
-func tps(topic string, parts ...int32) []TopicPartition {
+// utps builds one topic's partitions, as Kafka's mkTopicAssignment does.
+func utps(topic string, parts ...int32) []TopicPartition {
 	out := make([]TopicPartition, len(parts))
 	for i, p := range parts {
 		out[i] = TopicPartition{topic, p}
@@ -15,10 +15,10 @@ func tps(topic string, parts ...int32) []TopicPartition {
 	return out
 }
 
-// owns concatenates topic assignments, keeping their order: the order a
+// uowns concatenates topic assignments, keeping their order: the order a
 // member's current assignment is walked in matters to the uniform
 // assignor (Kafka's mkOrderedAssignment).
-func owns(groups ...[]TopicPartition) []TopicPartition {
+func uowns(groups ...[]TopicPartition) []TopicPartition {
 	return slices.Concat(groups...)
 }
 
@@ -37,25 +37,25 @@ type uniformCase struct {
 // heterogeneous group cannot always be balanced across all members).
 func runUniformCases(t *testing.T, cases []uniformCase, checkBalance bool) {
 	t.Helper()
-	u := Uniform{TopicOrder: kafkaTopicOrder(kafkaTestTopicIDs)}
-	runCasesWith(t, cases, checkBalance, u.Assign)
+	u := Uniform{TopicOrder: uniformKafkaTopicOrder(uniformKafkaTopicIDs)}
+	runUniformCasesWith(t, cases, checkBalance, u.Assign)
 }
 
-// forcedHeterogeneous runs the heterogeneous builder whatever the
+// uniformForcedHeterogeneous runs the heterogeneous builder whatever the
 // subscriptions, as Kafka's UniformHeterogeneousAssignmentBuilderTest
 // does by handing the assignor a GroupSpec that says HETEROGENEOUS.
-func forcedHeterogeneous(topics Topics, members []Member) (Assignment, error) {
+func uniformForcedHeterogeneous(topics Topics, members []Member) (Assignment, error) {
 	if len(members) == 0 {
 		return Assignment{}, nil
 	}
-	out, err := Uniform{}.assignHeterogeneous(topics, membersByID(members))
+	out, err := Uniform{}.assignHeterogeneous(topics, uniformSortedMembers(members))
 	if err != nil {
 		return nil, err
 	}
 	return out.normalize(), nil
 }
 
-func runCasesWith(t *testing.T, cases []uniformCase, checkBalance bool, assign func(Topics, []Member) (Assignment, error)) {
+func runUniformCasesWith(t *testing.T, cases []uniformCase, checkBalance bool, assign func(Topics, []Member) (Assignment, error)) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,17 +70,17 @@ func runCasesWith(t *testing.T, cases []uniformCase, checkBalance bool, assign f
 				t.Fatal(err)
 			}
 			if tc.want != nil {
-				assertSameAssignment(t, tc.want, got)
+				uniformAssertSame(t, tc.want, got)
 			}
-			checkValidity(t, tc.members, got)
+			uniformCheckValidity(t, tc.members, got)
 			if checkBalance {
-				checkBalanced(t, tc.members, got)
+				uniformCheckBalanced(t, tc.members, got)
 			}
 		})
 	}
 }
 
-func assertSameAssignment(t *testing.T, want, got Assignment) {
+func uniformAssertSame(t *testing.T, want, got Assignment) {
 	t.Helper()
 	if len(want) != len(got) {
 		t.Fatalf("members: want %v, got %v", want, got)
@@ -94,14 +94,14 @@ func assertSameAssignment(t *testing.T, want, got Assignment) {
 	}
 }
 
-// checkValidity is the validity half of Kafka's checkValidityAndBalance:
+// uniformCheckValidity is the validity half of Kafka's checkValidityAndBalance:
 // every member is subscribed to the topics of its partitions and no
 // partition has two owners.
-func checkValidity(t *testing.T, members []Member, got Assignment) {
+func uniformCheckValidity(t *testing.T, members []Member, got Assignment) {
 	t.Helper()
 	owner := map[TopicPartition]string{}
 	for _, m := range members {
-		subscribed := topicSet(m.Topics)
+		subscribed := uniformTopicSet(m.Topics)
 		for _, tp := range got[m.ID] {
 			if !subscribed[tp.Topic] {
 				t.Errorf("%v is assigned to %s, which is not subscribed to %s", tp, m.ID, tp.Topic)
@@ -114,9 +114,9 @@ func checkValidity(t *testing.T, members []Member, got Assignment) {
 	}
 }
 
-// checkBalanced is the balance half of Kafka's checkValidityAndBalance:
+// uniformCheckBalanced is the balance half of Kafka's checkValidityAndBalance:
 // no two members' partition counts differ by more than one.
-func checkBalanced(t *testing.T, members []Member, got Assignment) {
+func uniformCheckBalanced(t *testing.T, members []Member, got Assignment) {
 	t.Helper()
 	ids := sortedMemberIDs(members)
 	for i, a := range ids {
@@ -128,11 +128,11 @@ func checkBalanced(t *testing.T, members []Member, got Assignment) {
 	}
 }
 
-func member(id string, topics []string, owned ...[]TopicPartition) Member {
-	return Member{ID: id, Topics: topics, Owned: owns(owned...), Generation: -1}
+func umember(id string, topics []string, owned ...[]TopicPartition) Member {
+	return Member{ID: id, Topics: topics, Owned: uowns(owned...), Generation: -1}
 }
 
-func topicList(prefix string, n int) []string {
+func utopicList(prefix string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = fmt.Sprintf("%s%d", prefix, i+1)
