@@ -30,7 +30,8 @@ const noGeneration = -1
 // conflicting claims resolved by generation.
 type stickyInput struct {
 	// partitionsPerTopic holds only topics some member subscribes to and
-	// the metadata knows, as AbstractPartitionAssignor.assign builds it.
+	// the metadata knows with at least one partition, as
+	// AbstractPartitionAssignor.assign builds it.
 	partitionsPerTopic Topics
 	sortedTopics       []string
 	members            map[string]Member
@@ -90,7 +91,7 @@ func newStickyInput(topics Topics, members []Member) (*stickyInput, error) {
 		}
 		in.members[m.ID] = m
 		for _, t := range m.Topics {
-			if n, ok := topics[t]; ok {
+			if n := topics[t]; n > 0 {
 				in.partitionsPerTopic[t] = n
 			}
 		}

@@ -78,10 +78,12 @@ func (in *stickyInput) generalAssign() (Assignment, *partitionMovements) {
 
 // previousAssignment is prepopulateCurrentAssignments: for each partition,
 // the newest claim by a member behind the group's newest generation, so a
-// partition can go back to where it was before a missed rebalance.
+// partition can go back to where it was before a missed rebalance. Of two
+// equal-generation claims the first seen wins, so members are visited in
+// Kafka's HashMap order.
 func (g *general) previousAssignment() map[TopicPartition]prevOwner {
 	prev := map[TopicPartition]prevOwner{}
-	for _, id := range g.in.ids {
+	for _, id := range javaHashMapOrder(g.in.ids) {
 		m := g.in.members[id]
 		if m.Generation >= g.in.maxGeneration {
 			continue
