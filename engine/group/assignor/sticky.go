@@ -9,6 +9,12 @@ import (
 // balanced assignment that keeps as many partitions as possible where they
 // were, used with the eager protocol (every member revokes everything when
 // a rebalance starts, so stickiness only saves re-initialising state).
+//
+// Under the eager protocol a member revokes everything before it rejoins,
+// so its subscription's ownedPartitions is empty; StickyAssignor carries
+// the previous assignment and generation in its own user data instead.
+// Either way, a Member's Owned must be what it was last assigned and
+// Generation the generation of that assignment (-1 on a first join).
 type Sticky struct{}
 
 func (Sticky) Name() string { return "sticky" }
