@@ -13,6 +13,7 @@ var (
 	ErrUnknownMemberID = errors.New("UNKNOWN_MEMBER_ID")
 	// ErrInvalidRequest: the request breaks the protocol's rules.
 	ErrInvalidRequest = errors.New("INVALID_REQUEST")
-	// ErrUnsupported marks parts of KIP-848 loglab does not model.
-	ErrUnsupported = errors.New("UNSUPPORTED_VERSION")
+	// ErrNotModelled marks parts of KIP-848 loglab does not model (it
+	// is no Kafka error: Kafka would serve the request).
+	ErrNotModelled = errors.New("not modelled in loglab")
 )

@@ -54,7 +54,9 @@ type Group struct {
 }
 
 // NewGroup makes an empty group that assigns with a (Kafka's default is
-// the uniform assignor) over the given topic metadata.
+// the uniform assignor) over the given topic metadata. The assignor is
+// the group's: Kafka lets each member name one (group.remote.assignor)
+// and uses the one most members name.
 func NewGroup(id string, a assignor.Assignor, topics assignor.Topics, cfg Config) *Group {
 	return &Group{id: id, cfg: cfg, assignor: a, topics: maps.Clone(topics),
 		members: map[string]*Member{}, target: map[string]Partitions{},

@@ -63,8 +63,10 @@ func (g *Group) Heartbeat(now int64, req HeartbeatRequest) (HeartbeatResponse, e
 	case LeaveGroupMemberEpoch:
 		return g.leave(req)
 	case LeaveGroupStaticMemberEpoch:
-		return HeartbeatResponse{}, fmt.Errorf("%w: static membership is not modelled", ErrUnsupported)
+		return HeartbeatResponse{}, fmt.Errorf("%w: static membership (group.instance.id)", ErrNotModelled)
 	}
+	// A known member rejoining at epoch 0 goes through the epoch check
+	// like any heartbeat, as in the Kafka source this follows.
 	old, exists := g.members[req.MemberID]
 	if !exists && req.MemberEpoch != JoinGroupMemberEpoch {
 		return HeartbeatResponse{}, fmt.Errorf("%w: member %s is not a member of group %s", ErrUnknownMemberID, req.MemberID, g.id)

@@ -71,6 +71,8 @@ func (r reconciliation) ownsAnyOf(revoking Partitions) bool {
 }
 
 // subscribed is the member's subscription resolved against the metadata.
+// Subscriptions are topic names only: KIP-848's regular expressions
+// (SubscribedTopicRegex) are not modelled.
 func (r reconciliation) subscribed(m Member) map[string]bool {
 	s := map[string]bool{}
 	for _, t := range m.SubscribedTopics {
