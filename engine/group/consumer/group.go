@@ -124,8 +124,22 @@ func (g *Group) partitionEpoch(topic string, p int32) int32 {
 // replaceOwnership is Kafka's removePartitionEpochs/addPartitionEpochs:
 // drop what the member held before, record what it holds now. Finding
 // a partition held by another member means reconciliation broke its one
-// promise, so it is an error, as Kafka's IllegalStateException.
+// promise, so it is an error (Kafka's IllegalStateException) and nothing
+// changes.
 func (g *Group) replaceOwnership(old, updated *Member) error {
+	if updated != nil {
+		var err error
+		for _, ps := range []Partitions{updated.Assigned, updated.PendingRevocation} {
+			eachPartition(ps, func(tp assignor.TopicPartition) {
+				if o, ok := g.owners[tp]; ok && o.member != updated.ID && err == nil {
+					err = fmt.Errorf("partition %s is still owned by member %s", tp, o.member)
+				}
+			})
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if old != nil {
 		for _, ps := range []Partitions{old.Assigned, old.PendingRevocation} {
 			eachPartition(ps, func(tp assignor.TopicPartition) {
@@ -135,19 +149,12 @@ func (g *Group) replaceOwnership(old, updated *Member) error {
 			})
 		}
 	}
-	if updated == nil {
-		return nil
+	if updated != nil {
+		for _, ps := range []Partitions{updated.Assigned, updated.PendingRevocation} {
+			eachPartition(ps, func(tp assignor.TopicPartition) { g.owners[tp] = owner{updated.ID, updated.MemberEpoch} })
+		}
 	}
-	var err error
-	for _, ps := range []Partitions{updated.Assigned, updated.PendingRevocation} {
-		eachPartition(ps, func(tp assignor.TopicPartition) {
-			if o, ok := g.owners[tp]; ok && o.member != updated.ID && err == nil {
-				err = fmt.Errorf("partition %s is still owned by member %s", tp, o.member)
-			}
-			g.owners[tp] = owner{updated.ID, updated.MemberEpoch}
-		})
-	}
-	return err
+	return nil
 }
 
 func eachPartition(ps Partitions, f func(assignor.TopicPartition)) {

@@ -99,6 +99,14 @@ func TestReconciliationProcess(t *testing.T) {
 		{HeartbeatRequest{MemberID: "m1", MemberEpoch: 10}, 10, tps("foo", 0, 1, "bar", 0), UnrevokedPartitions, GroupReconciling},
 		{HeartbeatRequest{MemberID: "m2", MemberEpoch: 10}, 10, tps("foo", 3, "bar", 2), UnrevokedPartitions, GroupReconciling},
 		{HeartbeatRequest{MemberID: "m3", MemberEpoch: 11}, 11, nil, UnreleasedPartitions, GroupReconciling},
+	})
+	// Kafka's records of members 1 and 2 name what they must revoke.
+	for id, want := range map[string]Partitions{"m1": tps("foo", 2, "bar", 1), "m2": tps("foo", 4, 5)} {
+		if got := g.members[id].PendingRevocation; !got.Equal(want) {
+			t.Errorf("%s pending revocation %v, want %v", id, got, want)
+		}
+	}
+	runSteps(t, g, []step{
 		{HeartbeatRequest{MemberID: "m1", MemberEpoch: 10, OwnedTopicPartitions: tps("foo", 0, 1, "bar", 0)}, 11, nil, Stable, GroupReconciling},
 		{HeartbeatRequest{MemberID: "m2", MemberEpoch: 10}, 10, nil, UnrevokedPartitions, GroupReconciling},
 		{HeartbeatRequest{MemberID: "m3", MemberEpoch: 11}, 11, tps("bar", 1), UnreleasedPartitions, GroupReconciling},
@@ -106,8 +114,6 @@ func TestReconciliationProcess(t *testing.T) {
 		{HeartbeatRequest{MemberID: "m2", MemberEpoch: 10, OwnedTopicPartitions: tps("foo", 3, "bar", 2)}, 11, tps("foo", 2, 3, "bar", 2), Stable, GroupReconciling},
 		{HeartbeatRequest{MemberID: "m3", MemberEpoch: 11, OwnedTopicPartitions: tps("bar", 1)}, 11, tps("foo", 4, 5, "bar", 1), Stable, GroupStable},
 	})
-	// Kafka's records say the pending revocations exactly; check the
-	// coordinator kept them while member 2 had not acknowledged.
 	if g.GroupEpoch() != 11 || g.AssignmentEpoch() != 11 {
 		t.Errorf("epochs %d/%d, want 11/11", g.GroupEpoch(), g.AssignmentEpoch())
 	}
