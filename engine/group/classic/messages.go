@@ -100,6 +100,10 @@ type Reply struct {
 }
 
 func (g *Group) replyJoin(ref uint64, r JoinResponse) {
+	if r.Error != None {
+		// JoinGroupResponse's default generation id: an error carries none.
+		r.GenerationID = -1
+	}
 	g.replies = append(g.replies, Reply{Ref: ref, Join: &r})
 }
 
@@ -117,7 +121,7 @@ func (g *Group) flush() []Reply {
 
 // completeJoin answers a member's parked JoinGroup, if it has one.
 func (g *Group) completeJoin(m *Member, r JoinResponse) bool {
-	if !m.awaitingJoin() {
+	if m == nil || !m.awaitingJoin() {
 		return false
 	}
 	g.replyJoin(m.joinRef, r)
@@ -127,7 +131,7 @@ func (g *Group) completeJoin(m *Member, r JoinResponse) bool {
 
 // completeSync answers a member's parked SyncGroup, if it has one.
 func (g *Group) completeSync(m *Member, r SyncResponse) bool {
-	if !m.awaitingSync() {
+	if m == nil || !m.awaitingSync() {
 		return false
 	}
 	g.replySync(m.syncRef, r)

@@ -64,12 +64,14 @@ func (g *Group) NextDeadline() (int64, bool) {
 }
 
 // Tick fires every timer due at or before now, earliest first (ties in
-// scheduling order), each at its own deadline, and returns the responses
-// they produced (parked JoinGroups and SyncGroups being answered).
+// scheduling order), and returns the responses they produced (parked
+// JoinGroups and SyncGroups being answered). A timer runs at now, as
+// Kafka's timer runs its task when it gets to it: timers it schedules
+// count from now, so the caller should Tick at NextDeadline.
 func (g *Group) Tick(now int64) []Reply {
 	for t := g.next(now); t != nil; t = g.next(now) {
 		g.cancel(t.key)
-		t.fire(t.at)
+		t.fire(now)
 	}
 	return g.flush()
 }
