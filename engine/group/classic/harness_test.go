@@ -166,3 +166,27 @@ func (h *harness) stableGroup(reqs ...JoinRequest) []string {
 	h.wantState(Stable)
 	return ids
 }
+
+// joinN is joinWithNMembers: n dynamic members join together and the
+// join phase completes; it returns their JoinGroup responses, leader first.
+func (h *harness) joinN(n int, rebalanceMs, sessionMs int64) []JoinResponse {
+	h.t.Helper()
+	var refs []uint64
+	for range n {
+		req := defaultJoin()
+		req.RebalanceTimeoutMs, req.SessionTimeoutMs = rebalanceMs, sessionMs
+		req.MemberID = h.joinResp(h.join(req)).MemberID
+		refs = append(refs, h.join(req))
+	}
+	for i := 0; i < 10 && !h.done(refs[0]); i++ {
+		h.sleep(h.g.cfg.InitialRebalanceDelayMs)
+	}
+	var out []JoinResponse
+	for _, ref := range refs {
+		r := h.joinResp(ref)
+		h.wantErr(r.Error, None)
+		out = append(out, r)
+	}
+	h.wantState(CompletingRebalance)
+	return out
+}
