@@ -1,6 +1,9 @@
 package classic
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestJoin(t *testing.T) {
 	runCases(t, []kafkaCase{
@@ -58,6 +61,44 @@ func TestJoin(t *testing.T) {
 						want = GroupMaxSizeReached
 					}
 					h.wantErr(h.joinResp(ref).Error, want)
+				}
+			}},
+		{name: "testLastJoiningMembersAreKickedOutWhenRejoiningGroupWithMaxSize",
+			cfg: func(c *Config) { c.MaxSize, c.InitialRebalanceDelayMs = 10, 50 },
+			run: func(h *harness) {
+				// group.max.size was lowered below the group's size: the
+				// last two members to rejoin are turned away.
+				var ids []string
+				for i := range 12 {
+					id := fmt.Sprintf("client-id-%d", i)
+					ids = append(ids, id)
+					h.g.add(&Member{ID: id, ClientID: "client-id", ProtocolType: "consumer",
+						Protocols: defaultJoin().Protocols, SessionTimeoutMs: 5000, RebalanceTimeoutMs: 10000})
+				}
+				h.g.prepareRebalance(h.now)
+				var refs []uint64
+				for _, id := range ids {
+					req := defaultJoin()
+					req.MemberID = id
+					refs = append(refs, h.join(req))
+				}
+				if len(h.g.Members()) != 10 || h.g.numAwaitingJoin() != 10 {
+					h.t.Fatalf("%d members, %d awaiting", len(h.g.Members()), h.g.numAwaitingJoin())
+				}
+				h.wantState(PreparingRebalance)
+				h.sleep(10000)
+				for i, ref := range refs {
+					want := None
+					if i >= 10 {
+						want = GroupMaxSizeReached
+					}
+					h.wantErr(h.joinResp(ref).Error, want)
+				}
+				h.wantState(CompletingRebalance)
+				for i, id := range ids {
+					if (h.g.member(id) != nil) != (i < 10) {
+						h.t.Fatalf("member %s present=%v", id, h.g.member(id) != nil)
+					}
 				}
 			}},
 		{name: "testClassicGroupJoinInconsistentProtocolType", run: func(h *harness) {
