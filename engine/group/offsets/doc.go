@@ -1,0 +1,33 @@
+// Package offsets holds the records a group coordinator writes to the
+// internal compacted topic __consumer_offsets, byte for byte as Kafka 4.x
+// writes them, so that `show log __consumer_offsets/N` and the dump-log tool
+// show real offset-commit and group-metadata records.
+//
+// A record's key starts with an int16 that names the record type (Kafka
+// calls it the key's version: 0 and 1 are OffsetCommitKey, 2 is
+// GroupMetadataKey, 3 ConsumerGroupMetadataKey, ...); the value starts with
+// its own int16 schema version. A null value is a tombstone: compaction
+// then forgets the key (an offset deleted, a group deleted). The schemas are
+// Kafka's group-coordinator/src/main/resources/common/message/*.json
+// (apache/kafka trunk at 1eb7644349cb, Kafka 4.0 development), serialised by
+// CoordinatorRecordSerde with MessageUtil.toVersionPrefixedBytes.
+//
+// The package is pure: no engine wiring, no I/O. The coordinator partition of
+// a group is PartitionFor; Format prints a record the way
+// `kafka-dump-log.sh --offsets-decoder` does.
+//
+// Where loglab differs from Kafka:
+//
+//   - Only the classic records (OffsetCommit, GroupMetadata) and the KIP-848
+//     ConsumerGroupMetadata record are known. The other KIP-848 records
+//     (types 4-8) and the share-group records (9-15) decode to an
+//     UnknownTypeError, which Format prints as Kafka prints a type it does
+//     not know ("Unknown record type N at offset O, skipping.").
+//   - Tagged fields that loglab does not know are skipped when decoding and
+//     not written back; Kafka keeps them as unknownTaggedFields. Kafka 4.0
+//     writes no tagged fields in these records.
+//   - For a GroupMetadataValue of protocolType "consumer", Kafka's formatter
+//     decodes each member's subscription and assignment
+//     (ConsumerProtocolSubscription/Assignment) into JSON; loglab prints the
+//     raw bytes as base64, which is what Kafka prints when that decoding fails.
+package offsets
