@@ -90,8 +90,9 @@ func (w *writer) fail(err error) {
 	}
 }
 
-// errShort is what reading past the end gives; Kafka's ByteBuffer readers
-// throw BufferUnderflowException, whose message is null.
+// errShort is reading a number past the end. Kafka's ByteBuffer throws a
+// BufferUnderflowException whose message is null, so kafka-dump-log prints
+// "due to: null."; loglab names the exception instead, which says more.
 var errShort = errors.New("java.nio.BufferUnderflowException")
 
 // reader decodes the same primitives. The first error sticks and every later
@@ -115,6 +116,19 @@ func (r *reader) take(n int) []byte {
 	b := r.buf[:n:n]
 	r.buf = r.buf[n:]
 	return b
+}
+
+// array is Kafka's Readable.readArray, through which strings, bytes and
+// skipped tagged fields are read; its error is Kafka's text.
+func (r *reader) array(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.buf) {
+		r.err = fmt.Errorf("Error reading byte array of %d byte(s): only %d byte(s) available", n, len(r.buf))
+		return nil
+	}
+	return r.take(n)
 }
 
 func (r *reader) int16() int16 {
@@ -157,7 +171,7 @@ func (r *reader) uvarint() uint32 {
 			return v
 		}
 	}
-	r.err = errors.New("varint is too long, the most significant bit in the 5th byte is set")
+	r.err = fmt.Errorf("Varint is too long, the most significant bit in the 5th byte is set, converted value: %x", v)
 	return 0
 }
 
@@ -197,7 +211,7 @@ func (r *reader) nullableString(field string) *string {
 		r.err = fmt.Errorf("string field %s had invalid length %d", field, n)
 		return nil
 	}
-	b := r.take(n)
+	b := r.array(n)
 	if r.err != nil {
 		return nil
 	}
@@ -214,7 +228,7 @@ func (r *reader) bytes(field string) []byte {
 		r.err = fmt.Errorf("non-nullable field %s was serialized as null", field)
 		return nil
 	}
-	b := r.take(n)
+	b := r.array(n)
 	if r.err != nil {
 		return nil
 	}
@@ -239,7 +253,7 @@ func (r *reader) arrayLen(field string) int {
 		return 0
 	}
 	if n > len(r.buf) {
-		r.err = errShort
+		r.err = fmt.Errorf("Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, len(r.buf))
 		return 0
 	}
 	return n
@@ -255,7 +269,9 @@ func (r *reader) tags() {
 	n := r.uvarint()
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		r.uvarint() // tag
-		size := r.uvarint()
-		r.take(int(size))
+		// int32 as in Java: a size with the 5th byte's top bits set
+		// is negative there too, and refused.
+		size := int32(r.uvarint())
+		r.array(int(size))
 	}
 }

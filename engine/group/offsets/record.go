@@ -88,7 +88,8 @@ func EncodeValue(version int16, v Value) ([]byte, error) {
 
 // Decode is CoordinatorRecordSerde.deserialize: the key's type picks the
 // schemas of key and value; a nil value is a tombstone. Errors read like
-// Kafka's, so Format can print them as kafka-dump-log does.
+// Kafka's, so Format can print them as kafka-dump-log does. Bytes left over
+// after the last field are ignored, as Kafka's generated readers ignore them.
 func Decode(key, value []byte) (Record, error) {
 	kr := &reader{buf: key}
 	typ := kr.int16()
