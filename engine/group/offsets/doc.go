@@ -26,8 +26,10 @@
 //   - Tagged fields that loglab does not know are skipped when decoding and
 //     not written back; Kafka keeps them as unknownTaggedFields. Kafka 4.0
 //     writes no tagged fields in these records.
-//   - For a GroupMetadataValue of protocolType "consumer", Kafka's formatter
-//     decodes each member's subscription and assignment
-//     (ConsumerProtocolSubscription/Assignment) into JSON; loglab prints the
-//     raw bytes as base64, which is what Kafka prints when that decoding fails.
+//   - Reading a number past the end of a record: Kafka's message is null
+//     (a BufferUnderflowException), so it prints "due to: null."; loglab
+//     prints "due to: java.nio.BufferUnderflowException." instead.
+//   - Strings are kept as the bytes on the wire; Kafka decodes them as
+//     UTF-8 and so replaces invalid bytes by U+FFFD. Format prints them as
+//     Kafka would (U+FFFD), but a re-encoded key keeps the original bytes.
 package offsets

@@ -1,7 +1,6 @@
 package offsets
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
@@ -83,7 +82,7 @@ func valueJSON(v Value, version int16) string {
 			if i > 0 {
 				members += ","
 			}
-			members += memberJSON(&v.Members[i], version)
+			members += memberJSON(&v.Members[i], version, v.ProtocolType == consumerProtocolType)
 		}
 		o.raw("members", members+"]")
 	case *ConsumerGroupMetadataValue:
@@ -92,7 +91,7 @@ func valueJSON(v Value, version int16) string {
 	return o.close()
 }
 
-func memberJSON(m *MemberMetadata, version int16) string {
+func memberJSON(m *MemberMetadata, version int16, consumer bool) string {
 	var o jsonObject
 	o.str("memberId", m.MemberID)
 	if version >= 3 {
@@ -104,9 +103,14 @@ func memberJSON(m *MemberMetadata, version int16) string {
 		o.num("rebalanceTimeout", int64(m.RebalanceTimeout))
 	}
 	o.num("sessionTimeout", int64(m.SessionTimeout))
-	// Jackson writes a BinaryNode as standard, padded base64.
-	o.str("subscription", base64.StdEncoding.EncodeToString(m.Subscription))
-	o.str("assignment", base64.StdEncoding.EncodeToString(m.Assignment))
+	if consumer {
+		o.raw("subscription", subscriptionJSON(m.Subscription))
+		o.raw("assignment", assignmentJSON(m.Assignment))
+	} else {
+		// Jackson writes a BinaryNode as standard, padded base64.
+		o.raw("subscription", quotedBase64(m.Subscription))
+		o.raw("assignment", quotedBase64(m.Assignment))
+	}
 	return o.close()
 }
 

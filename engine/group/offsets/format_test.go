@@ -58,6 +58,47 @@ func TestFormat(t *testing.T) {
 				`"assignment":"QXNzaWdubWVudA=="}]}}`,
 		},
 		{
+			// A real consumer group: the subscription and assignment are
+			// ConsumerProtocolSubscription/Assignment v3, written out by
+			// hand as ConsumerProtocol.serializeSubscription/Assignment
+			// write them for Kafka's test:
+			//   subscription: 00 03 | topics: count 1, 00 03 'foo' |
+			//     userData null FF FF FF FF | ownedPartitions: count 1,
+			//     00 03 'foo', partitions count 1, 0 | generationId 0 |
+			//     rackId 00 04 'rack'
+			//   assignment: 00 03 | assignedPartitions: count 1,
+			//     00 03 'foo', partitions count 1, 0 | userData null
+			name: "Kafka: GroupMetadata v4 with the consumer protocol decoded",
+			key:  mustKey(t, &GroupMetadataKey{Group: "group"}),
+			value: mustValue(t, 4, &GroupMetadataValue{ProtocolType: "consumer", Protocol: strp("range"),
+				Leader: strp("member"), Generation: 10, CurrentStateTimestamp: -1,
+				Members: []MemberMetadata{{MemberID: "member", ClientID: "client", ClientHost: "host",
+					GroupInstanceID: strp("instance"), SessionTimeout: 100, RebalanceTimeout: 1000,
+					Subscription: []byte{0, 3, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0xFF, 0xFF, 0xFF, 0xFF,
+						0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 'r', 'a', 'c', 'k'},
+					Assignment: []byte{0, 3, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0, 0, 0, 1, 0, 0, 0, 0,
+						0xFF, 0xFF, 0xFF, 0xFF}}}}),
+			wantKey: `{"type":"2","data":{"group":"group"}}`,
+			wantPayload: `{"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range",` +
+				`"leader":"member","currentStateTimestamp":-1,"members":[{"memberId":"member",` +
+				`"groupInstanceId":"instance","clientId":"client","clientHost":"host",` +
+				`"rebalanceTimeout":1000,"sessionTimeout":100,"subscription":{"topics":["foo"],` +
+				`"userData":null,"ownedPartitions":[{"topic":"foo","partitions":[0]}],` +
+				`"generationId":0,"rackId":"rack"},"assignment":{"assignedPartitions":` +
+				`[{"topic":"foo","partitions":[0]}],"userData":null}}]}}`,
+		},
+		{
+			// Not the consumer protocol (e.g. Connect): bytes stay base64.
+			name: "connect group keeps bytes",
+			key:  mustKey(t, &GroupMetadataKey{Group: "c"}),
+			value: mustValue(t, 3, &GroupMetadataValue{ProtocolType: "connect", Generation: 1, CurrentStateTimestamp: 0,
+				Members: []MemberMetadata{{MemberID: "m", ClientID: "c", ClientHost: "h", Subscription: []byte{0, 0, 0, 0, 0, 0}, Assignment: []byte{}}}}),
+			wantKey: `{"type":"2","data":{"group":"c"}}`,
+			wantPayload: `{"version":"3","data":{"protocolType":"connect","generation":1,"protocol":null,"leader":null,` +
+				`"currentStateTimestamp":0,"members":[{"memberId":"m","groupInstanceId":null,"clientId":"c","clientHost":"h",` +
+				`"rebalanceTimeout":0,"sessionTimeout":0,"subscription":"AAAAAAAA","assignment":""}]}}`,
+		},
+		{
 			name:        "Kafka: tombstone",
 			key:         mustKey(t, &ConsumerGroupMetadataKey{GroupID: "group"}),
 			wantKey:     `{"type":"3","data":{"groupId":"group"}}`,
