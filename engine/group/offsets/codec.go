@@ -84,6 +84,23 @@ func (w *writer) tags() {
 	}
 }
 
+func (w *writer) int8(v int8) { w.buf = append(w.buf, byte(v)) }
+
+// uuid is 16 raw bytes, most significant half first, as Kafka's Uuid.
+func (w *writer) uuid(u [16]byte) { w.buf = append(w.buf, u[:]...) }
+
+// taggedStruct closes a flexible struct whose only tagged field, tag 0,
+// holds body (nil: absent, as Kafka omits a tagged field at its default).
+func (w *writer) taggedStruct(body []byte) {
+	if body == nil {
+		w.tags()
+		return
+	}
+	w.buf = append(w.buf, 1, 0) // one tagged field, tag 0
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(body)))
+	w.buf = append(w.buf, body...)
+}
+
 func (w *writer) fail(err error) {
 	if w.err == nil {
 		w.err = err
@@ -129,6 +146,18 @@ func (r *reader) array(n int) []byte {
 		return nil
 	}
 	return r.take(n)
+}
+
+func (r *reader) int8() int8 {
+	if b := r.take(1); b != nil {
+		return int8(b[0])
+	}
+	return 0
+}
+
+func (r *reader) uuid() (u [16]byte) {
+	copy(u[:], r.take(16))
+	return u
 }
 
 func (r *reader) int16() int16 {
@@ -262,16 +291,23 @@ func (r *reader) arrayLen(field string) int {
 // tags skips a struct's tagged-field section in a flexible version. Kafka
 // keeps unknown tags as unknownTaggedFields; loglab knows no tags in these
 // records and drops them.
-func (r *reader) tags() {
+func (r *reader) tags() { r.taggedFields(nil) }
+
+// taggedFields reads a tagged-field section and hands each field's tag and
+// bytes to known (when not nil), which ignores the tags it does not know.
+func (r *reader) taggedFields(known func(tag uint32, data []byte)) {
 	if !r.flexible {
 		return
 	}
 	n := r.uvarint()
 	for i := uint32(0); i < n && r.err == nil; i++ {
-		r.uvarint() // tag
+		tag := r.uvarint()
 		// int32 as in Java: a size with the 5th byte's top bits set
 		// is negative there too, and refused.
 		size := int32(r.uvarint())
-		r.array(int(size))
+		data := r.array(int(size))
+		if r.err == nil && known != nil {
+			known(tag, data)
+		}
 	}
 }

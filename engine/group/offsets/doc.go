@@ -18,11 +18,12 @@
 //
 // Where loglab differs from Kafka:
 //
-//   - Only the classic records (OffsetCommit, GroupMetadata) and the KIP-848
-//     ConsumerGroupMetadata record are known. The other KIP-848 records
-//     (types 4-8) and the share-group records (9-15) decode to an
-//     UnknownTypeError, which Format prints as Kafka prints a type it does
-//     not know ("Unknown record type N at offset O, skipping.").
+//   - Known: the classic records (types 0-2) and the KIP-848 records of
+//     types 3 and 5-8. ConsumerGroupPartitionMetadata (4, the subscribed
+//     topics' metadata, dropped again in Kafka 4.1) and the share-group
+//     records (9-15) decode to an UnknownTypeError, which Format prints as
+//     Kafka prints a type it does not know ("Unknown record type N at
+//     offset O, skipping."); Kafka 4.0 decodes them.
 //   - Tagged fields that loglab does not know are skipped when decoding and
 //     not written back; Kafka keeps them as unknownTaggedFields. Kafka 4.0
 //     writes no tagged fields in these records.

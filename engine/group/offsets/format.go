@@ -50,6 +50,11 @@ func keyJSON(k Key) string {
 		o.str("group", k.Group)
 	case *ConsumerGroupMetadataKey:
 		o.str("groupId", k.GroupID)
+	case *TargetAssignmentMetadataKey:
+		o.str("groupId", k.GroupID)
+	case *MemberKey:
+		o.str("groupId", k.GroupID)
+		o.str("memberId", k.MemberID)
 	}
 	return o.close()
 }
@@ -87,6 +92,8 @@ func valueJSON(v Value, version int16) string {
 		o.raw("members", members+"]")
 	case *ConsumerGroupMetadataValue:
 		o.num("epoch", int64(v.Epoch))
+	default:
+		return kip848ValueJSON(v)
 	}
 	return o.close()
 }

@@ -99,6 +99,23 @@ func TestFormat(t *testing.T) {
 				`"rebalanceTimeout":0,"sessionTimeout":0,"subscription":"AAAAAAAA","assignment":""}]}}`,
 		},
 		{
+			// Kafka's "any parsing error is swallowed" case: a
+			// ConsumerGroupMemberMetadataValue with the generated
+			// defaults (strings "", even the nullable ones, since their
+			// schema gives no "default": "null"; rebalanceTimeoutMs -1)
+			// under a ConsumerGroupMetadataKey. Its bytes
+			// 01 01 01 01 | 01 | 01 01 | 01 | FF FF FF FF | 01 | 00 read
+			// as epoch 0x01010101, one tagged field, tag 1, size
+			// FF FF FF FF 01 = 2^29-1, and 1 byte left.
+			name: "Kafka: value of another record type",
+			key:  mustKey(t, &ConsumerGroupMetadataKey{GroupID: "group"}),
+			value: mustValue(t, 0, &ConsumerGroupMemberMetadataValue{InstanceID: strp(""), RackID: strp(""),
+				SubscribedTopicNames: []string{}, SubscribedTopicRegex: strp(""), RebalanceTimeoutMs: -1, ServerAssignor: strp("")}),
+			wantKey: "Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: " +
+				"Error reading byte array of 536870911 byte(s): only 1 byte(s) available.",
+			wantNoPayload: true,
+		},
+		{
 			name:        "Kafka: tombstone",
 			key:         mustKey(t, &ConsumerGroupMetadataKey{GroupID: "group"}),
 			wantKey:     `{"type":"3","data":{"groupId":"group"}}`,

@@ -114,6 +114,22 @@ func Decode(key, value []byte) (Record, error) {
 		k := &ConsumerGroupMetadataKey{}
 		k.read(kr)
 		rec.Key, val = k, &ConsumerGroupMetadataValue{}
+	case TypeConsumerGroupTargetAssignmentMeta:
+		k := &TargetAssignmentMetadataKey{}
+		k.read(kr)
+		rec.Key, val = k, &ConsumerGroupTargetAssignmentMetadataValue{}
+	case TypeConsumerGroupMemberMetadata, TypeConsumerGroupTargetAssignmentMember, TypeConsumerGroupCurrentMemberAssignment:
+		k := &MemberKey{RecordType: typ}
+		k.read(kr)
+		rec.Key = k
+		switch typ {
+		case TypeConsumerGroupMemberMetadata:
+			val = &ConsumerGroupMemberMetadataValue{}
+		case TypeConsumerGroupTargetAssignmentMember:
+			val = &ConsumerGroupTargetAssignmentMemberValue{}
+		default:
+			val = &ConsumerGroupCurrentMemberAssignmentValue{}
+		}
 	default:
 		return Record{}, &UnknownTypeError{Type: typ}
 	}
@@ -149,6 +165,14 @@ func valueName(v Value) string {
 		return "GroupMetadataValue"
 	case *ConsumerGroupMetadataValue:
 		return "ConsumerGroupMetadataValue"
+	case *ConsumerGroupMemberMetadataValue:
+		return "ConsumerGroupMemberMetadataValue"
+	case *ConsumerGroupTargetAssignmentMetadataValue:
+		return "ConsumerGroupTargetAssignmentMetadataValue"
+	case *ConsumerGroupTargetAssignmentMemberValue:
+		return "ConsumerGroupTargetAssignmentMemberValue"
+	case *ConsumerGroupCurrentMemberAssignmentValue:
+		return "ConsumerGroupCurrentMemberAssignmentValue"
 	}
 	return fmt.Sprintf("%T", v)
 }
