@@ -144,6 +144,9 @@ func TestEncodeErrors(t *testing.T) {
 	if _, err := EncodeValue(5, &OffsetCommitValue{}); err == nil || err.Error() != "Can't write version 5 of OffsetCommitValue" {
 		t.Errorf("EncodeValue(5) error = %v", err)
 	}
+	if _, err := EncodeKey(&MemberKey{RecordType: TypeGroupMetadata, GroupID: "g", MemberID: "m"}); err == nil {
+		t.Errorf("EncodeKey of a MemberKey typed as GroupMetadata: no error")
+	}
 	if _, err := EncodeKey(&GroupMetadataKey{Group: strings.Repeat("x", 32768)}); err == nil {
 		t.Errorf("EncodeKey with a 32768-byte group: no error")
 	}

@@ -15,7 +15,9 @@ func PartitionFor(groupID string, numPartitions int32) int32 {
 
 // javaStringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
 // over UTF-16 code units with int32 wrap-around. A rune outside the BMP is
-// two code units (a surrogate pair) in Java, so it is hashed as two.
+// two code units (a surrogate pair) in Java, so it is hashed as two. Group
+// ids reach loglab as valid UTF-8; a byte that is not would count as one
+// U+FFFD, roughly what Java's decoder makes of it.
 func javaStringHash(s string) int32 {
 	var h int32
 	for _, r := range s {

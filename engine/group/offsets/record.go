@@ -6,8 +6,8 @@ import (
 )
 
 // Record types: the int16 that starts every key (GroupCoordinatorRecordSerde's
-// apiMessageKeyFor). Kafka still reads type 0, the OffsetCommitKey of
-// brokers before 0.9's group metadata, and writes 1.
+// apiMessageKeyFor). Kafka still reads type 0, the offset-commit key of
+// Kafka 0.8.2 (the same fields), and writes 1 since 0.9 added type 2.
 const (
 	TypeOffsetCommitLegacy    int16 = 0
 	TypeOffsetCommit          int16 = 1
@@ -65,6 +65,14 @@ func (e *UnknownTypeError) Error() string {
 // EncodeKey is MessageUtil.toVersionPrefixedBytes for a key: its type, then
 // its fields. Keys are never flexible.
 func EncodeKey(k Key) ([]byte, error) {
+	if m, ok := k.(*MemberKey); ok {
+		switch m.RecordType {
+		case TypeConsumerGroupMemberMetadata, TypeConsumerGroupTargetAssignmentMember, TypeConsumerGroupCurrentMemberAssignment:
+		default:
+			// Any other type would decode as a different record.
+			return nil, fmt.Errorf("MemberKey with record type %d: want 5, 7 or 8", m.RecordType)
+		}
+	}
 	w := &writer{}
 	w.int16(k.Type())
 	k.write(w)
