@@ -4,14 +4,8 @@ package classic
 // keeping the session alive, its answer is how a member between polls
 // learns a rebalance started (REBALANCE_IN_PROGRESS: rejoin).
 func (g *Group) Heartbeat(now int64, req HeartbeatRequest) Error {
-	if g.state == Dead {
-		return CoordinatorNotAvailable
-	}
-	if err := g.validateMember(req.MemberID, req.GroupInstanceID); err != None {
+	if err := g.validateGeneration(req.MemberID, req.GroupInstanceID, req.GenerationID); err != None {
 		return err
-	}
-	if req.GenerationID != g.generation {
-		return IllegalGeneration
 	}
 	m := g.member(req.MemberID)
 	switch g.state {

@@ -120,6 +120,22 @@ func (g *Group) joinExistingMember(now int64, req JoinRequest) {
 	}
 }
 
+// validateGeneration is what SyncGroup and Heartbeat check first, in
+// Kafka's order: a group that is unloaded, then the member, then its
+// generation.
+func (g *Group) validateGeneration(memberID, instanceID string, generation int32) Error {
+	if g.state == Dead {
+		return CoordinatorNotAvailable
+	}
+	if err := g.validateMember(memberID, instanceID); err != None {
+		return err
+	}
+	if generation != g.generation {
+		return IllegalGeneration
+	}
+	return None
+}
+
 // validateMember checks a request's member id and, for a static member,
 // that the instance id still maps to that member id: an older
 // incarnation of a restarted instance is fenced.

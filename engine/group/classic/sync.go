@@ -53,14 +53,8 @@ func (g *Group) sync(now int64, req SyncRequest) {
 }
 
 func (g *Group) validateSync(req SyncRequest) Error {
-	if g.state == Dead {
-		return CoordinatorNotAvailable
-	}
-	if err := g.validateMember(req.MemberID, req.GroupInstanceID); err != None {
+	if err := g.validateGeneration(req.MemberID, req.GroupInstanceID, req.GenerationID); err != None {
 		return err
-	}
-	if req.GenerationID != g.generation {
-		return IllegalGeneration
 	}
 	// SyncGroup v5+ echoes the protocol the JoinGroup response named; a
 	// mismatch means the client is confused about the generation.
