@@ -103,6 +103,7 @@
     let hints = 0;        // hints revealed on this step
     let drawnKey = "";    // lesson/step/phase last drawn
     let pending = false;  // an action is on its way
+    let waitingError = ""; // a refusal heard while the lesson's prose loads
 
     function act(action, arg) {
       if (pending && action !== "close") return Promise.resolve();
@@ -177,13 +178,18 @@
         return;
       }
       if (!data || data.id !== st.lesson) {
+        // Draw once the lesson's prose is here, with the last refusal
+        // heard meanwhile: it would be lost with the early return.
+        if (error) waitingError = error;
         if (loading === st.lesson) return;
         loading = st.lesson;
         driver.data(st.lesson).then((d) => {
           loading = null;
           if (d.error) { showError(d.error); return; }
           data = d;
-          if (status) show(status);
+          const why = waitingError;
+          waitingError = "";
+          if (status) show(status, why);
         }, (err) => { loading = null; showError(String(err.message || err)); });
         return;
       }
