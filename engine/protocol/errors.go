@@ -30,6 +30,30 @@ const (
 	StaleBrokerEpoch             ErrorCode = 77
 	OffsetNotAvailable           ErrorCode = 78
 	DuplicateBrokerRegistration  ErrorCode = 101
+
+	// The group coordinator's errors.
+	OffsetMetadataTooLarge    ErrorCode = 12
+	CoordinatorLoadInProgress ErrorCode = 14
+	CoordinatorNotAvailable   ErrorCode = 15
+	NotCoordinator            ErrorCode = 16
+	IllegalGeneration         ErrorCode = 22
+	InconsistentGroupProtocol ErrorCode = 23
+	InvalidGroupID            ErrorCode = 24
+	UnknownMemberID           ErrorCode = 25
+	InvalidSessionTimeout     ErrorCode = 26
+	RebalanceInProgress       ErrorCode = 27
+	InvalidCommitOffsetSize   ErrorCode = 28
+	TopicAlreadyExists        ErrorCode = 36
+	NonEmptyGroup             ErrorCode = 68
+	GroupIDNotFound           ErrorCode = 69
+	MemberIDRequired          ErrorCode = 79
+	GroupMaxSizeReached       ErrorCode = 81
+	FencedInstanceID          ErrorCode = 82
+	UnstableOffsetCommit      ErrorCode = 88
+	FencedMemberEpoch         ErrorCode = 110
+	UnreleasedInstanceID      ErrorCode = 111
+	UnsupportedAssignor       ErrorCode = 112
+	StaleMemberEpoch          ErrorCode = 113
 )
 
 // Client-side failures with no Kafka error code: the Java producer raises
@@ -57,6 +81,15 @@ var names = map[ErrorCode]string{
 	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE",
 	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
+	OffsetMetadataTooLarge:      "OFFSET_METADATA_TOO_LARGE", CoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
+	CoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE", NotCoordinator: "NOT_COORDINATOR",
+	IllegalGeneration: "ILLEGAL_GENERATION", InconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
+	InvalidGroupID: "INVALID_GROUP_ID", UnknownMemberID: "UNKNOWN_MEMBER_ID", InvalidSessionTimeout: "INVALID_SESSION_TIMEOUT",
+	RebalanceInProgress: "REBALANCE_IN_PROGRESS", InvalidCommitOffsetSize: "INVALID_COMMIT_OFFSET_SIZE",
+	TopicAlreadyExists: "TOPIC_ALREADY_EXISTS", NonEmptyGroup: "NON_EMPTY_GROUP", GroupIDNotFound: "GROUP_ID_NOT_FOUND",
+	MemberIDRequired: "MEMBER_ID_REQUIRED", GroupMaxSizeReached: "GROUP_MAX_SIZE_REACHED", FencedInstanceID: "FENCED_INSTANCE_ID",
+	UnstableOffsetCommit: "UNSTABLE_OFFSET_COMMIT", FencedMemberEpoch: "FENCED_MEMBER_EPOCH",
+	UnreleasedInstanceID: "UNRELEASED_INSTANCE_ID", UnsupportedAssignor: "UNSUPPORTED_ASSIGNOR", StaleMemberEpoch: "STALE_MEMBER_EPOCH",
 }
 
 // Name is Kafka's name for the code.
@@ -74,7 +107,8 @@ func (e ErrorCode) Error() string { return e.Name() }
 func (e ErrorCode) Retriable() bool {
 	switch e {
 	case NotLeaderOrFollower, LeaderNotAvailable, RequestTimedOut, NetworkException, NotEnoughReplicas,
-		NotEnoughReplicasAfterAppend, UnknownTopicOrPartition, FencedLeaderEpoch, UnknownLeaderEpoch, CorruptMessage:
+		NotEnoughReplicasAfterAppend, UnknownTopicOrPartition, FencedLeaderEpoch, UnknownLeaderEpoch, CorruptMessage,
+		CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator:
 		return true
 	}
 	return false

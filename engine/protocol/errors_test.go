@@ -16,6 +16,13 @@ func TestErrorNamesAreKafkas(t *testing.T) {
 		{10, "MESSAGE_TOO_LARGE"},
 		{19, "NOT_ENOUGH_REPLICAS"},
 		{7, "REQUEST_TIMED_OUT"},
+		{14, "COORDINATOR_LOAD_IN_PROGRESS"},
+		{16, "NOT_COORDINATOR"},
+		{25, "UNKNOWN_MEMBER_ID"},
+		{27, "REBALANCE_IN_PROGRESS"},
+		{82, "FENCED_INSTANCE_ID"},
+		{110, "FENCED_MEMBER_EPOCH"},
+		{113, "STALE_MEMBER_EPOCH"},
 		{DeliveryTimeout, "TimeoutException"},
 		{MaxBlockTimeout, "TimeoutException"},
 	} {

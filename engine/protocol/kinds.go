@@ -12,4 +12,13 @@ var Kinds = []string{
 	BrokerRegistrationRequest{}.Kind(), BrokerRegistrationResponse{}.Kind(),
 	AlterPartitionRequest{}.Kind(), AlterPartitionResponse{}.Kind(),
 	MetadataUpdate{}.Kind(),
+	FindCoordinatorRequest{}.Kind(), FindCoordinatorResponse{}.Kind(),
+	JoinGroupRequest{}.Kind(), JoinGroupResponse{}.Kind(),
+	SyncGroupRequest{}.Kind(), SyncGroupResponse{}.Kind(),
+	HeartbeatRequest{}.Kind(), HeartbeatResponse{}.Kind(),
+	LeaveGroupRequest{}.Kind(), LeaveGroupResponse{}.Kind(),
+	OffsetCommitRequest{}.Kind(), OffsetCommitResponse{}.Kind(),
+	OffsetFetchRequest{}.Kind(), OffsetFetchResponse{}.Kind(),
+	ConsumerGroupHeartbeatRequest{}.Kind(), ConsumerGroupHeartbeatResponse{}.Kind(),
+	CreateTopicsRequest{}.Kind(), CreateTopicsResponse{}.Kind(),
 }
