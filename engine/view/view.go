@@ -44,6 +44,11 @@ type Cluster struct {
 	// MetadataRecords are the newest committed metadata records, oldest
 	// first, as `show metadata` prints them.
 	MetadataRecords []string
+
+	// Groups are the consumer groups, by group id; NowMs is the virtual
+	// time in milliseconds, the right edge of the rebalance timeline.
+	Groups []Group
+	NowMs  int64
 }
 
 // Controller is one KRaft controller as the quorum panel shows it.
@@ -148,7 +153,10 @@ func (r Replica) Role() string {
 
 // Topic is one topic with its partitions in partition order.
 type Topic struct {
-	Name              string
+	Name string
+	// Internal marks Kafka's internal topics (__consumer_offsets): the
+	// panel draws only their partitions that hold data.
+	Internal          bool
 	ReplicationFactor int
 	Partitions        []Partition
 }
