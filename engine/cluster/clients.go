@@ -181,6 +181,7 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 		}
 		return len(out) > 0
 	}
+	defer func() { c.ledger.lastDone = c.ledger.deliver(c.processingScope(co), string(co.ID), out) }()
 	if poll() {
 		return out, pollErr
 	}
@@ -190,6 +191,16 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 	}
 	return out, pollErr
 }
+
+// processingScope is whose processing a record counts against: the
+// consumer's group, so that a record two members process is a duplicate.
+func (c *Cluster) processingScope(co *client.Consumer) string {
+	return "consumer " + string(co.ID)
+}
+
+// ProcessedAtPoll lists what the last Poll's application processed before
+// it polled: the records the previous poll had handed it.
+func (c *Cluster) ProcessedAtPoll() []Processed { return c.ledger.lastDone }
 
 // Acked lists the acknowledged records so far.
 func (c *Cluster) Acked() []AckedRecord { return c.acked }

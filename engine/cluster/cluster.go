@@ -107,6 +107,7 @@ type Cluster struct {
 	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
 	checker      *Checker
 	budget       budget // the current command's events (budget.go)
+	ledger       ledger // what each consumer's application processed (processing.go)
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker
