@@ -75,8 +75,8 @@ var consumerCreateCommand = &command{
 
 var pollCommand = &command{
 	name:    "poll",
-	usage:   "poll CONSUMER [max=N] [timeout=1s]",
-	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default)",
+	usage:   "poll CONSUMER [max=N] [timeout=1s] [process=0s]",
+	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default); the application processes the previous batch first, and with process= spends that long processing this one",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -87,6 +87,8 @@ var pollCommand = &command{
 		}
 		maxRecords := a.integer("max", 0, 0, 100000)
 		timeout := a.duration("timeout", time.Second)
+		processing := a.has("process")
+		process := a.duration("process", 0)
 		if err := a.finish(); err != nil {
 			return "", err
 		}
@@ -99,8 +101,12 @@ var pollCommand = &command{
 		if co == nil {
 			return "", fmt.Errorf("no consumer %q; create it with `consumer create %s topics=...`", name, name)
 		}
-		if err := l.costCheck(fmt.Sprintf("timeout=%v", timeout), timeout, 0, func(fit time.Duration) string {
-			return "poll with timeout= at most " + roundDown(fit)
+		what, advice := fmt.Sprintf("timeout=%v", timeout), "poll with timeout= at most "
+		if process > 0 {
+			what, advice = fmt.Sprintf("timeout=%v process=%v", timeout, process), "poll with timeout= plus process= at most "
+		}
+		if err := l.costCheck(what, timeout+process, 0, func(fit time.Duration) string {
+			return advice + roundDown(fit)
 		}); err != nil {
 			return "", err
 		}
@@ -109,19 +115,24 @@ var pollCommand = &command{
 		}
 		recs, pollErr := l.cluster.Poll(co, maxRecords, timeout)
 		var b strings.Builder
-		for i, r := range recs {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			fmt.Fprintf(&b, "%s/%d offset %d key=%s value=%s", r.TP.Topic, r.TP.Partition, r.Offset, nullable(r.Key), nullable(r.Value))
+		writeReprocessed(&b, l.cluster.ProcessedAtPoll())
+		for _, r := range recs {
+			fmt.Fprintf(&b, "%s/%d offset %d key=%s value=%s\n", r.TP.Topic, r.TP.Partition, r.Offset, nullable(r.Key), nullable(r.Value))
 		}
 		if pollErr != nil {
-			return "", &pollFailed{err: fmt.Errorf("%s%w", prefixLines(b.String()), pollErr)}
+			return "", &pollFailed{err: fmt.Errorf("%s%w", b.String(), pollErr)}
 		}
 		if len(recs) == 0 {
-			return fmt.Sprintf("no records within %v", timeout), nil
+			fmt.Fprintf(&b, "no records within %v\n", timeout)
 		}
-		return b.String(), nil
+		if processing && len(recs) > 0 {
+			done, err := l.cluster.Process(co, process)
+			if err != nil {
+				return "", err
+			}
+			writeProcessed(&b, name, process, done)
+		}
+		return strings.TrimSuffix(b.String(), "\n"), nil
 	},
 }
 
@@ -165,9 +176,3 @@ func (e *pollFailed) Unwrap() error { return e.err }
 // Outcome marks the error as the command's result rather than a misuse.
 func (e *pollFailed) Outcome() {}
 
-func prefixLines(s string) string {
-	if s == "" {
-		return ""
-	}
-	return s + "\n"
-}

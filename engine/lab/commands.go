@@ -26,6 +26,7 @@ func init() {
 		consumerCreateCommand,
 		pollCommand,
 		seekCommand,
+		processCommand,
 		brokerCrashCommand,
 		brokerRestartCommand,
 		controllerCrashCommand,
