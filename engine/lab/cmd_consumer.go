@@ -175,4 +175,3 @@ func (e *pollFailed) Unwrap() error { return e.err }
 
 // Outcome marks the error as the command's result rather than a misuse.
 func (e *pollFailed) Outcome() {}
-
