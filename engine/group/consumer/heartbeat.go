@@ -19,8 +19,12 @@ const (
 type HeartbeatRequest struct {
 	// MemberID is made by the client (a UUID since KIP-1082, Kafka 4.0);
 	// the engine must make it from its seeded RNG.
-	MemberID             string
-	MemberEpoch          int32
+	MemberID    string
+	MemberEpoch int32
+	// InstanceID is the client's group.instance.id; "" for a dynamic
+	// member (Kafka's null). A static member keeps its place and its
+	// partitions across a restart: see static.go.
+	InstanceID           string
 	RebalanceTimeoutMs   int32    // -1: unchanged
 	SubscribedTopicNames []string // nil: unchanged
 	OwnedTopicPartitions Partitions
@@ -33,6 +37,10 @@ type HeartbeatResponse struct {
 	HeartbeatIntervalMs int32
 	// Assignment is nil when not sent: the member keeps the last one.
 	Assignment Partitions
+	// ReplacedMemberID is not on the wire: it names the departed static
+	// member whose place and partitions this join took over, so the
+	// coordinator can trace it as Kafka logs it.
+	ReplacedMemberID string
 }
 
 // validate is Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid.
@@ -46,6 +54,8 @@ func (req HeartbeatRequest) validate() error {
 		return fmt.Errorf("%w: TopicPartitions must be empty when (re-)joining", ErrInvalidRequest)
 	case req.MemberEpoch == JoinGroupMemberEpoch && req.SubscribedTopicNames == nil:
 		return fmt.Errorf("%w: SubscribedTopicNames must be set in first request", ErrInvalidRequest)
+	case req.MemberEpoch == LeaveGroupStaticMemberEpoch && req.InstanceID == "":
+		return fmt.Errorf("%w: InstanceId can't be null", ErrInvalidRequest)
 	case req.MemberEpoch < LeaveGroupStaticMemberEpoch:
 		return fmt.Errorf("%w: MemberEpoch is invalid", ErrInvalidRequest)
 	}
@@ -59,11 +69,11 @@ func (g *Group) Heartbeat(now int64, req HeartbeatRequest) (HeartbeatResponse, e
 	if err := req.validate(); err != nil {
 		return HeartbeatResponse{}, err
 	}
-	switch req.MemberEpoch {
-	case LeaveGroupMemberEpoch:
+	if req.MemberEpoch == LeaveGroupMemberEpoch || req.MemberEpoch == LeaveGroupStaticMemberEpoch {
 		return g.leave(req)
-	case LeaveGroupStaticMemberEpoch:
-		return HeartbeatResponse{}, fmt.Errorf("%w: static membership (group.instance.id)", ErrNotModelled)
+	}
+	if req.InstanceID != "" {
+		return g.staticHeartbeat(now, req)
 	}
 	// A known member rejoining at epoch 0 goes through the epoch check
 	// like any heartbeat, as in the Kafka source this follows.
@@ -76,11 +86,26 @@ func (g *Group) Heartbeat(now int64, req HeartbeatRequest) (HeartbeatResponse, e
 			return HeartbeatResponse{}, err
 		}
 	} else {
-		old = &Member{ID: req.MemberID, State: Stable, Assigned: Partitions{}, PendingRevocation: Partitions{}}
+		old = newMember(req.MemberID)
 	}
+	return g.heartbeat(now, req, old)
+}
 
+func newMember(id string) *Member {
+	return &Member{ID: id, State: Stable, Assigned: Partitions{}, PendingRevocation: Partitions{}}
+}
+
+// heartbeat is the part of consumerGroupHeartbeat after the member was
+// found or made (old): its subscription, the group's target, and its
+// own reconciliation.
+func (g *Group) heartbeat(now int64, req HeartbeatRequest, old *Member) (HeartbeatResponse, error) {
 	// 1. The member's subscription: a change moves the group epoch.
+	// Kafka's maybeUpdateInstanceId: a member that joins with an
+	// instance id keeps it.
 	updated := *old
+	if req.InstanceID != "" {
+		updated.InstanceID = req.InstanceID
+	}
 	if req.RebalanceTimeoutMs != -1 {
 		updated.RebalanceTimeoutMs = req.RebalanceTimeoutMs
 	}
@@ -162,15 +187,19 @@ func checkMemberEpoch(m *Member, req HeartbeatRequest) error {
 	return nil
 }
 
-// leave is Kafka's consumerGroupLeave for a dynamic member: it is fenced
-// at once, so its partitions are free without waiting for the session
-// timeout.
+// leave is Kafka's consumerGroupLeave: a dynamic member is fenced at
+// once, so its partitions are free without waiting for the session
+// timeout; a static member is found by its instance id (see
+// staticLeave). Kafka's leave response carries no heartbeat interval.
 func (g *Group) leave(req HeartbeatRequest) (HeartbeatResponse, error) {
+	if req.InstanceID != "" {
+		return g.staticLeave(req)
+	}
 	if _, ok := g.members[req.MemberID]; !ok {
 		return HeartbeatResponse{}, fmt.Errorf("%w: member %s is not a member of group %s", ErrUnknownMemberID, req.MemberID, g.id)
 	}
 	g.fence(req.MemberID)
-	return HeartbeatResponse{MemberID: req.MemberID, MemberEpoch: LeaveGroupMemberEpoch, HeartbeatIntervalMs: g.cfg.HeartbeatIntervalMs}, nil
+	return HeartbeatResponse{MemberID: req.MemberID, MemberEpoch: LeaveGroupMemberEpoch}, nil
 }
 
 // Expiry says why a member was fenced by a timer.

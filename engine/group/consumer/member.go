@@ -2,8 +2,10 @@ package consumer
 
 // Member is Kafka's ConsumerGroupMember as the coordinator keeps it.
 type Member struct {
-	ID    string
-	State MemberState
+	ID string
+	// InstanceID is the member's group.instance.id, "" if dynamic.
+	InstanceID string
+	State      MemberState
 	// MemberEpoch is the target assignment epoch the member last
 	// reconciled to; PreviousMemberEpoch the one before, kept because the
 	// response carrying the new epoch may be lost and the member may
