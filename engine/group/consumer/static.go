@@ -123,12 +123,16 @@ func (g *Group) staticLeave(req HeartbeatRequest) (HeartbeatResponse, error) {
 
 // replaceMember is Kafka's replaceMember: the departed member's records
 // are deleted and the new one gets its subscription, its target and
-// its current assignment. The departed member's timers go with it.
+// its current assignment. The departed member's timers go with it. The
+// new member id may be the old one: since KIP-1082 (Kafka 4.0) the
+// client keeps its member id, so a consumer that left with -2 and
+// joins again (e.g. unsubscribe, then subscribe) comes back with it.
 func (g *Group) replaceMember(old, updated *Member) {
+	target := g.target[old.ID]
 	_ = g.replaceOwnership(old, nil)
 	delete(g.members, old.ID)
-	g.target[updated.ID] = g.target[old.ID]
 	delete(g.target, old.ID)
+	g.target[updated.ID] = target
 	g.members[updated.ID] = updated
 	_ = g.replaceOwnership(nil, updated)
 }

@@ -93,6 +93,23 @@ func TestStaticMembership(t *testing.T) {
 				"m1/i1@10/9:STABLE": tps("foo", 0, 1, 2, "bar", 0, 1), "m2-rejoin/i2@10/0:STABLE": tps("foo", 3, 4, 5, "bar", 2)},
 		},
 		{
+			// Since KIP-1082 the client keeps its member id: the same
+			// consumer leaving with -2 and joining again takes itself over.
+			name: "static member rejoins with its own member id",
+			seed: twoStatic,
+			steps: []staticStep{
+				{req: leaveStatic("m2", "i2", LeaveGroupStaticMemberEpoch),
+					wantResp:   HeartbeatResponse{MemberID: "m2", MemberEpoch: -2},
+					wantEpochs: [2]int32{10, 10}, wantState: GroupReconciling},
+				{req: join("m2", "i2", "foo", "bar"),
+					wantResp: HeartbeatResponse{MemberID: "m2", MemberEpoch: 10, HeartbeatIntervalMs: 5000,
+						Assignment: tps("foo", 3, 4, 5, "bar", 2), ReplacedMemberID: "m2"},
+					wantEpochs: [2]int32{10, 10}, wantState: GroupStable},
+			},
+			wantMembers: map[string]Partitions{
+				"m1/i1@10/9:STABLE": tps("foo", 0, 1, 2, "bar", 0, 1), "m2/i2@10/0:STABLE": tps("foo", 3, 4, 5, "bar", 2)},
+		},
+		{
 			// A changed subscription on the way back is an ordinary
 			// subscription change: the group epoch moves.
 			name: "testStaticMemberRejoinsWithNewSubscribedTopics",
