@@ -88,18 +88,54 @@ func indexTicks(s view.Segment) []view.IndexEntry {
 	return ticks
 }
 
-// partitionsBefore counts the partitions of the topics before topics[i]:
-// what the view has drawn (or skipped) before it.
-func partitionsBefore(topics []view.Topic, i int) int {
-	n := 0
-	for _, t := range topics[:i] {
-		n += len(t.Partitions)
-	}
-	return n
+// topicDrawing is what a topic's card draws: its partitions within the
+// page's bound, and what it leaves out.
+type topicDrawing struct {
+	Partitions []view.Partition
+	// NotDrawn counts the partitions past PartitionsDrawn; EmptyHidden an
+	// internal topic's partitions left out because they hold nothing.
+	NotDrawn    int
+	EmptyHidden int
 }
 
-// drawnPartitions is how many of topics[i]'s partitions fit in the view's
+// drawTopics decides, topic by topic in order, which partitions the view
+// draws. An internal topic draws only its partitions holding data and
+// those coordinating a group: __consumer_offsets has 50 partitions
+// (offsets.topic.num.partitions) of which a lab's few groups use one or
+// two, and its empty ones would push the learner's own topics past
 // PartitionsDrawn.
-func drawnPartitions(topics []view.Topic, i int) int {
-	return min(len(topics[i].Partitions), max(0, PartitionsDrawn-partitionsBefore(topics, i)))
+func drawTopics(c view.Cluster) []topicDrawing {
+	out := make([]topicDrawing, len(c.Topics))
+	budget := PartitionsDrawn
+	for i, t := range c.Topics {
+		candidates := t.Partitions
+		if t.Internal {
+			candidates = nil
+			for _, p := range t.Partitions {
+				if p.LogEndOffset > p.LogStartOffset || coordinates(c.Groups, p) {
+					candidates = append(candidates, p)
+				}
+			}
+			out[i].EmptyHidden = len(t.Partitions) - len(candidates)
+		}
+		n := min(len(candidates), budget)
+		out[i].Partitions = candidates[:n]
+		out[i].NotDrawn = len(candidates) - n
+		budget -= n
+	}
+	return out
+}
+
+// coordinates: p is the __consumer_offsets partition a group's
+// coordinator runs from.
+func coordinates(groups []view.Group, p view.Partition) bool {
+	if p.Topic != "__consumer_offsets" {
+		return false
+	}
+	for _, g := range groups {
+		if g.OffsetsPartition == p.Index {
+			return true
+		}
+	}
+	return false
 }

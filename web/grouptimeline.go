@@ -1,0 +1,299 @@
+package web
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loglab/loglab/engine/view"
+)
+
+// The rebalance timeline is laid out here, in plain Go, so the templ
+// component only draws: every group's members one row each, the groups
+// stacked on one shared axis of virtual time, so an eager group's
+// stop-the-world and a cooperative or KIP-848 group's incremental
+// rebalance after the same event can be compared side by side.
+// Coordinates are SVG user units; the picture scales to its column.
+
+// Timeline geometry, in SVG user units.
+const (
+	tlWidth     = 860.0
+	tlLabelW    = 130.0 // the client names' column
+	tlRight     = 24.0
+	tlHeaderH   = 26.0 // a group's title line
+	tlRowH      = 34.0
+	tlGroupGap  = 12.0
+	tlAxisH     = 34.0
+	tlBarTop    = 15.0 // from a row's top to its bar
+	tlBarH      = 13.0
+	tlLabelCW   = 6.4 // an 11-unit character, on average
+	tlMinBarW   = 2.0
+	tlTickCount = 6
+)
+
+// timeline is the laid-out rebalance timeline of every group.
+type timeline struct {
+	Width, Height float64
+	Lo, Hi        int64 // the axis' virtual milliseconds
+	NowX          float64
+	AxisY         float64
+	Groups        []tlGroup
+	Ticks         []tlTick
+}
+
+func (t timeline) ViewBox() string { return "0 0 " + num(t.Width) + " " + num(t.Height) }
+
+// PlotLeft and PlotRight bound the time axis.
+func (t timeline) PlotLeft() float64  { return tlLabelW }
+func (t timeline) PlotRight() float64 { return t.Width - tlRight }
+
+type tlGroup struct {
+	Group  view.Group
+	Y, H   float64
+	Title  words
+	Rows   []tlRow
+	Drawn  int // rebalances drawn
+	Hidden int // older ones left out
+}
+
+type tlRow struct {
+	Client string
+	Colour int
+	Y      float64
+	Bars   []tlBar
+}
+
+// tlBar is one member's part in one rebalance: solid while it still
+// consumed some partitions, a hollow gap while it consumed nothing.
+type tlBar struct {
+	Solid      []tlSpan
+	Gap        *tlSpan // the paused interval, nil when there was none
+	PausedMs   int64
+	InProgress bool
+	Label      words
+	LabelX     float64
+	ShowLabel  bool
+	Title      string
+	Protocol   string
+}
+
+type tlSpan struct{ X, W float64 }
+
+type tlTick struct {
+	X     float64
+	Label string
+}
+
+// layoutTimeline lays out every group's rebalances on one axis, from a
+// little before the oldest rebalance drawn to now.
+func layoutTimeline(c view.Cluster) timeline {
+	t := timeline{Width: tlWidth}
+	type pick struct {
+		rs     []view.Rebalance
+		hidden int
+	}
+	picks := make([]pick, len(c.Groups))
+	lo, hi := int64(-1), max(c.NowMs, 0)
+	for i, g := range c.Groups {
+		rs := g.Rebalances
+		if len(rs) > RebalancesShown {
+			picks[i].hidden = len(rs) - RebalancesShown
+			rs = rs[len(rs)-RebalancesShown:]
+		}
+		picks[i].rs = rs
+		for _, r := range rs {
+			if lo < 0 || r.Start < lo {
+				lo = r.Start
+			}
+			hi = max(hi, r.End, r.PausedTo)
+		}
+	}
+	if lo < 0 {
+		lo = 0
+	}
+	// A margin before the oldest rebalance, so its bar does not start on
+	// the axis' edge.
+	lo = max(0, lo-(hi-lo)/20)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	t.Lo, t.Hi = lo, hi
+	x := func(ms int64) float64 {
+		ms = min(max(ms, lo), hi)
+		return t.PlotLeft() + float64(ms-lo)*(t.PlotRight()-t.PlotLeft())/float64(hi-lo)
+	}
+
+	y := 4.0
+	for i, g := range c.Groups {
+		tg := tlGroup{Group: g, Y: y, Hidden: picks[i].hidden, Drawn: len(picks[i].rs)}
+		tg.Title = timelineTitle(g, picks[i].rs)
+		rowOf := map[string]int{}
+		addRow := func(client string, colour int) {
+			if _, ok := rowOf[client]; ok {
+				return
+			}
+			rowOf[client] = len(tg.Rows)
+			tg.Rows = append(tg.Rows, tlRow{Client: client, Colour: colour})
+		}
+		focused := focusedMembers(g)
+		for j, m := range g.Members {
+			if focused[j] {
+				addRow(m.Client, m.Colour)
+			}
+		}
+		for _, r := range picks[i].rs {
+			addRow(r.Client, -1)
+		}
+		for j := range tg.Rows {
+			tg.Rows[j].Y = y + tlHeaderH + float64(j)*tlRowH
+		}
+		labelEnd := make([]float64, len(tg.Rows))
+		for _, r := range picks[i].rs {
+			j := rowOf[r.Client]
+			b := layoutBar(r, c.NowMs, x)
+			// Labels of rebalances close in time would overlap: a pause's
+			// length is always written, "no pause" only where it fits.
+			b.ShowLabel = b.Gap != nil || b.LabelX >= labelEnd[j]
+			if b.ShowLabel {
+				labelEnd[j] = b.LabelX + float64(len([]rune(b.Label.en)))*tlLabelCW + 6
+			}
+			tg.Rows[j].Bars = append(tg.Rows[j].Bars, b)
+		}
+		tg.H = tlHeaderH + float64(max(len(tg.Rows), 1))*tlRowH
+		t.Groups = append(t.Groups, tg)
+		y += tg.H + tlGroupGap
+	}
+	t.AxisY = y
+	t.Height = y + tlAxisH
+	t.NowX = x(max(c.NowMs, 0))
+	for _, ms := range axisTicks(lo, hi) {
+		t.Ticks = append(t.Ticks, tlTick{X: x(ms), Label: seconds(ms)})
+	}
+	return t
+}
+
+// layoutBar places one rebalance: solid from Start to End except where
+// the member was paused, which is a gap. One still running ends at now.
+func layoutBar(r view.Rebalance, now int64, x func(int64) float64) tlBar {
+	b := tlBar{Protocol: r.Protocol}
+	end := r.End
+	if end < 0 {
+		b.InProgress, end = true, max(now, r.Start)
+	}
+	from, to := r.PausedFrom, r.PausedTo
+	pausing := from >= 0 && to < 0
+	if pausing {
+		to = end
+	}
+	span := func(a, z int64) tlSpan {
+		return tlSpan{X: x(a), W: max(x(z)-x(a), tlMinBarW)}
+	}
+	if from >= 0 && to >= from {
+		if from > r.Start {
+			b.Solid = append(b.Solid, span(r.Start, from))
+		}
+		g := span(from, to)
+		b.Gap = &g
+		b.PausedMs = to - from
+		if end > to {
+			b.Solid = append(b.Solid, span(to, end))
+		}
+		ms := strconv.FormatInt(b.PausedMs, 10)
+		if pausing {
+			b.Label = words{"paused " + ms + " ms so far", "已暂停 " + ms + " ms，仍在继续"}
+		} else {
+			b.Label = words{"paused " + ms + " ms", "暂停 " + ms + " ms"}
+		}
+		b.LabelX = g.X
+	} else {
+		b.Solid = append(b.Solid, span(r.Start, end))
+		b.Label = words{"no pause", "没有暂停"}
+		b.LabelX = x(r.Start)
+	}
+	b.Title = rebalanceTitle(r, end, b)
+	return b
+}
+
+// rebalanceTitle is the bar's text alternative, in both languages (an SVG
+// <title> holds text only, so it cannot follow the language switch).
+func rebalanceTitle(r view.Rebalance, end int64, b tlBar) string {
+	en := []string{r.Client + " · " + r.Protocol + " rebalance from " + seconds(r.Start)}
+	zh := []string{r.Client + " · " + r.Protocol + " rebalance，开始于 " + seconds(r.Start)}
+	d := strconv.FormatInt(end-r.Start, 10)
+	if b.InProgress {
+		en = append(en, "still in progress after "+d+" ms")
+		zh = append(zh, "已进行 "+d+" ms，尚未结束")
+	} else {
+		en = append(en, "consuming its new assignment after "+d+" ms")
+		zh = append(zh, d+" ms 后开始消费新的分配")
+	}
+	if b.Gap != nil {
+		ms := strconv.FormatInt(b.PausedMs, 10)
+		en = append(en, "paused "+ms+" ms from "+seconds(r.PausedFrom)+": consumed nothing")
+		zh = append(zh, "从 "+seconds(r.PausedFrom)+" 起暂停 "+ms+" ms：什么也没有消费")
+	} else {
+		en = append(en, "no pause: kept consuming the partitions it kept")
+		zh = append(zh, "没有暂停：继续消费保留下来的 partition")
+	}
+	if len(r.Revoked) > 0 {
+		en = append(en, "revoked "+strings.Join(r.Revoked, ","))
+		zh = append(zh, "撤销 "+strings.Join(r.Revoked, ","))
+	}
+	if len(r.Assigned) > 0 {
+		en = append(en, "assigned "+strings.Join(r.Assigned, ","))
+		zh = append(zh, "分配到 "+strings.Join(r.Assigned, ","))
+	}
+	if r.Reason != "" {
+		en = append(en, "reason: "+r.Reason)
+		zh = append(zh, "原因："+r.Reason)
+	}
+	return strings.Join(en, " · ") + "\n" + strings.Join(zh, " · ")
+}
+
+// timelineTitle is a group's line above its rows: its id, protocol and
+// assignor as Kafka names them, and the kinds of rebalance drawn.
+func timelineTitle(g view.Group, rs []view.Rebalance) words {
+	var kinds []string
+	for _, r := range rs {
+		if r.Protocol != "" && !slices.Contains(kinds, r.Protocol) {
+			kinds = append(kinds, r.Protocol)
+		}
+	}
+	s := g.ID + " · " + g.Protocol
+	if g.Assignor != "" {
+		s += " · " + g.Assignor
+	}
+	if len(kinds) > 0 {
+		s += " · " + strings.Join(kinds, "/")
+	}
+	n := strconv.Itoa(len(rs))
+	return words{s + " · " + n + " " + pluralS(len(rs), "rebalance"), s + " · " + n + " 次 rebalance"}
+}
+
+// axisTicks are round instants (1, 2 or 5 times a power of ten ms) across
+// [lo, hi], about tlTickCount of them.
+func axisTicks(lo, hi int64) []int64 {
+	step := tickStep(hi - lo)
+	var out []int64
+	for ms := (lo + step - 1) / step * step; ms <= hi; ms += step {
+		out = append(out, ms)
+	}
+	return out
+}
+
+func tickStep(span int64) int64 {
+	for p := int64(1); p < math.MaxInt64/10; p *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if span/(p*m) <= tlTickCount {
+				return p * m
+			}
+		}
+	}
+	return max(1, span/tlTickCount)
+}
+
+// seconds is virtual milliseconds as the lab writes time: "1.5s".
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
+}
