@@ -27,7 +27,8 @@ var (
 // focusForms is the grammar, for error messages (README.md "Focus" has the
 // meaning of each form and its STATE).
 const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lost|segments], partition T/P record N, " +
-	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, violations, inspector batch|lookup"
+	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, violations, inspector batch|lookup, " +
+	"group G [epoch|timeline], group G member C, group G partition|committed T/P"
 
 // ParseFocus reads a focus: line's value, `FORM` or `FORM = STATE`, and
 // checks FORM against the vocabulary: an element the page cannot name is a
@@ -70,6 +71,8 @@ func checkFocusForm(w []string) error {
 		return nil
 	case "partition":
 		return checkPartitionForm(w[1:])
+	case "group":
+		return checkGroupForm(w[1:])
 	}
 	return fmt.Errorf("unknown element %q", w[0])
 }
@@ -102,6 +105,37 @@ func checkPartitionForm(w []string) error {
 		return fmt.Errorf("replica B is followed by nothing, hw, leo or isr, not %q", strings.Join(rest[2:], " "))
 	}
 	return fmt.Errorf("unknown partition element %q", strings.Join(w[1:], " "))
+}
+
+// checkGroupForm reads what follows `group`: the group id (one word, as
+// the lab's commands take it), then nothing, epoch, timeline, member
+// CLIENT, or partition/committed TOPIC/PARTITION.
+func checkGroupForm(w []string) error {
+	if len(w) == 0 {
+		return fmt.Errorf("group is followed by the group id")
+	}
+	switch rest := w[1:]; {
+	case len(rest) == 0:
+		return nil
+	case len(rest) == 1 && (rest[0] == "epoch" || rest[0] == "timeline"):
+		return nil
+	case rest[0] == "member":
+		if len(rest) != 2 {
+			return fmt.Errorf("member is followed by the consumer's name")
+		}
+		return nil
+	case rest[0] == "partition" || rest[0] == "committed":
+		if len(rest) != 2 || !isTopicPartition(rest[1]) {
+			return fmt.Errorf("%s is followed by TOPIC/PARTITION", rest[0])
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown group element %q", strings.Join(w[1:], " "))
+}
+
+func isTopicPartition(s string) bool {
+	topic, idx, ok := strings.Cut(s, "/")
+	return ok && topic != "" && isIndex(idx)
 }
 
 // isIndex: an offset, partition index or node id as the page draws it,

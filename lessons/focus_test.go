@@ -27,6 +27,13 @@ func TestParseFocus(t *testing.T) {
 		{"violations = 1", "violations", "1"},
 		{"inspector batch = 0", "inspector batch", "0"},
 		{"inspector lookup = 42", "inspector lookup", "42"},
+		{"group billing = Stable", "group billing", "Stable"},
+		{"group billing epoch = 3", "group billing epoch", "3"},
+		{"group billing member c1 = orders/0,orders/2", "group billing member c1", "orders/0,orders/2"},
+		{"group billing member c2 = none", "group billing member c2", "none"},
+		{"group  my.group-1  partition orders/1 = c2", "group my.group-1 partition orders/1", "c2"},
+		{"group billing committed orders/0 = 42", "group billing committed orders/0", "42"},
+		{"group billing timeline = 2", "group billing timeline", "2"},
 	} {
 		f, err := ParseFocus(c.in)
 		if err != nil || f.Form != c.form || f.State != c.state {
@@ -36,7 +43,10 @@ func TestParseFocus(t *testing.T) {
 	for _, bad := range []string{"", "partition", "partition orders/x", "partition orders/01", "partition /0",
 		"partition orders/0 replica", "partition orders/0 replica two", "partition orders/0 record -1",
 		"partition orders/0 hw extra", "broker", "broker b2", "controller 1 2", "inspector", "inspector log",
-		"metadata-log 3", "violations all", "topic orders", "partition orders/0 replica 2 hw leo"} {
+		"metadata-log 3", "violations all", "topic orders", "partition orders/0 replica 2 hw leo",
+		"group", "group billing member", "group billing member c1 c2", "group billing partition orders",
+		"group billing partition orders/01", "group billing committed", "group billing epoch 3", "group billing lag orders/0",
+		"group billing timeline all"} {
 		if f, err := ParseFocus(bad); err == nil {
 			t.Errorf("ParseFocus(%q) = %+v, want an error", bad, f)
 		}

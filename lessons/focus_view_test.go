@@ -136,6 +136,20 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		Checks:      []view.Violation{{Invariant: "acks=1-loss", Detail: "orders/0 offset 5"}, {Invariant: "acks=1-loss", Detail: "orders/0 offset 7"}},
 
 		ActiveController: 2, MetadataOffset: 12, ControllerNode: "ctl",
+
+		NowMs: 9000,
+		Groups: []view.Group{{
+			ID: "billing", Protocol: "classic", State: "Stable", Assignor: "range", Epoch: 3, Coordinator: 2,
+			Members: []view.GroupMember{
+				{MemberID: "c1-x", Client: "c1", Epoch: 3, Assigned: []string{"orders/0"}, Phase: "stable"},
+				{MemberID: "c2-x", Client: "c2", Epoch: 3, Phase: "stable", Colour: 1},
+			},
+			Partitions: []view.GroupPartition{{TP: "orders/0", Owner: "c1", Committed: 1, LogEnd: 3, Lag: 2}},
+			Rebalances: []view.Rebalance{
+				{Client: "c1", Protocol: "eager", Start: 1000, End: 4000, PausedFrom: 1000, PausedTo: 4000},
+				{Client: "c2", Protocol: "eager", Start: 1000, End: 4000, PausedFrom: 1000, PausedTo: 4000},
+			},
+		}},
 	}
 	withBatch, withLookup := c, c
 	withBatch.Inspector.Batch = &view.BatchDetail{Partition: "orders/0", Fields: []view.Field{{Name: "baseOffset", Value: "2"}}}
@@ -168,6 +182,13 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"controller 3":                     "down",
 		"metadata-log":                     "12",
 		"violations":                       "2",
+		"group billing":                    "Stable",
+		"group billing epoch":              "3",
+		"group billing member c1":          "orders/0",
+		"group billing member c2":          "none",
+		"group billing partition orders/0": "c1",
+		"group billing committed orders/0": "1",
+		"group billing timeline":           "2",
 	}
 	for name, v := range map[string]view.Cluster{"batch": withBatch, "lookup": withLookup} {
 		els := focusElements(render(t, v))

@@ -267,8 +267,8 @@ func TestRebalanceTimelineShowsTheStopTheWorldPause(t *testing.T) {
 		"<title>c1 · eager rebalance from 10s · consuming its new assignment after 3012 ms · paused 3012 ms from 10s: consumed nothing · revoked orders/0,orders/1 · assigned orders/0 · reason: member c3 joined\n",
 		"从 10s 起暂停 3012 ms：什么也没有消费",
 		"<title>c4 · consumer rebalance from 10s · still in progress after 6000 ms · no pause",
-		`data-l="en">billing · classic · range · eager · 3 rebalances</tspan>`,
-		`data-l="en">audit · consumer · uniform · consumer · 2 rebalances</tspan>`,
+		`data-l="en">billing · classic · range · eager · 3 member rebalances</tspan>`,
+		`data-l="en">audit · consumer · uniform · consumer · 2 member rebalances</tspan>`,
 		`data-l="en">now 16s</tspan>`,
 	} {
 		if !strings.Contains(svg, want) {

@@ -252,7 +252,9 @@ func rebalanceTitle(r view.Rebalance, end int64, b tlBar) string {
 }
 
 // timelineTitle is a group's line above its rows: its id, protocol and
-// assignor as Kafka names them, and the kinds of rebalance drawn.
+// assignor as Kafka names them, the kinds of rebalance drawn and how many
+// bars: one per member per rebalance (the view does not say which bars
+// belong to one generation).
 func timelineTitle(g view.Group, rs []view.Rebalance) words {
 	var kinds []string
 	for _, r := range rs {
@@ -268,7 +270,7 @@ func timelineTitle(g view.Group, rs []view.Rebalance) words {
 		s += " · " + strings.Join(kinds, "/")
 	}
 	n := strconv.Itoa(len(rs))
-	return words{s + " · " + n + " " + pluralS(len(rs), "rebalance"), s + " · " + n + " 次 rebalance"}
+	return words{s + " · " + n + " member " + pluralS(len(rs), "rebalance"), s + " · " + n + " 次成员 rebalance"}
 }
 
 // axisTicks are round instants (1, 2 or 5 times a power of ten ms) across
