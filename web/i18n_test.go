@@ -108,6 +108,7 @@ func TestRenderedChromeIsTranslated(t *testing.T) {
 		"no cluster":    ClusterView(view.Cluster{}),
 		"worst":         ClusterView(worstView()),
 		"restart limbo": ClusterView(restartLimbo()),
+		"groups":        ClusterView(twoGroups()),
 		"layout":        Layout("x", "lab"),
 	}
 	for name, c := range views {
