@@ -429,3 +429,37 @@ func TestPauseInProgressRunsToNow(t *testing.T) {
 		t.Errorf("label %q", b.Label.en)
 	}
 }
+
+// A pause that began just before now is labelled inside the axis, not
+// past its end where the SVG clips it.
+func TestPauseLabelStaysInsideTheAxis(t *testing.T) {
+	c := view.Cluster{NowMs: 60000, Groups: []view.Group{{ID: "g", Protocol: "classic", Rebalances: []view.Rebalance{
+		{Client: "c1", Protocol: "eager", Start: 1000, End: 2000, PausedFrom: -1, PausedTo: -1},
+		{Client: "c1", Protocol: "eager", Start: 59990, End: -1, PausedFrom: 59990, PausedTo: -1},
+	}}}}
+	tl := layoutTimeline(c)
+	bars := tl.Groups[0].Rows[0].Bars
+	if len(bars) != 2 || bars[1].Gap == nil {
+		t.Fatalf("bars %+v", bars)
+	}
+	b := bars[1]
+	if end := b.LabelX + labelWidth(b.Label); end > tl.PlotRight()+0.01 || b.LabelX >= b.Gap.X {
+		t.Errorf("label %q at %.1f..%.1f, gap at %.1f, axis ends at %.1f", b.Label.en, b.LabelX, end, b.Gap.X, tl.PlotRight())
+	}
+	if !b.ShowLabel {
+		t.Error("a pause's length left unwritten")
+	}
+}
+
+// A cluster with a group but no rebalance yet still draws an axis of
+// round ticks, and the group's empty rows.
+func TestTimelineWithoutRebalances(t *testing.T) {
+	c := view.Cluster{Groups: []view.Group{{ID: "g", Protocol: "consumer", Members: []view.GroupMember{{Client: "c1", Colour: 0}}}}}
+	tl := layoutTimeline(c)
+	if tl.Lo != 0 || tl.Hi != 1000 || len(tl.Ticks) != 6 || tl.Ticks[5].Label != "1s" {
+		t.Errorf("axis %d..%d ticks %+v", tl.Lo, tl.Hi, tl.Ticks)
+	}
+	if len(tl.Groups[0].Rows) != 1 || tl.Groups[0].Drawn != 0 {
+		t.Errorf("rows %+v", tl.Groups[0].Rows)
+	}
+}

@@ -27,7 +27,8 @@ const (
 	tlAxisH     = 34.0
 	tlBarTop    = 15.0 // from a row's top to its bar
 	tlBarH      = 13.0
-	tlLabelCW   = 6.4 // an 11-unit character, on average
+	tlLabelCW   = 6.4  // an 11-unit Latin character, on average
+	tlLabelCJKW = 11.0 // an 11-unit Chinese character
 	tlMinBarW   = 2.0
 	tlTickCount = 6
 )
@@ -115,9 +116,9 @@ func layoutTimeline(c view.Cluster) timeline {
 	// A margin before the oldest rebalance, so its bar does not start on
 	// the axis' edge.
 	lo = max(0, lo-(hi-lo)/20)
-	if hi <= lo {
-		hi = lo + 1
-	}
+	// At least a second wide: a cluster just started, or one rebalance of
+	// a few ms, still gets an axis of round ticks.
+	hi = max(hi, lo+1000)
 	t.Lo, t.Hi = lo, hi
 	x := func(ms int64) float64 {
 		ms = min(max(ms, lo), hi)
@@ -152,11 +153,14 @@ func layoutTimeline(c view.Cluster) timeline {
 		for _, r := range picks[i].rs {
 			j := rowOf[r.Client]
 			b := layoutBar(r, c.NowMs, x)
+			// A label that would run past the axis' right end (a pause
+			// near now) ends there instead: the SVG clips what overflows.
+			b.LabelX = max(t.PlotLeft(), min(b.LabelX, t.PlotRight()-labelWidth(b.Label)))
 			// Labels of rebalances close in time would overlap: a pause's
 			// length is always written, "no pause" only where it fits.
 			b.ShowLabel = b.Gap != nil || b.LabelX >= labelEnd[j]
 			if b.ShowLabel {
-				labelEnd[j] = b.LabelX + float64(len([]rune(b.Label.en)))*tlLabelCW + 6
+				labelEnd[j] = b.LabelX + labelWidth(b.Label) + 6
 			}
 			tg.Rows[j].Bars = append(tg.Rows[j].Bars, b)
 		}
@@ -171,6 +175,23 @@ func layoutTimeline(c view.Cluster) timeline {
 		t.Ticks = append(t.Ticks, tlTick{X: x(ms), Label: seconds(ms)})
 	}
 	return t
+}
+
+// labelWidth estimates a label's width in the wider of its languages: a
+// Chinese character is about as wide as the font is high.
+func labelWidth(w words) float64 {
+	width := func(s string) float64 {
+		n := 0.0
+		for _, r := range s {
+			if r >= 0x2e80 {
+				n += tlLabelCJKW
+			} else {
+				n += tlLabelCW
+			}
+		}
+		return n
+	}
+	return max(width(w.en), width(w.zh))
 }
 
 // layoutBar places one rebalance: solid from Start to End except where
