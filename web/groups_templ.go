@@ -2260,7 +2260,7 @@ func RebalanceTimeline(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("rebalancing, still consuming the partitions it keeps (cooperative, KIP-848)", "正在 rebalance，仍在消费保留下来的 partition（cooperative、KIP-848）").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("in the member's colour: rebalancing, still consuming the partitions it keeps (cooperative, KIP-848)", "成员自己的颜色：正在 rebalance，仍在消费保留下来的 partition（cooperative、KIP-848）").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
