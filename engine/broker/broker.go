@@ -29,6 +29,7 @@ type Config struct {
 	HeartbeatInterval      time.Duration // broker.heartbeat.interval.ms (2 s)
 	RetentionCheckInterval time.Duration // log.retention.check.interval.ms (5 min)
 	CleanerBackoff         time.Duration // log.cleaner.backoff.ms (15 s)
+	Groups                 GroupConfig   // the group coordinator's settings (groups_config.go)
 }
 
 // DefaultConfig is Kafka's broker defaults.
@@ -36,7 +37,7 @@ func DefaultConfig() Config {
 	return Config{
 		ReplicaLagTimeMax: 30 * time.Second, ReplicaFetchWaitMax: 500 * time.Millisecond,
 		ReplicaFetchBackoff: time.Second, ReplicaFetchMaxBytes: 1 << 20, HeartbeatInterval: 2 * time.Second,
-		RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second,
+		RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second, Groups: DefaultGroupConfig(),
 	}
 }
 
@@ -71,6 +72,7 @@ type Broker struct {
 	produces []*delayedProduce
 	fetches  []*delayedFetch
 	nextCorr int64
+	groups   *groupCoordinator // the group coordinator's shards (groups.go)
 }
 
 // New starts a broker: it opens nothing until metadata tells it which
@@ -153,7 +155,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 		return
 	}
 	switch env.Msg.(type) {
-	case protocol.MetadataRequest, protocol.ProduceRequest, protocol.FetchRequest, protocol.ListOffsetsRequest:
+	case protocol.MetadataRequest, protocol.ProduceRequest, protocol.FetchRequest, protocol.ListOffsetsRequest,
+		protocol.FindCoordinatorRequest, protocol.JoinGroupRequest, protocol.SyncGroupRequest, protocol.HeartbeatRequest,
+		protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest, protocol.ConsumerGroupHeartbeatRequest:
 		if !b.serving {
 			// Connection refused: the requester sees its connection close.
 			b.send(env.From, sim.Disconnected{Peer: b.Node})
@@ -207,6 +211,10 @@ func (b *Broker) handle(env *sim.Envelope) {
 		b.handleListOffsetsResponse(m)
 	case protocol.AlterPartitionResponse:
 		b.handleAlterPartitionResponse(m)
+	case protocol.FindCoordinatorRequest, protocol.CreateTopicsResponse, protocol.JoinGroupRequest, protocol.SyncGroupRequest,
+		protocol.HeartbeatRequest, protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest,
+		protocol.ConsumerGroupHeartbeatRequest:
+		b.handleGroups(env.From, m)
 	case sim.Disconnected:
 		// No active controller took our registration (the quorum has no
 		// majority): ask again, as Kafka's BrokerLifecycleManager does.

@@ -204,6 +204,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 	}
 	r.HW = min(r.HW, r.Log.EndOffset())
 	b.events(fmt.Sprintf("%s: leader of %s/%d at epoch %d (log end %d, high watermark %d)", b.Node, r.TP.Topic, r.TP.Partition, r.LeaderEpoch, r.Log.EndOffset(), r.HW))
+	b.loadCoordinator(r)
 	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)
 	}
@@ -212,6 +213,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 // becomeFollower follows the new leader (or no one, while there is none).
 // Requests waiting on this broker as leader fail with NOT_LEADER_OR_FOLLOWER.
 func (b *Broker) becomeFollower(r *Replica, wasLeader bool) {
+	b.unloadCoordinator(r)
 	r.leader = false
 	r.followers = nil
 	if wasLeader {

@@ -136,4 +136,5 @@ func (b *Broker) removeProduce(d *delayedProduce) {
 func (b *Broker) onHWChange(r *Replica) {
 	b.completeProduces(r)
 	b.completeFetches(r)
+	b.completeGroupWrites(r)
 }

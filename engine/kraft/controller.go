@@ -134,6 +134,8 @@ func (c *Controller) handle(env *sim.Envelope) {
 		c.heartbeat(env.From, m)
 	case protocol.AlterPartitionRequest:
 		c.alterPartition(env.From, m)
+	case protocol.CreateTopicsRequest:
+		c.createTopics(env.From, m)
 	}
 }
 
