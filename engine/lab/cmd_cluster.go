@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/view"
 )
@@ -15,7 +16,9 @@ var clusterCommand = &command{
 	name: "cluster",
 	usage: "cluster [brokers=3] [controllers=3] [seed=1] [replica.lag.time.max.ms=30000] [replica.fetch.wait.max.ms=500] " +
 		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000] " +
-		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300]",
+		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300] " +
+		"[offsets.topic.num.partitions=50] [offsets.topic.replication.factor=3] [group.initial.rebalance.delay.ms=3000] " +
+		"[group.consumer.heartbeat.interval.ms=5000] [group.consumer.session.timeout.ms=45000] [offsets.retention.minutes=10080]",
 	summary: "start a new cluster (replacing any current one and its data); brokers register with the controller before it returns",
 	run: func(l *Lab, a *args) (string, error) {
 		def := cluster.DefaultConfig()
@@ -31,6 +34,7 @@ var clusterCommand = &command{
 		cfg.Broker.CleanerBackoff = a.millis("log.cleaner.backoff.ms", def.Broker.CleanerBackoff)
 		cfg.AutoLeaderRebalance = a.boolean("auto.leader.rebalance.enable", def.AutoLeaderRebalance)
 		cfg.ImbalanceCheckInterval = time.Duration(a.integer("leader.imbalance.check.interval.seconds", int(def.ImbalanceCheckInterval.Seconds()), 1, 1<<30)) * time.Second
+		groupOptions(a, &cfg.Broker.Groups, def.Broker.Groups)
 		if err := noPositional(a); err != nil {
 			return "", err
 		}
@@ -61,6 +65,22 @@ var clusterCommand = &command{
 		return fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d; every broker registered by %v",
 			cfg.Brokers, cfg.Controllers, cfg.Seed, c.Elapsed()), nil
 	},
+}
+
+// groupOptions reads the group coordinator's broker settings. Kafka
+// refuses a KIP-848 heartbeat interval not below the session timeout
+// (GroupCoordinatorConfig); loglab does not model the
+// group.consumer.min/max.session.timeout.ms bounds around the latter.
+func groupOptions(a *args, g *broker.GroupConfig, def broker.GroupConfig) {
+	g.OffsetsTopicNumPartitions = int32(a.integer("offsets.topic.num.partitions", int(def.OffsetsTopicNumPartitions), 1, cluster.MaxPartitions))
+	g.OffsetsTopicReplicationFactor = int16(a.integer("offsets.topic.replication.factor", int(def.OffsetsTopicReplicationFactor), 1, 32767))
+	g.InitialRebalanceDelay = a.millisOrZero("group.initial.rebalance.delay.ms", def.InitialRebalanceDelay)
+	g.ConsumerHeartbeatInterval = a.millis("group.consumer.heartbeat.interval.ms", def.ConsumerHeartbeatInterval)
+	g.ConsumerSessionTimeout = a.millis("group.consumer.session.timeout.ms", def.ConsumerSessionTimeout)
+	g.OffsetsRetention = time.Duration(a.integer("offsets.retention.minutes", int(def.OffsetsRetention.Minutes()), 1, 1<<30)) * time.Minute
+	if g.ConsumerHeartbeatInterval >= g.ConsumerSessionTimeout {
+		a.fail("group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms")
+	}
 }
 
 var tickCommand = &command{
