@@ -123,8 +123,9 @@ func (s *Shard) leave(now int64, req Request, m protocol.LeaveGroupRequest) Resu
 // classicOp runs op on a group and turns what changed into records and
 // trace lines: Kafka writes a GroupMetadata record when a generation's
 // SyncGroup completes (with the assignment) and when the group becomes
-// Empty (classicGroupSyncToLeader, completeClassicGroupJoin), and an
-// empty one for a new group.
+// Empty (classicGroupSyncToLeader, completeClassicGroupJoin), an empty
+// one for a new group, and the Stable group again when a static member's
+// new incarnation takes its place (classicGroupJoinToStaticMember).
 func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply) Result {
 	beforeState, beforeGen := e.g.State(), e.g.Generation()
 	before := memberIDs(e.g.Members())
@@ -153,9 +154,9 @@ func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply)
 		}
 		out.Events = append(out.Events, line)
 	}
-	if (st == classic.Stable || st == classic.Empty) && gen != e.written {
+	if (st == classic.Stable || st == classic.Empty) && (gen != e.written || !slices.Equal(after, e.writtenMembers)) {
 		out.Records = append(out.Records, s.groupMetadataRecord(e))
-		e.written = gen
+		e.written, e.writtenMembers = gen, after
 	}
 	return out
 }

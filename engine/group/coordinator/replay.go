@@ -122,7 +122,7 @@ func (s *Shard) Loaded(now int64) LoadStats {
 		}
 		g := classic.Restore(id, s.cfg.Classic, now, v.Generation, v.ProtocolType, deref(v.Protocol), deref(v.Leader),
 			v.CurrentStateTimestamp, members)
-		s.classic[id] = &classicEntry{g: g, written: v.Generation, hosts: hosts}
+		s.classic[id] = &classicEntry{g: g, written: v.Generation, writtenMembers: memberIDs(g.Members()), hosts: hosts}
 	}
 	for _, id := range sortedKeys(rs.groupEpoch) {
 		s.consumer[id] = s.restoreConsumer(now, rs, id)

@@ -77,8 +77,9 @@ type committed struct {
 type classicEntry struct {
 	g *classic.Group
 	// written is the generation of the last GroupMetadata record, -1
-	// when none was written yet.
-	written int32
+	// when none was written yet; writtenMembers its member ids.
+	written        int32
+	writtenMembers []string
 	hosts   map[string]string // member id -> client host
 }
 
