@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/loglab/loglab/engine/group/assignor"
 	"github.com/loglab/loglab/engine/group/coordinator"
@@ -203,5 +204,36 @@ func (b *Broker) GroupShards() []*coordinator.Shard {
 	for i, p := range ps {
 		out[i] = b.groups.shards[p].shard
 	}
+	return out
+}
+
+// GroupCoordinatorPartition is the __consumer_offsets partition of a
+// group in this broker's metadata, -1 while the topic does not exist.
+func (b *Broker) GroupCoordinatorPartition(groupID string) int32 {
+	t := b.image.Topic(OffsetsTopic)
+	if t == nil {
+		return -1
+	}
+	return offsets.PartitionFor(groupID, int32(len(t.Partitions)))
+}
+
+// DescribeGroup describes a group this broker coordinates (its partition
+// is loaded here); false otherwise.
+func (b *Broker) DescribeGroup(groupID string) (coordinator.GroupDescription, bool) {
+	p := b.GroupCoordinatorPartition(groupID)
+	if s := b.GroupShard(p); s != nil {
+		return s.Describe(groupID)
+	}
+	return coordinator.GroupDescription{}, false
+}
+
+// ListGroups lists the groups of every partition this broker has loaded,
+// by group id.
+func (b *Broker) ListGroups() []coordinator.GroupDescription {
+	var out []coordinator.GroupDescription
+	for _, s := range b.GroupShards() {
+		out = append(out, s.Groups()...)
+	}
+	slices.SortFunc(out, func(x, y coordinator.GroupDescription) int { return strings.Compare(x.GroupID, y.GroupID) })
 	return out
 }

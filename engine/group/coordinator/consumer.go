@@ -35,6 +35,7 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 	}
 	var out Result
 	e := s.consumer[m.GroupID]
+	created := false
 	if e == nil {
 		if ce := s.classic[m.GroupID]; ce != nil {
 			if len(ce.g.Members()) > 0 {
@@ -56,6 +57,7 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 		}
 		e = &consumerEntry{g: consumer.NewGroup(m.GroupID, a, s.topics, s.cfg.Consumer), details: map[string]memberDetails{}}
 		s.consumer[m.GroupID] = e
+		created = true
 	} else if _, ok := serverAssignor(m.ServerAssignor); !ok {
 		return fail(protocol.UnsupportedAssignor, fmt.Sprintf("ServerAssignor %s is not supported.", m.ServerAssignor))
 	}
@@ -79,6 +81,11 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 	})
 	out.add(op)
 	if err != nil {
+		if created && len(e.g.Members()) == 0 {
+			// Kafka reverts the shard to before the failed request: the
+			// group it created is gone again.
+			delete(s.consumer, m.GroupID)
+		}
 		c, msg := consumerError(err)
 		out.Replies = append(out.Replies, fail(c, msg).Replies...)
 		return out

@@ -68,3 +68,18 @@ func TestConsumerGroupRecords(t *testing.T) {
 		t.Fatalf("after leave and reload %+v", d)
 	}
 }
+
+// TestConsumerGroupInvalidJoinLeavesNoGroup mirrors
+// throwIfConsumerGroupHeartbeatRequestIsInvalid: the request fails and,
+// as Kafka reverts the shard, no empty group is left behind.
+func TestConsumerGroupInvalidJoinLeavesNoGroup(t *testing.T) {
+	h := newHarness(t)
+	ref := h.do("c", protocol.ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m1", MemberEpoch: 0, RebalanceTimeoutMs: 300000,
+		TopicPartitions: []protocol.TopicPartitions{}})
+	if r := h.replies[ref].(protocol.ConsumerGroupHeartbeatResponse); r.Error != protocol.InvalidRequest {
+		t.Fatalf("got %+v", r)
+	}
+	if _, ok := h.s.Describe("g"); ok || len(h.log) != 0 {
+		t.Fatalf("a group was left behind (%d records)", len(h.log))
+	}
+}

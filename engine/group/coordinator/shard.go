@@ -80,7 +80,7 @@ type classicEntry struct {
 	// when none was written yet; writtenMembers its member ids.
 	written        int32
 	writtenMembers []string
-	hosts   map[string]string // member id -> client host
+	hosts          map[string]string // member id -> client host
 }
 
 // consumerEntry is a KIP-848 group with the member details the state
