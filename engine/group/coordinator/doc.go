@@ -26,8 +26,10 @@
 //     members name.
 //   - A classic member joining a consumer group, or a consumer-protocol
 //     member joining a classic group with members (Kafka's online
-//     migration), is refused with INCONSISTENT_GROUP_PROTOCOL /
-//     GROUP_ID_NOT_FOUND: migration is not modelled.
+//     migration), is refused with GROUP_ID_NOT_FOUND: migration is not
+//     modelled.
+//   - An append that fails answers COORDINATOR_NOT_AVAILABLE but keeps
+//     the state; Kafka reverts the shard to its last committed state.
 //   - Offsets expire only for groups with no members (Kafka also expires
 //     a consumer group's offsets of topics no member subscribes to).
 //   - A member's client.id is the client's node name and its host
