@@ -141,6 +141,7 @@ func TestGroupCoordinatorFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	c.Checker().EveryStep = true
 	c1, c2 := newRawClient(t, c, "c1"), newRawClient(t, c, "c2")
 
 	// FindCoordinator: no __consumer_offsets yet.
@@ -297,6 +298,9 @@ func TestGroupCoordinatorFailover(t *testing.T) {
 	}
 	if hasEvent(c.DrainEvents(), "group g: PreparingRebalance") {
 		t.Fatal("the failover caused a rebalance")
+	}
+	if v := c.Checker().Violations(); len(v) > 0 {
+		t.Fatalf("invariant violations: %+v", v)
 	}
 }
 
