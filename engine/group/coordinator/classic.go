@@ -92,6 +92,9 @@ func (s *Shard) heartbeat(now int64, req Request, m protocol.HeartbeatRequest) R
 		err = e.g.Heartbeat(now, classic.HeartbeatRequest{MemberID: m.MemberID, GroupInstanceID: m.GroupInstanceID, GenerationID: m.GenerationID})
 		return nil
 	})
+	if err != classic.None {
+		out.Events = append(out.Events, fmt.Sprintf("group %s: Heartbeat of %s at generation %d answered %s", m.GroupID, m.MemberID, m.GenerationID, err))
+	}
 	out.Replies = append(out.Replies, Reply{req.Ref, protocol.HeartbeatResponse{Error: code(err)}})
 	return out
 }
@@ -132,6 +135,14 @@ func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply)
 	var out Result
 	for _, r := range op() {
 		out.Replies = append(out.Replies, classicReply(r))
+		switch {
+		case r.Join != nil && r.Join.Error == classic.MemberIDRequired:
+			out.Events = append(out.Events, fmt.Sprintf("group %s: JoinGroup answered MEMBER_ID_REQUIRED with member id %s", e.g.ID, r.Join.MemberID))
+		case r.Join != nil && r.Join.Error != classic.None:
+			out.Events = append(out.Events, fmt.Sprintf("group %s: JoinGroup of %s answered %s", e.g.ID, orNew(r.Join.MemberID), r.Join.Error))
+		case r.Sync != nil && r.Sync.Error != classic.None:
+			out.Events = append(out.Events, fmt.Sprintf("group %s: SyncGroup answered %s", e.g.ID, r.Sync.Error))
+		}
 	}
 	after := memberIDs(e.g.Members())
 	var changes []string
@@ -159,6 +170,13 @@ func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply)
 		e.written, e.writtenMembers = gen, after
 	}
 	return out
+}
+
+func orNew(id string) string {
+	if id == "" {
+		return "a new member"
+	}
+	return id
 }
 
 func memberIDs(ms []classic.Member) []string {

@@ -22,7 +22,14 @@ func (s *Shard) commit(now int64, req Request, m protocol.OffsetCommitRequest) R
 		return all(protocol.InvalidGroupID)
 	}
 	if c := s.validateOffsetCommit(now, m); c != protocol.None {
-		return all(c)
+		r := all(c)
+		who := m.MemberID
+		if who == "" {
+			who = req.Client
+		}
+		r.Events = []string{fmt.Sprintf("group %s: OffsetCommit of %s at generation/epoch %d answered %s", m.GroupID,
+			who, m.GenerationIDOrMemberEpoch, c.Name())}
+		return r
 	}
 	var out Result
 	var parts []string

@@ -87,6 +87,7 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 			delete(s.consumer, m.GroupID)
 		}
 		c, msg := consumerError(err)
+		out.Events = append(out.Events, fmt.Sprintf("group %s: ConsumerGroupHeartbeat of %s at epoch %d answered %s: %s", m.GroupID, m.MemberID, m.MemberEpoch, c.Name(), msg))
 		out.Replies = append(out.Replies, fail(c, msg).Replies...)
 		return out
 	}
