@@ -61,8 +61,8 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 	} else if _, ok := serverAssignor(m.ServerAssignor); !ok {
 		return fail(protocol.UnsupportedAssignor, fmt.Sprintf("ServerAssignor %s is not supported.", m.ServerAssignor))
 	}
-	hr := consumer.HeartbeatRequest{MemberID: m.MemberID, MemberEpoch: m.MemberEpoch, RebalanceTimeoutMs: m.RebalanceTimeoutMs,
-		SubscribedTopicNames: m.SubscribedTopicNames}
+	hr := consumer.HeartbeatRequest{MemberID: m.MemberID, MemberEpoch: m.MemberEpoch, InstanceID: m.InstanceID,
+		RebalanceTimeoutMs: m.RebalanceTimeoutMs, SubscribedTopicNames: m.SubscribedTopicNames}
 	if m.TopicPartitions != nil {
 		hr.OwnedTopicPartitions = consumer.Partitions{}
 		for _, tp := range m.TopicPartitions {
@@ -76,6 +76,10 @@ func (s *Shard) consumerHeartbeat(now int64, req Request, m protocol.ConsumerGro
 		if err == nil && m.MemberEpoch == consumer.JoinGroupMemberEpoch {
 			e.details[m.MemberID] = memberDetails{ClientID: req.Client, Host: "/" + req.Client, InstanceID: m.InstanceID,
 				RackID: m.RackID, ServerAssignor: m.ServerAssignor}
+		}
+		if err == nil && resp.ReplacedMemberID != "" {
+			return []string{fmt.Sprintf("group %s: static member %s (instance %s) takes the place of %s, with its partitions",
+				m.GroupID, resp.MemberID, m.InstanceID, resp.ReplacedMemberID)}
 		}
 		return nil
 	})
@@ -111,6 +115,10 @@ func consumerError(err error) (protocol.ErrorCode, string) {
 		return protocol.FencedMemberEpoch, err.Error()
 	case errors.Is(err, consumer.ErrUnknownMemberID):
 		return protocol.UnknownMemberID, err.Error()
+	case errors.Is(err, consumer.ErrUnreleasedInstanceID):
+		return protocol.UnreleasedInstanceID, err.Error()
+	case errors.Is(err, consumer.ErrFencedInstanceID):
+		return protocol.FencedInstanceID, err.Error()
 	}
 	// INVALID_REQUEST, and what loglab does not model (said in the message).
 	return protocol.InvalidRequest, err.Error()

@@ -50,7 +50,8 @@ func (s *Shard) consumerOp(e *consumerEntry, op func() []string) Result {
 	for _, mid := range sortedKeys(after.members) {
 		m, old := after.members[mid], before.members[mid]
 		_, existed := before.members[mid]
-		if !existed || m.RebalanceTimeoutMs != old.RebalanceTimeoutMs || !equalStrings(m.SubscribedTopics, old.SubscribedTopics) {
+		if !existed || m.RebalanceTimeoutMs != old.RebalanceTimeoutMs || m.InstanceID != old.InstanceID ||
+			!equalStrings(m.SubscribedTopics, old.SubscribedTopics) {
 			out.Records = append(out.Records, s.memberMetadataRecord(e, m))
 		}
 		if !existed {
@@ -61,13 +62,16 @@ func (s *Shard) consumerOp(e *consumerEntry, op func() []string) Result {
 		out.Records = append(out.Records, rec(&offsets.ConsumerGroupMetadataKey{GroupID: id}, offsets.ConsumerGroupMetadataValueVersion,
 			&offsets.ConsumerGroupMetadataValue{Epoch: after.groupEpoch}))
 	}
-	if after.assignmentEpoch != before.assignmentEpoch {
-		for _, mid := range sortedKeys(after.targets) {
-			if prev, ok := before.targets[mid]; !ok || !prev.Equal(after.targets[mid]) {
-				out.Records = append(out.Records, rec(memberKey(offsets.TypeConsumerGroupTargetAssignmentMember, id, mid), 0,
-					&offsets.ConsumerGroupTargetAssignmentMemberValue{TopicPartitions: toRecordPartitions(after.targets[mid])}))
-			}
+	// A member's target is written when it changed, which includes a
+	// static member's new incarnation taking over the old one's target
+	// at the same assignment epoch.
+	for _, mid := range sortedKeys(after.targets) {
+		if prev, ok := before.targets[mid]; !ok || !prev.Equal(after.targets[mid]) {
+			out.Records = append(out.Records, rec(memberKey(offsets.TypeConsumerGroupTargetAssignmentMember, id, mid), 0,
+				&offsets.ConsumerGroupTargetAssignmentMemberValue{TopicPartitions: toRecordPartitions(after.targets[mid])}))
 		}
+	}
+	if after.assignmentEpoch != before.assignmentEpoch {
 		out.Records = append(out.Records, rec(&offsets.TargetAssignmentMetadataKey{GroupID: id}, 0,
 			&offsets.ConsumerGroupTargetAssignmentMetadataValue{AssignmentEpoch: after.assignmentEpoch}))
 		out.Events = append(out.Events, fmt.Sprintf("group %s: new target assignment at epoch %d", id, after.assignmentEpoch))
@@ -88,7 +92,7 @@ func (s *Shard) consumerOp(e *consumerEntry, op func() []string) Result {
 
 func (s *Shard) memberMetadataRecord(e *consumerEntry, m consumer.Member) offsets.Record {
 	d := e.details[m.ID]
-	v := &offsets.ConsumerGroupMemberMetadataValue{InstanceID: strPtr(d.InstanceID), RackID: strPtr(d.RackID), ClientID: d.ClientID,
+	v := &offsets.ConsumerGroupMemberMetadataValue{InstanceID: strPtr(m.InstanceID), RackID: strPtr(d.RackID), ClientID: d.ClientID,
 		ClientHost: d.Host, SubscribedTopicNames: append([]string{}, m.SubscribedTopics...), RebalanceTimeoutMs: m.RebalanceTimeoutMs,
 		ServerAssignor: strPtr(d.ServerAssignor)}
 	return rec(memberKey(offsets.TypeConsumerGroupMemberMetadata, e.g.ID(), m.ID), 0, v)

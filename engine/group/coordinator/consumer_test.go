@@ -83,3 +83,43 @@ func TestConsumerGroupInvalidJoinLeavesNoGroup(t *testing.T) {
 		t.Fatalf("a group was left behind (%d records)", len(h.log))
 	}
 }
+
+// TestStaticConsumerMemberFailover mirrors consumerGroupStaticMemberGroupLeave
+// and the takeover in getOrMaybeSubscribeStaticConsumerGroupMember, as
+// records: the -2 leave writes the member's current assignment at epoch
+// -2; the new incarnation's join writes the old member's tombstones and
+// the new member with the same target, with no new group epoch; a new
+// coordinator replaying them has the new incarnation with the partitions.
+func TestStaticConsumerMemberFailover(t *testing.T) {
+	h := newHarness(t)
+	join := func(member string) protocol.ConsumerGroupHeartbeatResponse {
+		ref := h.do("c-"+member, protocol.ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: member, MemberEpoch: 0, InstanceID: "i1",
+			RebalanceTimeoutMs: 300000, SubscribedTopicNames: []string{"t"}, TopicPartitions: []protocol.TopicPartitions{}})
+		r, _ := h.replies[ref].(protocol.ConsumerGroupHeartbeatResponse)
+		return r
+	}
+	first := join("m1")
+	n := len(h.log)
+	h.do("c-m1", protocol.ConsumerGroupHeartbeatRequest{GroupID: "g", MemberID: "m1", MemberEpoch: -2, InstanceID: "i1", RebalanceTimeoutMs: -1})
+	left := h.log[n:]
+	if len(left) != 1 || left[0].KeyType != offsets.TypeConsumerGroupCurrentMemberAssignment ||
+		left[0].Value.(*offsets.ConsumerGroupCurrentMemberAssignmentValue).MemberEpoch != -2 {
+		t.Fatalf("-2 leave records %+v", left)
+	}
+	n = len(h.log)
+	second := join("m2")
+	if second.Error != protocol.None || second.MemberEpoch != first.MemberEpoch || len(second.Assignment) != 1 {
+		t.Fatalf("takeover %+v", second)
+	}
+	for _, r := range h.log[n:] {
+		if r.KeyType == offsets.TypeConsumerGroupMetadata {
+			t.Fatalf("the takeover bumped the group epoch: %+v", h.log[n:])
+		}
+	}
+	h.reload()
+	d, _ := h.s.Describe("g")
+	if len(d.Members) != 1 || d.Members[0].MemberID != "m2" || d.Members[0].InstanceID != "i1" || len(d.Members[0].Assigned) != 2 ||
+		len(d.Members[0].Target) != 2 || d.Epoch != first.MemberEpoch {
+		t.Fatalf("after the failover %+v", d)
+	}
+}

@@ -93,7 +93,7 @@ func (s *Shard) Describe(id string) (GroupDescription, bool) {
 			ProtocolType: "consumer", Epoch: g.GroupEpoch(), AssignmentEpoch: g.AssignmentEpoch()}
 		for _, m := range g.Members() {
 			det := e.details[m.ID]
-			d.Members = append(d.Members, MemberDescription{MemberID: m.ID, InstanceID: det.InstanceID, ClientID: det.ClientID,
+			d.Members = append(d.Members, MemberDescription{MemberID: m.ID, InstanceID: m.InstanceID, ClientID: det.ClientID,
 				Host: det.Host, Assigned: tpList(m.Assigned), MemberEpoch: m.MemberEpoch, Target: tpList(g.Target(m.ID)),
 				PendingRevocation: tpList(m.PendingRevocation), MemberState: m.State.String()})
 		}

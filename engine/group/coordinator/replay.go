@@ -146,7 +146,7 @@ func (s *Shard) restoreConsumer(now int64, rs *replayState, id string) *consumer
 	assignorName := ""
 	for _, mid := range sortedKeys(rs.memberMeta[id]) {
 		meta := rs.memberMeta[id][mid]
-		m := consumer.Member{ID: mid, State: consumer.Stable, SubscribedTopics: meta.SubscribedTopicNames,
+		m := consumer.Member{ID: mid, InstanceID: deref(meta.InstanceID), State: consumer.Stable, SubscribedTopics: meta.SubscribedTopicNames,
 			RebalanceTimeoutMs: meta.RebalanceTimeoutMs, Assigned: consumer.Partitions{}, PendingRevocation: consumer.Partitions{}}
 		if cur := rs.memberCurrent[id][mid]; cur != nil {
 			m.State, m.MemberEpoch, m.PreviousMemberEpoch = memberStateFromByte(cur.State), cur.MemberEpoch, cur.PreviousMemberEpoch
