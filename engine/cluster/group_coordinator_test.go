@@ -334,3 +334,58 @@ func TestOffsetsTopicNeedsReplicationFactorBrokers(t *testing.T) {
 		t.Fatal("refusal not traced")
 	}
 }
+
+// An OffsetCommit is answered only once its record is committed (the
+// high watermark passes it), as Kafka's CoordinatorRuntime completes a
+// write; if the coordinator loses the partition's leadership first, the
+// waiting commit is answered NOT_COORDINATOR and the client must find the
+// new coordinator (and commit again).
+func TestGroupWriteWaitsForTheHighWatermark(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Seed = 7
+	cfg.Broker.Groups.OffsetsTopicNumPartitions = 5
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rc := newRawClient(t, c, "admin")
+	find := func() protocol.FindCoordinatorResponse {
+		return rc.call(1, func(corr int64) sim.Message {
+			return protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeGroup, Key: "g"}
+		}).(protocol.FindCoordinatorResponse)
+	}
+	find()
+	p := offsets.PartitionFor("g", 5)
+	var coord int32
+	if ok, _ := c.RunUntil(func() bool {
+		coord = c.Controller().Image().Partition(broker.OffsetsTopic, p).Leader
+		return coord > 0 && c.Broker(int(coord)).GroupShard(p) != nil
+	}, time.Minute); !ok {
+		t.Fatal("no coordinator")
+	}
+	// The followers no longer get the coordinator's records, and its
+	// heartbeats no longer reach the controller, which will fence it.
+	c.Network().Drop(dropFetchResponsesFrom(int(coord)))
+	c.Network().Drop(sim.DropRule{From: kraft.BrokerNode(coord), Kind: "BrokerHeartbeat", Remaining: -1})
+	corr := rc.send(coord, func(corr int64) sim.Message {
+		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
+			Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: 9, LeaderEpoch: -1}}}
+	})
+	if err := c.Tick(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if rc.got[corr] != nil {
+		t.Fatalf("answered before the record was committed: %+v", rc.got[corr])
+	}
+	r := rc.wait(corr).(protocol.OffsetCommitResponse)
+	if len(r.Partitions) != 1 || r.Partitions[0].Error != protocol.NotCoordinator {
+		t.Fatalf("commit after losing the leadership: %+v, want NOT_COORDINATOR", r)
+	}
+	if !hasEvent(c.DrainEvents(), "unloaded __consumer_offsets/", "1 waiting requests told NOT_COORDINATOR") {
+		t.Fatal("unload not traced")
+	}
+	if f := find(); f.Error != protocol.None || f.NodeID == coord {
+		t.Fatalf("FindCoordinator after the move: %+v", f)
+	}
+}
