@@ -49,6 +49,8 @@ func correlationOf(m sim.Message) (int64, bool) {
 		return r.CorrelationID, true
 	case protocol.OffsetFetchResponse:
 		return r.CorrelationID, true
+	case protocol.ConsumerGroupHeartbeatResponse:
+		return r.CorrelationID, true
 	}
 	return 0, false
 }
@@ -387,5 +389,47 @@ func TestGroupWriteWaitsForTheHighWatermark(t *testing.T) {
 	}
 	if f := find(); f.Error != protocol.None || f.NodeID == coord {
 		t.Fatalf("FindCoordinator after the move: %+v", f)
+	}
+}
+
+// A KIP-848 member joins through the broker: the coordinator assigns it
+// the subscribed topic's partitions from the broker's metadata and writes
+// the group's records to its partition.
+func TestConsumerGroupHeartbeatThroughTheBroker(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Seed = 3
+	cfg.Broker.Groups.OffsetsTopicNumPartitions = 3
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.CreateTopic("orders", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	rc := newRawClient(t, c, "c1")
+	var f protocol.FindCoordinatorResponse
+	ok, _ := c.RunUntil(func() bool {
+		f = rc.call(2, func(corr int64) sim.Message {
+			return protocol.FindCoordinatorRequest{CorrelationID: corr, Key: "g"}
+		}).(protocol.FindCoordinatorResponse)
+		return f.Error == protocol.None && c.Broker(int(f.NodeID)).GroupShard(c.Broker(2).GroupCoordinatorPartition("g")) != nil
+	}, time.Minute)
+	if !ok {
+		t.Fatal("no coordinator")
+	}
+	r := rc.call(f.NodeID, func(corr int64) sim.Message {
+		return protocol.ConsumerGroupHeartbeatRequest{CorrelationID: corr, GroupID: "g", MemberID: "m1", MemberEpoch: 0,
+			RebalanceTimeoutMs: 300000, SubscribedTopicNames: []string{"orders"}, TopicPartitions: []protocol.TopicPartitions{}}
+	}).(protocol.ConsumerGroupHeartbeatResponse)
+	if r.Error != protocol.None || r.MemberEpoch != 1 || !r.HasAssignment || len(r.Assignment) != 1 || len(r.Assignment[0].Partitions) != 3 {
+		t.Fatalf("join: %+v", r)
+	}
+	d, ok := c.Broker(int(f.NodeID)).DescribeGroup("g")
+	if !ok || d.Type != "consumer" || d.State != "Stable" || d.Members[0].ClientID != "c1" || d.Protocol != "uniform" {
+		t.Fatalf("describe: %+v", d)
+	}
+	if !hasEvent(c.DrainEvents(), "group g: member m1 joined (group epoch 1)") {
+		t.Fatal("join not traced")
 	}
 }
