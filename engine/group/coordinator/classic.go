@@ -44,10 +44,23 @@ func (s *Shard) join(now int64, req Request, m protocol.JoinGroupRequest) Result
 	for _, p := range m.Protocols {
 		jr.Protocols = append(jr.Protocols, classic.Protocol{Name: p.Name, Metadata: string(p.Metadata)})
 	}
+	// A static member's new incarnation keeps the old one's client id and
+	// host (ClassicGroup.replaceStaticMember copies them).
+	hostOf := map[string]string{}
+	for _, mem := range e.g.Members() {
+		if mem.InstanceID != "" {
+			hostOf[mem.InstanceID] = e.hosts[mem.ID]
+		}
+	}
 	return s.classicOp(now, e, func() []classic.Reply {
 		rs := e.g.Join(now, jr)
 		for _, mem := range e.g.Members() {
-			if _, ok := e.hosts[mem.ID]; !ok {
+			if _, ok := e.hosts[mem.ID]; ok {
+				continue
+			}
+			if h, ok := hostOf[mem.InstanceID]; ok && mem.InstanceID != "" {
+				e.hosts[mem.ID] = h
+			} else {
 				e.hosts[mem.ID] = "/" + req.Client
 			}
 		}

@@ -120,30 +120,33 @@ func TestGroupRequestErrors(t *testing.T) {
 // TestStaticMemberReplacementIsWritten mirrors
 // classicGroupJoinToStaticMember in a Stable group: the new incarnation of
 // a static member takes the old one's place without a rebalance, and the
-// group is written again, so a failover knows the new member id.
+// group is written again, so a failover knows the new member id. The new
+// incarnation keeps the old one's client id and host, as
+// ClassicGroup.replaceStaticMember copies them.
 func TestStaticMemberReplacementIsWritten(t *testing.T) {
 	h := newHarness(t)
-	join := func(member string) protocol.JoinGroupResponse {
-		ref := h.do("c1", protocol.JoinGroupRequest{GroupID: "g", SessionTimeoutMs: 45000, RebalanceTimeoutMs: 300000,
+	join := func(client, member string) protocol.JoinGroupResponse {
+		ref := h.do(client, protocol.JoinGroupRequest{GroupID: "g", SessionTimeoutMs: 45000, RebalanceTimeoutMs: 300000,
 			MemberID: member, GroupInstanceID: "i1", ProtocolType: "consumer",
 			Protocols: []protocol.JoinGroupProtocol{{Name: "range", Metadata: []byte("s")}}})
 		h.tick(3000)
 		r, _ := h.replies[ref].(protocol.JoinGroupResponse)
 		return r
 	}
-	first := join("")
+	first := join("c1", "")
 	h.do("c1", protocol.SyncGroupRequest{GroupID: "g", GenerationID: first.GenerationID, MemberID: first.MemberID,
 		GroupInstanceID: "i1", Assignments: []protocol.SyncGroupAssignment{{MemberID: first.MemberID, Assignment: assignment(0, 1)}}})
 	if d, _ := h.s.Describe("g"); d.State != "Stable" {
 		t.Fatalf("state %s", d.State)
 	}
-	second := join("") // the instance restarted: a new member id
+	second := join("c9", "") // the instance restarted (on another client node): a new member id
 	if second.Error != protocol.None || second.MemberID == first.MemberID {
 		t.Fatalf("rejoin %+v", second)
 	}
 	h.reload()
 	d, _ := h.s.Describe("g")
-	if len(d.Members) != 1 || d.Members[0].MemberID != second.MemberID || d.Members[0].InstanceID != "i1" {
+	if len(d.Members) != 1 || d.Members[0].MemberID != second.MemberID || d.Members[0].InstanceID != "i1" ||
+		d.Members[0].ClientID != "c1" || d.Members[0].Host != "/c1" {
 		t.Fatalf("after a failover the group has %+v, want the new incarnation %s", d.Members, second.MemberID)
 	}
 }
