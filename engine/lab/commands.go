@@ -27,6 +27,8 @@ func init() {
 		pollCommand,
 		seekCommand,
 		processCommand,
+		showGroupCommand,
+		groupListCommand,
 		brokerCrashCommand,
 		brokerRestartCommand,
 		controllerCrashCommand,
