@@ -18,11 +18,57 @@ type ConsumerConfig struct {
 	FetchMaxWait    time.Duration // fetch.max.wait.ms (500 ms)
 	FetchMaxBytes   int32         // max.partition.fetch.bytes (1 MiB)
 	AutoOffsetReset string        // auto.offset.reset: latest (default), earliest, none
+
+	// Group membership (none without GroupID).
+	GroupID                     string   // group.id
+	GroupProtocol               string   // group.protocol: classic (Kafka 4.0's default) or consumer (KIP-848)
+	PartitionAssignmentStrategy []string // partition.assignment.strategy (classic): [range, cooperative-sticky]
+	GroupRemoteAssignor         string   // group.remote.assignor (consumer): "" lets the broker choose (uniform)
+	GroupInstanceID             string   // group.instance.id: "" for a dynamic member
+	ClientID                    string   // client.id
+	// EnableAutoCommit is enable.auto.commit: true by default, in effect
+	// only with a group.id (Kafka turns it off without one).
+	EnableAutoCommit   bool
+	AutoCommitInterval time.Duration // auto.commit.interval.ms (5 s)
+	SessionTimeout     time.Duration // session.timeout.ms (45 s; classic only)
+	HeartbeatInterval  time.Duration // heartbeat.interval.ms (3 s; classic only)
+	MaxPollInterval    time.Duration // max.poll.interval.ms (5 min)
 }
 
 // DefaultConsumerConfig is the Java consumer's defaults.
 func DefaultConsumerConfig() ConsumerConfig {
-	return ConsumerConfig{MaxPollRecords: 500, FetchMinBytes: 1, FetchMaxWait: 500 * time.Millisecond, FetchMaxBytes: 1 << 20, AutoOffsetReset: "latest"}
+	return ConsumerConfig{MaxPollRecords: 500, FetchMinBytes: 1, FetchMaxWait: 500 * time.Millisecond, FetchMaxBytes: 1 << 20, AutoOffsetReset: "latest",
+		GroupProtocol: GroupProtocolClassic, PartitionAssignmentStrategy: []string{"range", "cooperative-sticky"},
+		EnableAutoCommit: true, AutoCommitInterval: 5 * time.Second, SessionTimeout: 45 * time.Second,
+		HeartbeatInterval: 3 * time.Second, MaxPollInterval: 5 * time.Minute}
+}
+
+// Validate refuses what KafkaConsumer's constructor refuses.
+func (cfg ConsumerConfig) Validate() error {
+	switch cfg.GroupProtocol {
+	case GroupProtocolClassic, GroupProtocolConsumer:
+	default:
+		return fmt.Errorf("ConfigException: Invalid value %s for configuration group.protocol: must be classic or consumer", cfg.GroupProtocol)
+	}
+	for _, s := range cfg.PartitionAssignmentStrategy {
+		if _, ok := assignorFor(s); !ok {
+			return fmt.Errorf("ConfigException: Invalid value %s for configuration partition.assignment.strategy: range, roundrobin, sticky or cooperative-sticky", s)
+		}
+	}
+	if cfg.GroupID == "" && cfg.GroupInstanceID != "" {
+		return fmt.Errorf("InvalidConfigurationException: group.instance.id requires a group.id")
+	}
+	if cfg.GroupProtocol == GroupProtocolClassic && len(cfg.PartitionAssignmentStrategy) == 0 {
+		return fmt.Errorf("ConfigException: partition.assignment.strategy is empty")
+	}
+	if cfg.HeartbeatInterval >= cfg.SessionTimeout {
+		return fmt.Errorf("ConfigException: heartbeat.interval.ms must be lower than session.timeout.ms")
+	}
+	if cfg.GroupProtocol == GroupProtocolConsumer && cfg.GroupRemoteAssignor != "" &&
+		cfg.GroupRemoteAssignor != "uniform" && cfg.GroupRemoteAssignor != "range" {
+		return fmt.Errorf("ConfigException: group.remote.assignor=%s: the broker has uniform and range", cfg.GroupRemoteAssignor)
+	}
+	return nil
 }
 
 // ConsumedRecord is a record returned by Poll.
@@ -32,6 +78,9 @@ type ConsumedRecord struct {
 	Timestamp int64
 	Key       []byte
 	Value     []byte
+	// LeaderEpoch is the partition leader epoch of the record's batch,
+	// committed with the position after it.
+	LeaderEpoch int32
 }
 
 // assignment is one partition this consumer reads, with its position.
@@ -54,6 +103,12 @@ type assignment struct {
 	// is the point a lesson makes by showing it.
 	outOfRange *outOfRange
 	skipped    int64
+
+	paused        bool  // Pause: not fetched, nothing returned
+	needCommitted bool  // group-assigned: the committed offset is asked first
+	revoking      bool  // being revoked: not fetched, nothing returned (pending revocation)
+	hw            int64 // the last high watermark a fetch answer gave (-1: none)
+	lastEpoch     int32 // leader epoch of the last record consumed (-1: unknown)
 }
 
 // outOfRange is the position a leader refused and its log start offset in
@@ -79,6 +134,14 @@ type Consumer struct {
 	events func(string)
 	assign []*assignment
 	corr   int64
+
+	group           *groupMember // nil without group.id
+	closed, crashed bool
+	commits         []*Commit // commits not yet answered
+	committed       []committed
+	offsetFetchCorr int64
+	commitsDone     int
+	commitsFailed   int
 }
 
 // NewConsumer attaches a consumer to the network.
@@ -86,6 +149,9 @@ func NewConsumer(id sim.NodeID, cfg ConsumerConfig, bootstrap []int32, net *sim.
 	c := &Consumer{ID: id, cfg: cfg, net: net, sched: sched, events: events}
 	// retry.backoff.ms and retry.backoff.max.ms at the Java consumer's defaults.
 	c.meta = newMetadataCache(id, net, sched, rng, bootstrap, exponentialBackoff{initial: DefaultRetryBackoff, max: DefaultRetryBackoffMax}, nil)
+	if cfg.GroupID != "" {
+		c.group = newGroupMember(c)
+	}
 	net.Attach(id, c.handle)
 	return c
 }
@@ -97,7 +163,9 @@ func (c *Consumer) Config() ConsumerConfig { return c.cfg }
 func (c *Consumer) Assign(tps []protocol.TopicPartition) {
 	c.assign = nil
 	for _, tp := range tps {
-		c.assign = append(c.assign, &assignment{tp: tp, position: -1})
+		// With a group.id, manually assigned partitions also start from
+		// their committed offsets.
+		c.assign = append(c.assign, &assignment{tp: tp, position: -1, hw: -1, lastEpoch: -1, needCommitted: c.group != nil})
 	}
 	c.meta.refresh()
 }
@@ -163,11 +231,22 @@ func (c *Consumer) find(tp protocol.TopicPartition) *assignment {
 // consumer fetches. An error from a partition (such as OFFSET_OUT_OF_RANGE
 // with auto.offset.reset=none) is returned once.
 func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
+	if c.closed || c.crashed {
+		return nil, ErrConsumerClosed
+	}
 	if max <= 0 {
 		max = c.cfg.MaxPollRecords
 	}
+	if c.group != nil {
+		if err := c.group.poll(); err != nil {
+			return nil, err
+		}
+	}
 	var out []ConsumedRecord
 	for _, a := range c.assign {
+		if a.paused || a.revoking || a.needCommitted {
+			continue
+		}
 		if a.err != protocol.None {
 			err := fmt.Errorf("%s/%d: %s", a.tp.Topic, a.tp.Partition, a.err.Name())
 			a.err = protocol.None
@@ -177,6 +256,7 @@ func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
 		out = append(out, a.buffered[:n]...)
 		if n > 0 {
 			a.position = a.buffered[n-1].Offset + 1
+			a.lastEpoch = a.buffered[n-1].LeaderEpoch
 		}
 		a.buffered = a.buffered[n:]
 	}
@@ -203,7 +283,7 @@ func (c *Consumer) retryLater(a *assignment) {
 }
 
 func (c *Consumer) fetch(a *assignment) {
-	if a.fetching || a.resetting || a.backingOff || len(a.buffered) > 0 || a.err != protocol.None {
+	if a.fetching || a.resetting || a.backingOff || len(a.buffered) > 0 || a.err != protocol.None || a.paused || a.revoking || a.needCommitted {
 		return
 	}
 	leader, epoch := c.meta.leader(a.tp)
@@ -257,6 +337,12 @@ func (c *Consumer) reset(a *assignment, leader int32) {
 }
 
 func (c *Consumer) handle(env *sim.Envelope) {
+	if c.closed || c.crashed {
+		return
+	}
+	if c.group != nil && c.group.handle(env.Msg) {
+		return
+	}
 	switch m := env.Msg.(type) {
 	case protocol.MetadataResponse:
 		c.meta.handle(m)
@@ -300,6 +386,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 	a.fetching = false
 	switch m.Error {
 	case protocol.None:
+		a.hw = m.HighWatermark
 	case protocol.OffsetOutOfRange:
 		c.events(fmt.Sprintf("%s: %s/%d offset %d is out of range [%d, %d]", c.ID, a.tp.Topic, a.tp.Partition, a.position, m.LogStartOffset, m.HighWatermark))
 		if c.cfg.AutoOffsetReset == "none" {
@@ -326,7 +413,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 		}
 		for _, r := range b.Records {
 			if off := b.Offset(r); off >= a.position {
-				a.buffered = append(a.buffered, ConsumedRecord{TP: a.tp, Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value})
+				a.buffered = append(a.buffered, ConsumedRecord{TP: a.tp, Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, LeaderEpoch: b.PartitionLeaderEpoch})
 			}
 		}
 	}
