@@ -12,14 +12,14 @@ import (
 // its SyncGroup answer; a KIP-848 one from the heartbeat that brought a new
 // assignment to the reconciliation's end.
 type RebalanceEntry struct {
-	Start, End  time.Duration // virtual time; End is -1 while in progress
-	Generation  int32         // the generation (classic) or member epoch it ended in
-	Reason      string
-	Revoked     []protocol.TopicPartition
-	RevokedAt   time.Duration // -1: nothing revoked
-	Assigned    []protocol.TopicPartition
-	AssignedAt  time.Duration // -1: nothing assigned yet
-	Lost        bool          // partitions were lost (fenced, expired), not revoked
+	Start, End time.Duration // virtual time; End is -1 while in progress
+	Generation int32         // the generation (classic) or member epoch it ended in
+	Reason     string
+	Revoked    []protocol.TopicPartition
+	RevokedAt  time.Duration // -1: nothing revoked
+	Assigned   []protocol.TopicPartition
+	AssignedAt time.Duration // -1: nothing assigned yet
+	Lost       bool          // partitions were lost (fenced, expired), not revoked
 	// StoppedFrom and StoppedTo are the interval the member consumed
 	// nothing because of the rebalance: an eager member from revoking
 	// everything to its new assignment. -1 when it never stopped (a
