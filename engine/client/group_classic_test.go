@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/loglab/loglab/engine/protocol"
 	"slices"
 	"testing"
 	"time"
@@ -56,5 +57,73 @@ func TestEagerGroupSplitsThenEveryoneRevokesForANewMember(t *testing.T) {
 	}
 	if m := c1.Metrics(); m.RebalanceTotal != 2 || m.LastRebalanceSecondsAgo < 0 {
 		t.Fatalf("metrics %+v", m)
+	}
+}
+
+// Cooperative (KIP-429): with only cooperative-sticky configured, a new
+// member takes partitions in two rounds; the old members revoke only what
+// moves and keep reading what they keep throughout.
+func TestCooperativeRevokesOnlyMovedPartitionsAndKeepsConsuming(t *testing.T) {
+	f := newGroupTest(t, 4)
+	coop := func(cfg *ConsumerConfig) { cfg.PartitionAssignmentStrategy = []string{"cooperative-sticky"} }
+	c1 := f.newConsumer("c1", coop)
+	c2 := f.newConsumer("c2", coop)
+	f.run(10*time.Second, c1, c2)
+	before1, before2 := c1.Assignment(), c2.Assignment()
+	if len(before1) != 2 || len(before2) != 2 {
+		t.Fatalf("c1 %s c2 %s", partitionNames(before1), partitionNames(before2))
+	}
+
+	c3 := f.newConsumer("c3", coop)
+	// Step through the rebalance 100 ms at a time, producing to every
+	// partition: each member must keep returning records of the
+	// partitions it keeps while the group rebalances.
+	kept := map[*Consumer][]ConsumedRecord{}
+	for range 100 {
+		for p := range 4 {
+			f.produce(p, 1)
+		}
+		got := f.run(100*time.Millisecond, c1, c2, c3)
+		for _, c := range []*Consumer{c1, c2} {
+			if c.Phase() != "stable" {
+				kept[c] = append(kept[c], got[c]...)
+			}
+		}
+	}
+	after1, after2, after3 := c1.Assignment(), c2.Assignment(), c3.Assignment()
+	if len(after3) != 1 || len(after1)+len(after2) != 3 {
+		t.Fatalf("after: c1 %s c2 %s c3 %s", partitionNames(after1), partitionNames(after2), partitionNames(after3))
+	}
+	for _, c := range []*Consumer{c1, c2} {
+		log := c.RebalanceLog()
+		var revoked []string
+		for _, e := range log {
+			if e.StoppedFrom >= 0 && e.Start > 0 {
+				t.Fatalf("%s stopped consuming in a cooperative rebalance: %+v", c.ID, e)
+			}
+			revoked = append(revoked, partitionNames(e.Revoked))
+		}
+		moved := minus(map[*Consumer][]protocol.TopicPartition{c1: before1, c2: before2}[c], c.Assignment())
+		t.Logf("%s revoked %v (moved %s)", c.ID, revoked, partitionNames(moved))
+		for _, e := range log {
+			if len(e.Revoked) > 0 && !slices.Equal(e.Revoked, moved) {
+				t.Fatalf("%s revoked %s, but only %s moved", c.ID, partitionNames(e.Revoked), partitionNames(moved))
+			}
+		}
+	}
+	// The members polled during the rebalance (phase not stable) and got
+	// records of the partitions they kept.
+	for _, c := range []*Consumer{c1, c2} {
+		if len(kept[c]) == 0 {
+			t.Fatalf("%s returned no records while rebalancing", c.ID)
+		}
+		for _, r := range kept[c] {
+			if !slices.Contains(c.Assignment(), r.TP) && !slices.Contains(minus(map[*Consumer][]protocol.TopicPartition{c1: before1, c2: before2}[c], c.Assignment()), r.TP) {
+				t.Fatalf("%s returned %s/%d which it never owned", c.ID, r.TP.Topic, r.TP.Partition)
+			}
+		}
+	}
+	if f.classic.Generation() < 3 {
+		t.Fatalf("generation %d: the cooperative protocol needs a second rebalance to hand over the revoked partition", f.classic.Generation())
 	}
 }
