@@ -79,7 +79,7 @@ func (f *fakeGroupBroker) newConsumer(name string, mod func(*ConsumerConfig)) *C
 	if err := cfg.Validate(); err != nil {
 		f.t.Fatal(err)
 	}
-	c := NewConsumer(sim.NodeID(name), cfg, []int32{1}, f.net, f.sched, sim.NewRand(uint64(len(name))*7), func(e string) { f.t.Log(e) })
+	c := NewConsumer(sim.NodeID(name), cfg, []int32{1}, f.net, f.sched, sim.NewRand(uint64(len(f.net.InFlight())+int(name[len(name)-1]))), func(e string) { f.t.Log(e) })
 	if err := c.Subscribe([]string{f.topic}); err != nil {
 		f.t.Fatal(err)
 	}
