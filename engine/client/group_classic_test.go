@@ -127,3 +127,66 @@ func TestCooperativeRevokesOnlyMovedPartitionsAndKeepsConsuming(t *testing.T) {
 		t.Fatalf("generation %d: the cooperative protocol needs a second rebalance to hand over the revoked partition", f.classic.Generation())
 	}
 }
+
+// max.poll.interval.ms: a member that takes too long between polls is
+// made to leave by its own heartbeat thread (LeaveGroup), the other member
+// takes its partition from the last commit and re-reads the batch the
+// slow member was processing: the duplicate. The slow member rejoins at
+// its next poll, its partitions lost (not revoked: no commit).
+func TestMaxPollIntervalExpiryLeavesAndTheBatchIsReadAgain(t *testing.T) {
+	f := newGroupTest(t, 2)
+	for p := range 2 {
+		f.produce(p, 10)
+	}
+	slow := func(cfg *ConsumerConfig) { cfg.MaxPollInterval = 20 * time.Second }
+	c1 := f.newConsumer("c1", slow)
+	c2 := f.newConsumer("c2", nil)
+	f.run(10*time.Second, c1, c2)
+	assertAssigned(t, c1, 0)
+	assertAssigned(t, c2, 1)
+	if off, _ := c1.Committed(tps(0)[0]); off != 10 {
+		t.Fatalf("orders/0 committed %d, want 10", off)
+	}
+
+	f.produce(0, 5)
+	var batch []ConsumedRecord
+	for len(batch) == 0 {
+		batch = f.run(100*time.Millisecond, c1, c2)[c1]
+	}
+	// c1 now "processes" its batch for longer than max.poll.interval.ms.
+	got := f.run(30*time.Second, c2)
+	if !slices.Contains(f.got, "LeaveGroup") || c1.Generation() != -1 || c1.MemberID() != "" {
+		t.Fatalf("c1 did not leave: generation %d member %q", c1.Generation(), c1.MemberID())
+	}
+	assertAssigned(t, c2, 0, 1)
+	var again []int64
+	for _, r := range got[c2] {
+		if r.TP.Partition == 0 {
+			again = append(again, r.Offset)
+		}
+	}
+	var first []int64
+	for _, r := range batch {
+		first = append(first, r.Offset)
+	}
+	if !slices.Equal(again, first) {
+		t.Fatalf("c2 read orders/0 offsets %v; c1's uncommitted batch was %v", again, first)
+	}
+
+	// c1's next poll: it rejoins; its old partition was lost, not committed.
+	if _, err := c1.Poll(0); err != nil {
+		t.Fatal(err)
+	}
+	if len(c1.commits) != 0 || len(c1.Assignment()) != 0 {
+		t.Fatalf("c1's first poll after expiring: %d commits sent, assigned %s; want its partition lost, nothing committed",
+			len(c1.commits), partitionNames(c1.Assignment()))
+	}
+	f.run(10*time.Second, c1, c2)
+	if c1.Generation() < 0 || len(c1.Assignment())+len(c2.Assignment()) != 2 {
+		t.Fatalf("after rejoining: c1 gen %d %s, c2 %s", c1.Generation(), partitionNames(c1.Assignment()), partitionNames(c2.Assignment()))
+	}
+	log := c1.RebalanceLog()
+	if e := log[len(log)-1]; !e.Lost {
+		t.Fatalf("c1's rejoin %+v: the partitions should be lost", e)
+	}
+}
