@@ -1,6 +1,8 @@
 package client
 
 import (
+	"errors"
+	"github.com/loglab/loglab/engine/group/classic"
 	"github.com/loglab/loglab/engine/protocol"
 	"slices"
 	"testing"
@@ -188,5 +190,95 @@ func TestMaxPollIntervalExpiryLeavesAndTheBatchIsReadAgain(t *testing.T) {
 	log := c1.RebalanceLog()
 	if e := log[len(log)-1]; !e.Lost {
 		t.Fatalf("c1's rejoin %+v: the partitions should be lost", e)
+	}
+}
+
+// Static membership (KIP-345): a static member that crashes and restarts
+// within session.timeout.ms gets its partitions back with no rebalance;
+// closing a static member sends no LeaveGroup.
+func TestStaticMemberRestartKeepsItsAssignment(t *testing.T) {
+	f := newGroupTest(t, 2)
+	static := func(id string) func(*ConsumerConfig) {
+		return func(cfg *ConsumerConfig) { cfg.GroupInstanceID = id }
+	}
+	c1 := f.newConsumer("c1", static("i1"))
+	c2 := f.newConsumer("c2", static("i2"))
+	f.run(10*time.Second, c1, c2)
+	assertAssigned(t, c1, 0)
+	assertAssigned(t, c2, 1)
+	gen := c2.Generation()
+	rebalances := len(c2.RebalanceLog())
+
+	c1.Crash()
+	f.run(10*time.Second, c2)
+	again := f.newConsumer("c1", static("i1"))
+	f.run(10*time.Second, again, c2)
+	assertAssigned(t, again, 0)
+	assertAssigned(t, c2, 1)
+	if c2.Generation() != gen || len(c2.RebalanceLog()) != rebalances {
+		t.Fatalf("c2 went from generation %d to %d, %d rebalances to %d: the restart caused a rebalance",
+			gen, c2.Generation(), rebalances, len(c2.RebalanceLog()))
+	}
+
+	cl := again.Close()
+	f.run(time.Second, c2)
+	if !cl.Done || slices.Contains(f.got, "LeaveGroup") {
+		t.Fatalf("close done %v; LeaveGroup sent: %v (a static member must not send it)", cl.Done, slices.Contains(f.got, "LeaveGroup"))
+	}
+}
+
+// Auto-commit: poll commits the positions consumed by earlier polls once
+// auto.commit.interval.ms has passed, not before.
+func TestAutoCommitOnPollAfterTheInterval(t *testing.T) {
+	f := newGroupTest(t, 1)
+	f.produce(0, 4)
+	c1 := f.newConsumer("c1", func(cfg *ConsumerConfig) { cfg.AutoCommitInterval = 10 * time.Second })
+	var read int
+	for read < 4 {
+		read += len(f.run(100*time.Millisecond, c1)[c1])
+	}
+	if _, ok := c1.Committed(tps(0)[0]); ok || slices.Contains(f.got, "OffsetCommit") {
+		t.Fatal("committed before auto.commit.interval.ms passed")
+	}
+	// The interval counts from the consumer's creation (at time 0), as
+	// ConsumerCoordinator's nextAutoCommitTimer does.
+	f.run(10*time.Second-f.sched.Clock.Elapsed()-200*time.Millisecond, c1)
+	if slices.Contains(f.got, "OffsetCommit") {
+		t.Fatal("committed before auto.commit.interval.ms passed")
+	}
+	f.run(time.Second, c1)
+	if !slices.Contains(f.got, "OffsetCommit") {
+		t.Fatal("no auto-commit after auto.commit.interval.ms")
+	}
+	if off := f.commits[tps(0)[0]]; off != 4 {
+		t.Fatalf("auto-committed %d, want 4 (the position after the records polled)", off)
+	}
+	// Without polls nothing more is committed, however long.
+	n := len(f.got)
+	f.run(time.Minute)
+	for _, k := range f.got[n:] {
+		if k == "OffsetCommit" {
+			t.Fatal("auto-commit without a poll")
+		}
+	}
+}
+
+// Explicit commits: commitSync of an explicit offset, and a commit by a
+// member kicked out of its generation fails with CommitFailedException.
+func TestCommitSyncAndCommitFailedException(t *testing.T) {
+	f := newGroupTest(t, 1)
+	c1 := f.newConsumer("c1", func(cfg *ConsumerConfig) { cfg.EnableAutoCommit = false })
+	f.run(5*time.Second, c1)
+	h := c1.CommitSync([]protocol.OffsetCommitPartition{{TP: tps(0)[0], Offset: 7, LeaderEpoch: -1}})
+	f.run(time.Second, c1)
+	if !h.Done || h.Err != nil || f.commits[tps(0)[0]] != 7 {
+		t.Fatalf("commitSync: done %v err %v committed %d", h.Done, h.Err, f.commits[tps(0)[0]])
+	}
+	// The coordinator forgets the member (as after a session timeout).
+	f.classic.Leave(f.nowMs(), []classic.LeaveMember{{MemberID: c1.MemberID()}})
+	h = c1.CommitAsync(nil)
+	f.run(time.Second)
+	if !h.Done || !errors.Is(h.Err, ErrCommitFailed) {
+		t.Fatalf("commit by an expelled member: done %v err %v", h.Done, h.Err)
 	}
 }
