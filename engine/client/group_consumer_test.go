@@ -85,3 +85,46 @@ func TestConsumerProtocolFencedMemberRejoinsAtEpochZero(t *testing.T) {
 		t.Fatalf("rejoined as %s (was %s) with %s", c1.MemberID(), id, partitionNames(c1.Assignment()))
 	}
 }
+
+// KIP-848 poll timer: a member that does not poll within
+// max.poll.interval.ms leaves (epoch -1), its partitions lost, and the
+// other member takes them; its next poll rejoins at epoch 0.
+func TestConsumerProtocolPollTimeoutLeavesAndRejoinsOnNextPoll(t *testing.T) {
+	f := newGroupTest(t, 2)
+	c1 := f.newConsumer("c1", func(cfg *ConsumerConfig) { kip848(cfg); cfg.MaxPollInterval = 20 * time.Second })
+	c2 := f.newConsumer("c2", kip848)
+	f.run(20*time.Second, c1, c2)
+	if len(c1.Assignment()) != 1 || len(c2.Assignment()) != 1 {
+		t.Fatalf("c1 %s c2 %s", partitionNames(c1.Assignment()), partitionNames(c2.Assignment()))
+	}
+	f.run(30*time.Second, c2)
+	if c1.Phase() != "stale" || len(c1.Assignment()) != 0 || !slices.Contains(f.epochs, leaveEpoch) {
+		t.Fatalf("c1 phase %s assigned %s; leave heartbeat sent: %v", c1.Phase(), partitionNames(c1.Assignment()), slices.Contains(f.epochs, leaveEpoch))
+	}
+	assertAssigned(t, c2, 0, 1)
+	n := len(f.epochs)
+	f.run(20*time.Second, c1, c2)
+	if !slices.Contains(f.epochs[n:], joinEpoch) || len(c1.Assignment()) != 1 {
+		t.Fatalf("c1 after polling again: phase %s assigned %s", c1.Phase(), partitionNames(c1.Assignment()))
+	}
+}
+
+// Close: a dynamic KIP-848 member commits, then leaves with epoch -1 and
+// its partitions go to the other member; a static one leaves with -2.
+func TestConsumerProtocolCloseLeaves(t *testing.T) {
+	f := newGroupTest(t, 2)
+	c1 := f.newConsumer("c1", kip848)
+	c2 := f.newConsumer("c2", func(cfg *ConsumerConfig) { kip848(cfg); cfg.GroupInstanceID = "i2" })
+	f.run(20*time.Second, c1, c2)
+	cl := c1.Close()
+	f.run(20*time.Second, c2)
+	if !cl.Done || !slices.Contains(f.epochs, leaveEpoch) || c1.Phase() != "closed" {
+		t.Fatalf("close: done %v phase %s; -1 sent %v", cl.Done, c1.Phase(), slices.Contains(f.epochs, leaveEpoch))
+	}
+	assertAssigned(t, c2, 0, 1)
+	c2.Close()
+	f.run(time.Second)
+	if !slices.Contains(f.epochs, leaveStaticEpoch) {
+		t.Fatal("a static member must leave with epoch -2")
+	}
+}

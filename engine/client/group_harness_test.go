@@ -35,6 +35,7 @@ type fakeGroupBroker struct {
 	uuids   int
 	commits map[protocol.TopicPartition]int64
 	got     []string // the group requests received, by kind, for assertions
+	epochs  []int32  // the member epochs of the ConsumerGroupHeartbeats received
 }
 
 type pendingReply struct {
@@ -145,7 +146,8 @@ func (f *fakeGroupBroker) handle(env *sim.Envelope) {
 		f.send(env.From, protocol.LeaveGroupResponse{CorrelationID: m.CorrelationID, Error: classicCode(resp.Error)})
 	case protocol.ConsumerGroupHeartbeatRequest:
 		f.got = append(f.got, "ConsumerGroupHeartbeat")
-		req := consumer.HeartbeatRequest{MemberID: m.MemberID, MemberEpoch: m.MemberEpoch, RebalanceTimeoutMs: m.RebalanceTimeoutMs, SubscribedTopicNames: m.SubscribedTopicNames}
+		f.epochs = append(f.epochs, m.MemberEpoch)
+		req := consumer.HeartbeatRequest{MemberID: m.MemberID, MemberEpoch: m.MemberEpoch, InstanceID: m.InstanceID, RebalanceTimeoutMs: m.RebalanceTimeoutMs, SubscribedTopicNames: m.SubscribedTopicNames}
 		if m.TopicPartitions != nil {
 			req.OwnedTopicPartitions = consumer.Partitions{}
 			for _, tp := range m.TopicPartitions {
