@@ -14,6 +14,7 @@ import (
 type RebalanceEntry struct {
 	Start, End time.Duration // virtual time; End is -1 while in progress
 	Generation int32         // the generation (classic) or member epoch it ended in
+	Protocol   string        // eager, cooperative (classic) or consumer (KIP-848)
 	Reason     string
 	Revoked    []protocol.TopicPartition
 	RevokedAt  time.Duration // -1: nothing revoked
@@ -41,7 +42,7 @@ func (g *groupMember) startRebalance(reason string) {
 	if g.current != nil {
 		return
 	}
-	g.current = &RebalanceEntry{Start: g.c.now(), End: -1, Reason: reason, RevokedAt: -1, AssignedAt: -1, StoppedFrom: -1, StoppedTo: -1}
+	g.current = &RebalanceEntry{Start: g.c.now(), End: -1, Reason: reason, Protocol: g.rebalanceProtocol(), RevokedAt: -1, AssignedAt: -1, StoppedFrom: -1, StoppedTo: -1}
 }
 
 func (g *groupMember) logRevoked(tps []protocol.TopicPartition, lost bool) {
@@ -122,4 +123,34 @@ func (c *Consumer) Metrics() Metrics {
 		}
 	}
 	return m
+}
+
+// rebalanceProtocol names how the member rebalances: eager or cooperative
+// (classic), consumer (KIP-848).
+func (g *groupMember) rebalanceProtocol() string {
+	if m, ok := g.proto.(*classicMember); ok {
+		return m.rebalanceProtocol()
+	}
+	return GroupProtocolConsumer
+}
+
+// RebalanceProtocol is eager or cooperative (classic) or consumer
+// (KIP-848); "" without a group.
+func (c *Consumer) RebalanceProtocol() string {
+	if c.group == nil {
+		return ""
+	}
+	return c.group.rebalanceProtocol()
+}
+
+// Revoking lists the partitions being revoked: no longer fetched while the
+// commit before their revocation is out.
+func (c *Consumer) Revoking() []protocol.TopicPartition {
+	var out []protocol.TopicPartition
+	for _, a := range c.assign {
+		if a.revoking {
+			out = append(out, a.tp)
+		}
+	}
+	return out
 }
