@@ -154,7 +154,7 @@ func (c *Consumer) sendPendingCommits() {
 		if !g.ensureCoordinator() {
 			return
 		}
-		gen, member, err := g.proto.commitIdentity()
+		gen, member, err := g.commitIdentity()
 		if err != nil {
 			c.dropCommit(h)
 			c.finishCommit(h, err)

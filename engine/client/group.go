@@ -108,6 +108,12 @@ func (g *groupMember) poll() error {
 	}
 	g.lastPoll = g.c.now()
 	if len(g.topics) == 0 {
+		// A manually assigned consumer with a group.id still starts from
+		// committed offsets and auto-commits, outside any membership.
+		if len(g.c.assign) > 0 {
+			g.maybeAutoCommit()
+			g.c.fetchCommittedIfNeeded()
+		}
 		return nil
 	}
 	if !g.ensureCoordinator() {
@@ -117,6 +123,16 @@ func (g *groupMember) poll() error {
 	g.maybeAutoCommit()
 	g.c.fetchCommittedIfNeeded()
 	return nil
+}
+
+// commitIdentity is what an OffsetCommit carries: the member's generation
+// or epoch and id, or -1 and "" for a consumer outside any membership
+// (manual assignment with a group.id).
+func (g *groupMember) commitIdentity() (int32, string, error) {
+	if len(g.topics) == 0 {
+		return -1, "", nil
+	}
+	return g.proto.commitIdentity()
 }
 
 // ensureCoordinator reports whether the coordinator is known, asking for
@@ -154,8 +170,8 @@ func (g *groupMember) findFailed(code protocol.ErrorCode) {
 	g.event("FindCoordinator for group %s failed: %s; retrying in %v", g.c.cfg.GroupID, code.Name(), wait)
 	g.findWake = g.c.sched.After(wait, "find-coordinator-backoff "+string(g.c.ID), func() {
 		g.findWake = nil
-		if g.alive() && g.ensureCoordinator() {
-			g.proto.coordinatorFound()
+		if g.alive() {
+			g.ensureCoordinator()
 		}
 	})
 }
@@ -175,7 +191,9 @@ func (g *groupMember) onFindCoordinator(m protocol.FindCoordinatorResponse) {
 	g.findCorr, g.findFails = 0, 0
 	g.coordinator = m.NodeID
 	g.event("discovered group coordinator b%d for group %s", m.NodeID, g.c.cfg.GroupID)
-	g.proto.coordinatorFound()
+	if len(g.topics) > 0 {
+		g.proto.coordinatorFound()
+	}
 	g.c.sendPendingCommits()
 	g.c.fetchCommittedIfNeeded()
 }
@@ -195,8 +213,8 @@ func (g *groupMember) markCoordinatorUnknown(cause string, code protocol.ErrorCo
 		cancel(r.timer)
 		r.failed(code)
 	}
-	if g.alive() && len(g.topics) > 0 && g.ensureCoordinator() {
-		g.proto.coordinatorFound()
+	if g.alive() && (len(g.topics) > 0 || len(g.c.commits) > 0) {
+		g.ensureCoordinator() // its answer resumes what waits
 	}
 }
 

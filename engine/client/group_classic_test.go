@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/loglab/loglab/engine/group/classic"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
 	"slices"
 	"testing"
 	"time"
@@ -280,5 +281,26 @@ func TestCommitSyncAndCommitFailedException(t *testing.T) {
 	f.run(time.Second)
 	if !h.Done || !errors.Is(h.Err, ErrCommitFailed) {
 		t.Fatalf("commit by an expelled member: done %v err %v", h.Done, h.Err)
+	}
+}
+
+// A manually assigned consumer with a group.id starts from the group's
+// committed offset and commits outside any membership (generation -1).
+func TestManualAssignmentWithGroupIDUsesCommittedOffsets(t *testing.T) {
+	f := newGroupTest(t, 1)
+	f.produce(0, 6)
+	f.commits[tps(0)[0]] = 4
+	cfg := DefaultConsumerConfig()
+	cfg.GroupID = "g"
+	c := NewConsumer("m", cfg, []int32{1}, f.net, f.sched, sim.NewRand(1), func(e string) { t.Log(e) })
+	c.Assign(tps(0))
+	got := f.run(2*time.Second, c)[c]
+	if len(got) != 2 || got[0].Offset != 4 {
+		t.Fatalf("read %d records from %v, want offsets 4 and 5", len(got), got)
+	}
+	h := c.CommitSync(nil)
+	f.run(time.Second)
+	if h.Err != nil || f.commits[tps(0)[0]] != 6 {
+		t.Fatalf("commit: %v, committed %d", h.Err, f.commits[tps(0)[0]])
 	}
 }

@@ -195,6 +195,11 @@ func (m *consumerMember) handle(msg sim.Message) bool {
 	if r.CorrelationID == m.hbCorr && m.g.take(r.CorrelationID) != nil {
 		m.hbCorr = 0
 		m.onHeartbeat(r)
+		if m.state == phaseAcking {
+			// A reconciliation finished while this heartbeat was out: its
+			// acknowledgement goes now, not an interval later.
+			m.heartbeatNow()
+		}
 	}
 	return true
 }
