@@ -115,10 +115,11 @@ type assignment struct {
 // that answer: below it, retention had deleted the records.
 type outOfRange struct{ position, logStart int64 }
 
-// Consumer is a Kafka consumer with manually assigned partitions (groups
-// come with the group coordinator): it fetches from each leader from its
-// position, reads only below the high watermark, and resets its position
-// by auto.offset.reset when it has none or it fell out of range.
+// Consumer is a Kafka consumer, with manually assigned partitions (Assign)
+// or a member of a consumer group (group.id and Subscribe, group*.go): it
+// fetches from each leader from its position, reads only below the high
+// watermark, and resets its position by auto.offset.reset when it has none
+// (no committed offset, for a group) or it fell out of range.
 //
 // As in the Java consumer, nothing is fetched (and no position reset)
 // outside Poll: Poll returns what earlier fetches buffered and sends the

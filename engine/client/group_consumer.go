@@ -255,7 +255,13 @@ func (m *consumerMember) onHeartbeat(r protocol.ConsumerGroupHeartbeatResponse) 
 		if m.state == phaseStable || m.state == phaseJoining {
 			m.state = phaseReconciling
 		}
-		m.maybeReconcile()
+		// With auto-commit the reconciliation waits for the application's
+		// next poll (maybeReconcile(canCommit=true) from the PollEvent):
+		// only then are the positions it commits safe. Without, the
+		// background thread reconciles at once.
+		if !c.cfg.EnableAutoCommit {
+			m.maybeReconcile()
+		}
 	}
 }
 
@@ -281,21 +287,22 @@ func (m *consumerMember) maybeReconcile() {
 	m.state = phaseReconciling
 	g.startRebalance(fmt.Sprintf("new assignment at epoch %d", m.memberEpoch))
 	target := m.target
-	if len(revoked) > 0 {
-		c.markRevoking(revoked)
-		if offsets := c.consumedOffsets(nil); c.cfg.EnableAutoCommit && len(offsets) > 0 {
-			m.pending = c.commit(offsets, true, "auto-commit before revocation")
-			m.pending.onDone = func() {
-				m.pending = nil
-				if g.alive() && m.state == phaseReconciling {
-					m.finishReconcile(revoked, added, target)
-				}
-			}
-			if m.pending != nil && !m.pending.Done {
-				return
-			}
+	// markPendingRevocationToPauseFetching, then (signalReconciliationStarted)
+	// an auto-commit of everything consumed before any reconciliation, so
+	// the revoked partitions' positions are committed before they go.
+	c.markRevoking(revoked)
+	if offsets := c.consumedOffsets(nil); c.cfg.EnableAutoCommit && len(offsets) > 0 {
+		m.pending = c.commit(offsets, true, "auto-commit before reconciling")
+		m.pending.onDone = func() {
 			m.pending = nil
+			if g.alive() && m.state == phaseReconciling {
+				m.finishReconcile(revoked, added, target)
+			}
 		}
+		if !m.pending.Done {
+			return
+		}
+		m.pending = nil
 	}
 	m.finishReconcile(revoked, added, target)
 }
