@@ -71,20 +71,10 @@ func (m *classicMember) epoch() int32     { return m.generation }
 // when every configured assignor supports it, so Kafka 4's default list
 // [range, cooperative-sticky] still rebalances eagerly (the upgrade path
 // is to drop range in a second rolling bounce).
-func (m *classicMember) cooperative() bool {
-	for _, s := range m.g.c.cfg.PartitionAssignmentStrategy {
-		if s != "cooperative-sticky" {
-			return false
-		}
-	}
-	return len(m.g.c.cfg.PartitionAssignmentStrategy) > 0
-}
+func (m *classicMember) cooperative() bool { return m.rebalanceProtocol() == "cooperative" }
 
 func (m *classicMember) rebalanceProtocol() string {
-	if m.cooperative() {
-		return "cooperative"
-	}
-	return "eager"
+	return rebalanceProtocolFor(m.g.c.cfg.PartitionAssignmentStrategy)
 }
 
 func (m *classicMember) commitIdentity() (int32, string, error) {
@@ -187,33 +177,20 @@ func (m *classicMember) joinGroupIfNeeded() {
 // revokes everything; a cooperative one only what it no longer subscribes to.
 func (m *classicMember) onJoinPrepare() {
 	c := m.g.c
-	owned := c.Assignment()
-	switch {
-	case m.generation < 0 || m.id == "":
-		if len(owned) > 0 {
-			m.g.event("giving away all assigned partitions as lost since generation/memberID has been reset: %s", partitionNames(owned))
-			c.removePartitions(owned)
-			m.g.logRevoked(owned, true)
-		}
-	case !m.cooperative():
-		if len(owned) > 0 {
-			m.g.event("revoking previously assigned partitions %s (eager rebalance)", partitionNames(owned))
-			c.removePartitions(owned)
-			m.g.logRevoked(owned, false)
-		}
-	default:
-		var gone []protocol.TopicPartition
-		for _, tp := range owned {
-			if !slices.Contains(m.g.topics, tp.Topic) {
-				gone = append(gone, tp)
-			}
-		}
-		if len(gone) > 0 {
-			m.g.event("revoking partitions of topics no longer subscribed: %s", partitionNames(gone))
-			c.removePartitions(gone)
-			m.g.logRevoked(gone, false)
-		}
+	revoked, lost := joinPrepareRevocation(m.generation, m.id, m.rebalanceProtocol(), c.Assignment(), m.g.topics)
+	if len(revoked) == 0 {
+		return
 	}
+	switch {
+	case lost:
+		m.g.event("giving away all assigned partitions as lost since generation/memberID has been reset: %s", partitionNames(revoked))
+	case m.cooperative():
+		m.g.event("revoking partitions of topics no longer subscribed: %s", partitionNames(revoked))
+	default:
+		m.g.event("revoking previously assigned partitions %s (eager rebalance)", partitionNames(revoked))
+	}
+	c.removePartitions(revoked)
+	m.g.logRevoked(revoked, lost)
 }
 
 // metadata is ConsumerCoordinator.metadata: one protocol per configured
@@ -473,10 +450,8 @@ func (m *classicMember) onSyncGroup(r protocol.SyncGroupResponse) {
 	sortTPs(assigned)
 	m.state = phaseStable
 	m.needsJoinPrepare = true
-	owned := c.Assignment()
-	revoked := minus(owned, assigned)
-	added := minus(assigned, owned)
-	if len(revoked) > 0 {
+	revoked, added, rejoin := joinCompleteChanges(c.Assignment(), assigned)
+	if rejoin {
 		// Only the cooperative protocol gets here with partitions to give up:
 		// an eager member revoked everything before joining.
 		g.event("revoking partitions that moved to other members: %s", partitionNames(revoked))
