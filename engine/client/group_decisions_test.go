@@ -3,6 +3,7 @@ package client
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
 )
@@ -63,6 +64,35 @@ func TestJoinCompleteChanges(t *testing.T) {
 		revoked, added, rejoin := joinCompleteChanges(tc.owned, tc.assigned)
 		if !slices.Equal(revoked, tc.revoked) || !slices.Equal(added, tc.added) || rejoin != tc.rejoin {
 			t.Errorf("%s: revoked %v added %v rejoin %v", tc.name, revoked, added, rejoin)
+		}
+	}
+}
+
+// Same seed, same calls: the same decisions traced, byte for byte (no map
+// order or wall clock leaks into the group client).
+func TestGroupRunsReplayExactly(t *testing.T) {
+	run := func(proto string) []string {
+		f := newGroupTest(t, 6)
+		for p := range 6 {
+			f.produce(p, 4)
+		}
+		mod := func(cfg *ConsumerConfig) {
+			cfg.GroupProtocol = proto
+			cfg.PartitionAssignmentStrategy = []string{"cooperative-sticky"}
+		}
+		c1 := f.newConsumer("c1", mod)
+		c2 := f.newConsumer("c2", mod)
+		f.run(10*time.Second, c1, c2)
+		c3 := f.newConsumer("c3", mod)
+		f.run(10*time.Second, c1, c2, c3)
+		c2.Close()
+		f.run(10*time.Second, c1, c3)
+		return f.events
+	}
+	for _, proto := range []string{GroupProtocolClassic, GroupProtocolConsumer} {
+		a, b := run(proto), run(proto)
+		if !slices.Equal(a, b) || len(a) < 10 {
+			t.Fatalf("%s: two runs traced differently (%d and %d events)", proto, len(a), len(b))
 		}
 	}
 }

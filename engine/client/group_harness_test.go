@@ -36,6 +36,7 @@ type fakeGroupBroker struct {
 	commits map[protocol.TopicPartition]int64
 	got     []string // the group requests received, by kind, for assertions
 	epochs  []int32  // the member epochs of the ConsumerGroupHeartbeats received
+	events  []string // the consumers' traced decisions
 }
 
 type pendingReply struct {
@@ -80,7 +81,7 @@ func (f *fakeGroupBroker) newConsumer(name string, mod func(*ConsumerConfig)) *C
 	if err := cfg.Validate(); err != nil {
 		f.t.Fatal(err)
 	}
-	c := NewConsumer(sim.NodeID(name), cfg, []int32{1}, f.net, f.sched, sim.NewRand(uint64(len(f.net.InFlight())+int(name[len(name)-1]))), func(e string) { f.t.Log(e) })
+	c := NewConsumer(sim.NodeID(name), cfg, []int32{1}, f.net, f.sched, sim.NewRand(uint64(len(f.net.InFlight())+int(name[len(name)-1]))), func(e string) { f.events = append(f.events, e); f.t.Log(e) })
 	if err := c.Subscribe([]string{f.topic}); err != nil {
 		f.t.Fatal(err)
 	}
