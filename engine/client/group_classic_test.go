@@ -304,3 +304,31 @@ func TestManualAssignmentWithGroupIDUsesCommittedOffsets(t *testing.T) {
 		t.Fatalf("commit: %v, committed %d", h.Err, f.commits[tps(0)[0]])
 	}
 }
+
+// NOT_COORDINATOR on a heartbeat: the member forgets the coordinator,
+// finds it again (FindCoordinator) and goes on heartbeating in the same
+// generation, without a rebalance.
+func TestNotCoordinatorRediscoversTheCoordinator(t *testing.T) {
+	f := newGroupTest(t, 2)
+	c1 := f.newConsumer("c1", nil)
+	f.run(10*time.Second, c1)
+	gen := c1.Generation()
+	count := func(kind string) int {
+		n := 0
+		for _, k := range f.got {
+			if k == kind {
+				n++
+			}
+		}
+		return n
+	}
+	finds, heartbeats := count("FindCoordinator"), count("Heartbeat")
+	f.notCoordinator = 1
+	f.run(10*time.Second, c1)
+	if count("FindCoordinator") != finds+1 || count("Heartbeat") < heartbeats+2 {
+		t.Fatalf("FindCoordinator %d -> %d, Heartbeat %d -> %d", finds, count("FindCoordinator"), heartbeats, count("Heartbeat"))
+	}
+	if c1.Generation() != gen || c1.Phase() != "stable" || c1.Coordinator() != 1 {
+		t.Fatalf("generation %d (was %d), phase %s, coordinator %d", c1.Generation(), gen, c1.Phase(), c1.Coordinator())
+	}
+}

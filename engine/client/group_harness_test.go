@@ -37,6 +37,9 @@ type fakeGroupBroker struct {
 	got     []string // the group requests received, by kind, for assertions
 	epochs  []int32  // the member epochs of the ConsumerGroupHeartbeats received
 	events  []string // the consumers' traced decisions
+	// notCoordinator answers that many Heartbeats NOT_COORDINATOR, as a
+	// broker that just lost the group's __consumer_offsets partition.
+	notCoordinator int
 }
 
 type pendingReply struct {
@@ -134,6 +137,11 @@ func (f *fakeGroupBroker) handle(env *sim.Envelope) {
 		f.replies(f.classic.Sync(now, req))
 	case protocol.HeartbeatRequest:
 		f.got = append(f.got, "Heartbeat")
+		if f.notCoordinator > 0 {
+			f.notCoordinator--
+			f.send(env.From, protocol.HeartbeatResponse{CorrelationID: m.CorrelationID, Error: protocol.NotCoordinator})
+			return
+		}
 		e := f.classic.Heartbeat(now, classic.HeartbeatRequest{MemberID: m.MemberID, GroupInstanceID: m.GroupInstanceID, GenerationID: m.GenerationID})
 		f.send(env.From, protocol.HeartbeatResponse{CorrelationID: m.CorrelationID, Error: classicCode(e)})
 	case protocol.LeaveGroupRequest:
