@@ -332,3 +332,47 @@ func TestNotCoordinatorRediscoversTheCoordinator(t *testing.T) {
 		t.Fatalf("generation %d (was %d), phase %s, coordinator %d", c1.Generation(), gen, c1.Phase(), c1.Coordinator())
 	}
 }
+
+// Pause: no fetch and no records for the paused partition, while the
+// heartbeats keep the member in its generation; Resume reads on.
+func TestPauseKeepsTheMemberAndStopsThePartition(t *testing.T) {
+	f := newGroupTest(t, 2)
+	c1 := f.newConsumer("c1", nil)
+	f.run(10*time.Second, c1)
+	gen := c1.Generation()
+	if err := c1.Pause(tps(0)); err != nil {
+		t.Fatal(err)
+	}
+	f.produce(0, 3)
+	f.produce(1, 3)
+	got := f.run(time.Minute, c1)[c1]
+	if partitionsOf(got) != "1" || c1.Generation() != gen {
+		t.Fatalf("paused orders/0: read partitions %q, generation %d (was %d)", partitionsOf(got), c1.Generation(), gen)
+	}
+	if err := c1.Resume(tps(0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.run(2*time.Second, c1)[c1]; partitionsOf(got) != "0" || len(got) != 3 {
+		t.Fatalf("resumed: read %d records of partitions %q", len(got), partitionsOf(got))
+	}
+}
+
+// Crash: nothing more is sent; the coordinator notices at the session
+// timeout and the survivor takes the partitions from the last commit.
+func TestCrashedMemberIsRemovedAtSessionTimeout(t *testing.T) {
+	f := newGroupTest(t, 2)
+	c1 := f.newConsumer("c1", nil)
+	c2 := f.newConsumer("c2", nil)
+	f.run(10*time.Second, c1, c2)
+	sent := f.net.Sent("c1")
+	c1.Crash()
+	f.run(30*time.Second, c2)
+	if len(c2.Assignment()) != 1 || f.net.Sent("c1") != sent {
+		t.Fatalf("within the session timeout: c2 has %s; c1 sent %d messages after crashing", partitionNames(c2.Assignment()), f.net.Sent("c1")-sent)
+	}
+	f.run(30*time.Second, c2)
+	assertAssigned(t, c2, 0, 1)
+	if c1.Phase() != "crashed" {
+		t.Fatalf("phase %s", c1.Phase())
+	}
+}
