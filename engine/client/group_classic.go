@@ -319,6 +319,10 @@ func (m *classicMember) onJoinGroup(r protocol.JoinGroupResponse) {
 			return
 		}
 		req.Assignments = assignments
+	} else if r.Leader == r.MemberID {
+		// KIP-814: a static leader that rejoined keeps the assignment the
+		// group already has; it sends an empty SyncGroup like a follower.
+		g.event("joined group %s generation %d as leader (%s), assignment skipped: the group keeps its current one", c.cfg.GroupID, m.generation, m.protocol)
 	} else {
 		g.event("joined group %s generation %d as follower (%s)", c.cfg.GroupID, m.generation, m.protocol)
 	}
