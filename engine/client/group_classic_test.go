@@ -376,3 +376,25 @@ func TestCrashedMemberIsRemovedAtSessionTimeout(t *testing.T) {
 		t.Fatalf("phase %s", c1.Phase())
 	}
 }
+
+// The eager sticky assignor reads each member's previous assignment from
+// its subscription's user data (StickyAssignorUserData): after a third
+// member joins, the first two keep partitions they had.
+func TestStickyAssignorKeepsPartitionsThroughUserData(t *testing.T) {
+	f := newGroupTest(t, 6)
+	sticky := func(cfg *ConsumerConfig) { cfg.PartitionAssignmentStrategy = []string{"sticky"} }
+	c1 := f.newConsumer("c1", sticky)
+	c2 := f.newConsumer("c2", sticky)
+	f.run(10*time.Second, c1, c2)
+	before1, before2 := c1.Assignment(), c2.Assignment()
+	c3 := f.newConsumer("c3", sticky)
+	f.run(10*time.Second, c1, c2, c3)
+	if c1.RebalanceProtocol() != "eager" || len(c3.Assignment()) != 2 {
+		t.Fatalf("protocol %s, c3 has %s", c1.RebalanceProtocol(), partitionNames(c3.Assignment()))
+	}
+	for _, pair := range [][2][]protocol.TopicPartition{{before1, c1.Assignment()}, {before2, c2.Assignment()}} {
+		if len(pair[1]) != 2 || len(minus(pair[1], pair[0])) != 0 {
+			t.Fatalf("before %s, after %s: the sticky assignor moved a kept partition", partitionNames(pair[0]), partitionNames(pair[1]))
+		}
+	}
+}
