@@ -37,6 +37,22 @@ func (c *Consumer) Subscribe(topics []string) error {
 	return nil
 }
 
+// PollGroup is the group half of Poll, without fetching or returning
+// records: find the coordinator, (re)join, reconcile, auto-commit when
+// due, and reset the poll timer. The lab calls it for a consumer whose
+// application waits inside poll() between commands (Java's poll runs the
+// coordinator the whole time it blocks); records are still handed over
+// only by Poll.
+func (c *Consumer) PollGroup() error {
+	if c.closed || c.crashed {
+		return ErrConsumerClosed
+	}
+	if c.group == nil {
+		return nil
+	}
+	return c.group.poll()
+}
+
 // Subscription lists the subscribed topics.
 func (c *Consumer) Subscription() []string {
 	if c.group == nil {

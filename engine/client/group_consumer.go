@@ -256,9 +256,12 @@ func (m *consumerMember) onHeartbeat(r protocol.ConsumerGroupHeartbeatResponse) 
 			m.state = phaseReconciling
 		}
 		// With auto-commit the reconciliation waits for the application's
-		// next poll (maybeReconcile(canCommit=true) from the PollEvent):
-		// only then are the positions it commits safe. Without, the
-		// background thread reconciles at once.
+		// next poll (maybeReconcile(canCommit=true) from the PollEvent,
+		// KAFKA-18641): only then are the positions it commits safe, so a
+		// member busy processing revokes nothing until it polls (or its
+		// rebalance timeout fences it). Without auto-commit the background
+		// thread reconciles at once (Kafka since KAFKA-20106 waits for
+		// poll in both cases).
 		if !c.cfg.EnableAutoCommit {
 			m.maybeReconcile()
 		}

@@ -128,3 +128,32 @@ func TestConsumerProtocolCloseLeaves(t *testing.T) {
 		t.Fatal("a static member must leave with epoch -2")
 	}
 }
+
+// With auto-commit a KIP-848 member reconciles only inside the
+// application's poll: a member that does not poll keeps a partition the
+// coordinator wants to move, and PollGroup (the application waiting in
+// poll) lets it go without handing out records.
+func TestConsumerProtocolReconcilesOnlyInPollWithAutoCommit(t *testing.T) {
+	f := newGroupTest(t, 2)
+	f.produce(0, 2)
+	f.produce(1, 2)
+	c1 := f.newConsumer("c1", kip848)
+	f.run(10*time.Second, c1)
+	assertAssigned(t, c1, 0, 1)
+	c2 := f.newConsumer("c2", kip848)
+	f.run(20*time.Second, c2) // c1 does not poll: it heartbeats but keeps both
+	assertAssigned(t, c1, 0, 1)
+	if c1.Phase() != "reconciling" || len(c2.Assignment()) != 0 {
+		t.Fatalf("c1 %s, c2 assigned %s", c1.Phase(), partitionNames(c2.Assignment()))
+	}
+	buffered := c1.Buffered()
+	for range 100 {
+		if err := c1.PollGroup(); err != nil {
+			t.Fatal(err)
+		}
+		f.run(100*time.Millisecond, c2)
+	}
+	if len(c1.Assignment()) != 1 || len(c2.Assignment()) != 1 || c1.Buffered() > buffered {
+		t.Fatalf("after PollGroup: c1 %s c2 %s", partitionNames(c1.Assignment()), partitionNames(c2.Assignment()))
+	}
+}
