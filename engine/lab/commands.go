@@ -27,8 +27,6 @@ func init() {
 		pollCommand,
 		seekCommand,
 		processCommand,
-		showGroupCommand,
-		groupListCommand,
 		brokerCrashCommand,
 		brokerRestartCommand,
 		controllerCrashCommand,
@@ -49,6 +47,8 @@ func init() {
 		showBrokersCommand,
 		showQuorumCommand,
 		showNetworkCommand,
+		showGroupCommand,
+		groupListCommand,
 		checkInvariantsCommand,
 		helpCommand,
 	}
