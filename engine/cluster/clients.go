@@ -65,8 +65,11 @@ func (c *Cluster) CreateConsumer(name string, cfg client.ConsumerConfig, tps []p
 		}
 	}
 	co := client.NewConsumer(sim.NodeID(name), cfg, c.bootstrap(), c.net, c.sched, c.rng, c.event)
-	co.Assign(tps)
+	if len(tps) > 0 {
+		co.Assign(tps)
+	}
 	c.consumers = append(c.consumers, co)
+	c.specs[name] = consumerSpec{cfg: cfg, tps: tps}
 	return co, nil
 }
 
@@ -195,6 +198,9 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 // processingScope is whose processing a record counts against: the
 // consumer's group, so that a record two members process is a duplicate.
 func (c *Cluster) processingScope(co *client.Consumer) string {
+	if g := co.GroupID(); g != "" {
+		return "group " + g
+	}
 	return "consumer " + string(co.ID)
 }
 

@@ -106,8 +106,9 @@ type Cluster struct {
 	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
 	checker      *Checker
-	budget       budget // the current command's events (budget.go)
-	ledger       ledger // what each consumer's application processed (processing.go)
+	budget       budget                  // the current command's events (budget.go)
+	ledger       ledger                  // what each consumer's application processed (processing.go)
+	specs        map[string]consumerSpec // how each consumer was created, for a restart
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker
@@ -120,7 +121,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	}
 	clock := &sim.Clock{}
 	sched := sim.NewScheduler(clock)
-	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs}
+	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs, specs: map[string]consumerSpec{}}
 	c.checker = newChecker(c)
 	if fs != nil {
 		if err := c.openAckedFile(); err != nil {

@@ -50,6 +50,8 @@ type ledger struct {
 	dropped map[string]int
 	// lastDone is what the last poll processed before polling.
 	lastDone []Processed
+	// busyUntil is when each application's current processing ends.
+	busyUntil map[string]time.Duration
 }
 
 func (l *ledger) init() {
@@ -58,6 +60,7 @@ func (l *ledger) init() {
 		l.counts = map[processedKey]int{}
 		l.first = map[processedKey]string{}
 		l.dropped = map[string]int{}
+		l.busyUntil = map[string]time.Duration{}
 	}
 }
 
@@ -120,13 +123,14 @@ func (c *Cluster) Process(co *client.Consumer, d time.Duration) ([]Processed, er
 	if err := c.CheckAdvance(d); err != nil {
 		return nil, err
 	}
+	c.ledger.init()
+	name := string(co.ID)
 	if d > 0 {
+		c.ledger.busyUntil[name] = c.clock.Elapsed() + d
 		if err := c.Tick(d); err != nil {
 			return nil, err
 		}
 	}
-	c.ledger.init()
-	name := string(co.ID)
 	done := c.ledger.process(c.processingScope(co), name, c.ledger.inHand[name])
 	c.ledger.inHand[name] = nil
 	return done, nil

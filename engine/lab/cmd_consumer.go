@@ -11,9 +11,13 @@ import (
 
 var consumerCreateCommand = &command{
 	name: "consumer create",
-	usage: "consumer create NAME topics=T1,T2|assign=T/P,T/P [auto.offset.reset=latest] [max.poll.records=500] " +
-		"[fetch.min.bytes=1] [fetch.max.wait.ms=500]",
-	summary: "create a consumer with manually assigned partitions (topics= assigns all their partitions); groups come with the group coordinator",
+	usage: "consumer create NAME topics=T1,T2|assign=T/P,T/P [group=G] [auto.offset.reset=latest] [max.poll.records=500] " +
+		"[fetch.min.bytes=1] [fetch.max.wait.ms=500] [group.protocol=classic|consumer] " +
+		"[partition.assignment.strategy=range,cooperative-sticky] [group.remote.assignor=uniform|range] [group.instance.id=ID] " +
+		"[enable.auto.commit=true] [auto.commit.interval.ms=5000] [session.timeout.ms=45000] [heartbeat.interval.ms=3000] " +
+		"[max.poll.interval.ms=300000]",
+	summary: "create a consumer: with group= it subscribes to topics= and joins the group (group.id); without, " +
+		"topics= assigns all their partitions and assign= the ones named",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -25,17 +29,19 @@ var consumerCreateCommand = &command{
 		cfg := client.DefaultConsumerConfig()
 		topics := a.str("topics", "")
 		assign := a.str("assign", "")
-		cfg.AutoOffsetReset = a.str("auto.offset.reset", cfg.AutoOffsetReset)
+		cfg.AutoOffsetReset = a.enum("auto.offset.reset", cfg.AutoOffsetReset, "earliest", "latest", "none")
 		cfg.MaxPollRecords = a.integer("max.poll.records", cfg.MaxPollRecords, 1, 100000)
 		cfg.FetchMinBytes = int32(a.integer("fetch.min.bytes", int(cfg.FetchMinBytes), 0, 1<<26))
 		cfg.FetchMaxWait = a.millisOrZero("fetch.max.wait.ms", cfg.FetchMaxWait)
+		group, err := consumerGroupOptions(a, &cfg)
+		if err != nil {
+			return "", err
+		}
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		switch cfg.AutoOffsetReset {
-		case "earliest", "latest", "none":
-		default:
-			return "", fmt.Errorf("auto.offset.reset=%s: must be earliest, latest or none", cfg.AutoOffsetReset)
+		if group {
+			return createGroupConsumer(l, name, cfg, topics, assign)
 		}
 		var tps []protocol.TopicPartition
 		switch {
@@ -75,8 +81,10 @@ var consumerCreateCommand = &command{
 
 var pollCommand = &command{
 	name:    "poll",
-	usage:   "poll CONSUMER [max=N] [timeout=1s] [process=0s]",
-	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default); the application processes the previous batch first, and with process= spends that long processing this one",
+	usage:   "poll CONSUMER [max=N] [timeout=1s] [process=0s] [hold=false]",
+	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default); " +
+		"the application processes them at once, or spends process= doing it (away from poll), or with hold=true keeps them " +
+		"unprocessed until `process`, its next poll, or a crash loses them",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -89,8 +97,12 @@ var pollCommand = &command{
 		timeout := a.duration("timeout", time.Second)
 		processing := a.has("process")
 		process := a.duration("process", 0)
+		hold := a.boolean("hold", false)
 		if err := a.finish(); err != nil {
 			return "", err
+		}
+		if hold && processing {
+			return "", fmt.Errorf("give process= or hold=true, not both")
 		}
 		// A wait past the clock's maximum is a misuse, refused before the
 		// consumer fetches anything.
@@ -125,12 +137,16 @@ var pollCommand = &command{
 		if len(recs) == 0 {
 			fmt.Fprintf(&b, "no records within %v\n", timeout)
 		}
-		if processing && len(recs) > 0 {
+		if !hold && len(recs) > 0 {
 			done, err := l.cluster.Process(co, process)
 			if err != nil {
 				return "", err
 			}
-			writeProcessed(&b, name, process, done)
+			if processing {
+				writeProcessed(&b, name, process, done)
+			} else {
+				writeReprocessed(&b, done)
+			}
 		}
 		return strings.TrimSuffix(b.String(), "\n"), nil
 	},
