@@ -80,8 +80,8 @@ var consumerCreateCommand = &command{
 }
 
 var pollCommand = &command{
-	name:    "poll",
-	usage:   "poll CONSUMER [max=N] [timeout=1s] [process=0s] [hold=false]",
+	name:  "poll",
+	usage: "poll CONSUMER [max=N] [timeout=1s] [process=0s] [hold=false]",
 	summary: "poll for records (Kafka's poll(timeout)): returns what arrives first, up to max (max.poll.records by default); " +
 		"the application processes them at once, or spends process= doing it (away from poll), or with hold=true keeps them " +
 		"unprocessed until `process`, its next poll, or a crash loses them",
