@@ -35,7 +35,7 @@ const (
 
 // Lag is one way the cluster has not converged.
 type Lag struct {
-	Property string // Converged or UnfencedInISR
+	Property string // Converged, UnfencedInISR or GroupConverged
 	Detail   string // what differs: "b3 orders/0 log end 5, leader b1's 7"
 	// Blocked names the fault in force that keeps it so ("" when nothing
 	// does: then only time, or a bug, stands in the way).
@@ -130,6 +130,7 @@ func (c *Cluster) walkLags(describe bool, yield func(Lag) bool) {
 			}
 		}
 	}
+	w.groupLags(yield)
 }
 
 // firstReason is the first non-empty reason.

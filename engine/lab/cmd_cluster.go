@@ -204,6 +204,9 @@ func describeStability(c *cluster.Cluster, s cluster.Stability) string {
 		fmt.Fprintf(&b, "quiet at %v (+%v), but not converged while these faults last", c.Elapsed(), s.Took)
 	default:
 		fmt.Fprintf(&b, "stable at %v (+%v): every live broker is unfenced, in its ISRs and caught up", c.Elapsed(), s.Took)
+		if c.HasGroups() {
+			b.WriteString("; every consumer group is Stable with each subscribed partition owned once")
+		}
 	}
 	for _, lag := range s.Lags {
 		b.WriteString("\n  " + lag.String())

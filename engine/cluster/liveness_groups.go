@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"slices"
+
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// GroupConverged is the consumer groups' liveness property: after a
+// stabilize, every group with running members is Stable at its
+// coordinator, each running member has joined and synced (or reconciled)
+// and owns what it was given, and every partition of the topics the
+// group subscribes to is owned by exactly one running member. A group
+// that never settles (a rebalance storm, a member that loops) breaks it.
+const GroupConverged = "group-converged"
+
+// groupLags yields the groups' lags in the order their first consumer was
+// created; false when yield stopped the walk.
+func (w lagWalk) groupLags(yield func(Lag) bool) bool {
+	c := w.c
+	var groups []string
+	for _, co := range c.consumers {
+		if g := co.GroupID(); g != "" && !co.Closed() && len(co.Subscription()) > 0 && !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	for _, g := range groups {
+		if !w.groupLag(g, yield) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
+	c := w.c
+	var members []*client.Consumer
+	blocked := ""
+	for _, co := range c.consumers {
+		if co.GroupID() != group || co.Closed() {
+			continue
+		}
+		members = append(members, co)
+		switch {
+		case co.GroupError() != nil:
+			blocked = firstReason(blocked, w.say("%s stopped with %v", co.ID, co.GroupError()))
+		case len(c.ledger.inHand[string(co.ID)]) > 0:
+			blocked = firstReason(blocked, w.say("%s's application holds records it has not processed, so it does not poll", co.ID))
+		case c.busy(string(co.ID)):
+			blocked = firstReason(blocked, w.say("%s's application is processing, away from poll", co.ID))
+		}
+	}
+	d, _, ok := c.DescribeGroup(group)
+	switch {
+	case !ok:
+		return yield(Lag{GroupConverged, w.say("group %s has no loaded coordinator", group), blocked})
+	case d.State != "Stable":
+		return yield(Lag{GroupConverged, w.say("group %s is %s", group, d.State), blocked})
+	}
+	owners := map[protocol.TopicPartition]int{}
+	for _, co := range members {
+		if phase := co.Phase(); phase != "stable" {
+			return yield(Lag{GroupConverged, w.say("%s of group %s is %s", co.ID, group, phase), blocked})
+		}
+		for _, tp := range co.Assignment() {
+			owners[tp]++
+		}
+	}
+	for _, t := range members[0].Subscription() {
+		info := c.controller.Image().Topic(t)
+		if info == nil {
+			continue
+		}
+		for i := range info.Partitions {
+			tp := protocol.TopicPartition{Topic: t, Partition: int32(i)}
+			if n := owners[tp]; n != 1 {
+				return yield(Lag{GroupConverged, w.say("%s is owned by %d members of group %s", name(tp), n, group), blocked})
+			}
+		}
+	}
+	return true
+}
+
+// HasGroups reports whether a running consumer is in a group.
+func (c *Cluster) HasGroups() bool {
+	return slices.ContainsFunc(c.consumers, func(co *client.Consumer) bool { return co.GroupID() != "" && !co.Closed() })
+}
