@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/group/offsets"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
@@ -65,7 +66,7 @@ func (c *Cluster) View() view.Cluster {
 	}
 	acked := c.ackedValues()
 	for _, t := range c.controller.Image().Topics {
-		tv := view.Topic{Name: t.Name}
+		tv := view.Topic{Name: t.Name, Internal: isInternalTopic(t.Name)}
 		for i, p := range t.Partitions {
 			if p == nil {
 				continue
@@ -75,6 +76,7 @@ func (c *Cluster) View() view.Cluster {
 		}
 		v.Topics = append(v.Topics, tv)
 	}
+	v.Groups, v.NowMs = c.groupsView(), c.clock.Elapsed().Milliseconds()
 	for _, viol := range c.checker.Violations() {
 		v.Violations = append(v.Violations, viol.String())
 		v.Checks = append(v.Checks, view.Violation{At: viol.At.String(), Invariant: viol.Invariant, Detail: viol.Detail})
@@ -149,9 +151,15 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 	held := make(map[int64][]byte, len(recs))
 	for _, r := range recs {
 		held[r.Offset] = r.Value
+		key, value := string(r.Key), string(r.Value)
+		if isInternalTopic(topic) && r.Key != nil {
+			// The coordinator's records are binary (Kafka's schemas): draw
+			// what they say, not their bytes.
+			key, value = offsets.Summary(r.Key, r.Value)
+		}
 		p.Records = append(p.Records, view.Record{
-			Offset: r.Offset, Timestamp: r.Timestamp, Key: string(r.Key), KeyIsNull: r.Key == nil,
-			Value: string(r.Value), ValueIsNull: r.Value == nil, Committed: r.Offset < shown.HW,
+			Offset: r.Offset, Timestamp: r.Timestamp, Key: key, KeyIsNull: r.Key == nil,
+			Value: value, ValueIsNull: r.Value == nil, Committed: r.Offset < shown.HW,
 			Acked: ackedAs(acked[ackKey{tp, r.Offset}], r.Value),
 		})
 	}
