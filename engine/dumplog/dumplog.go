@@ -39,6 +39,10 @@ type Options struct {
 	// DeepIteration is --deep-iteration: a line per record, without key
 	// and payload.
 	DeepIteration bool
+	// OffsetsDecoder is --offsets-decoder: decode each record's key and
+	// value as __consumer_offsets records (engine/group/offsets.Format).
+	// It implies PrintDataLog, as Kafka's decoder options do.
+	OffsetsDecoder bool
 	// VerifyIndexOnly is --verify-index-only: check an index against its
 	// segment without printing its entries.
 	VerifyIndexOnly bool
@@ -52,7 +56,7 @@ type Options struct {
 	Open func(name string) (r io.ReaderAt, size int64, err error)
 }
 
-func (o Options) deep() bool { return o.DeepIteration || o.PrintDataLog }
+func (o Options) deep() bool { return o.DeepIteration || o.PrintDataLog || o.OffsetsDecoder }
 
 // File dumps one file, choosing by its suffix as DumpLogSegments does:
 // .log, .index and .timeindex. name is the file's path as the user gave it;

@@ -2,6 +2,7 @@ package dumplog
 
 import (
 	"encoding/binary"
+	"github.com/loglab/loglab/engine/group/offsets"
 	"hash/crc32"
 	"io"
 	"strconv"
@@ -33,8 +34,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // length its header declares is ignored, and a batch that does not fit in
 // raw is reported, not read. The error is only for failures to write w.
 func Batch(w io.Writer, position int64, raw []byte, printData bool) error {
+	return BatchWith(w, position, raw, Options{PrintDataLog: printData})
+}
+
+// BatchWith is Batch with kafka-dump-log's options (OffsetsDecoder for
+// __consumer_offsets); it always prints the record lines.
+func BatchWith(w io.Writer, position int64, raw []byte, opts Options) error {
 	out := &writer{w: w}
-	d := &logDumper{out: out, opts: Options{PrintDataLog: printData, DeepIteration: true}, lastOffset: -1}
+	opts.DeepIteration = true
+	d := &logDumper{out: out, opts: opts, lastOffset: -1}
 	if len(raw) < headerSizeUpToMagic {
 		out.printf("Could not read the batch at position %d: %d bytes are too few for a record batch\n", position, len(raw))
 		return out.err
@@ -391,6 +399,21 @@ func (d *logDumper) record(line *strings.Builder, b *record.Batch, rec record.Re
 	line.WriteByte(']')
 	if b.IsControl() {
 		line.WriteString(controlText(rec))
+		return
+	}
+	if d.opts.OffsetsDecoder {
+		// DumpLogSegments' OffsetsMessageParser. A record without a key
+		// stops Kafka's dump with an exception; here its message stands
+		// in the key's place and the dump goes on.
+		key, payload, hasPayload, err := offsets.Format(offset, rec.Key, rec.Value)
+		if err != nil {
+			line.WriteString(" key: " + err.Error())
+			return
+		}
+		line.WriteString(" key: " + key)
+		if hasPayload {
+			line.WriteString(" payload: " + payload)
+		}
 		return
 	}
 	if d.opts.PrintDataLog {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	brokers "github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/dumplog"
 	"github.com/loglab/loglab/engine/log"
 )
@@ -30,7 +31,7 @@ func (l *Lab) partitionArg(a *args, broker int) (string, int, *log.Log, error) {
 var showLogCommand = &command{
 	name:    "show log",
 	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=BATCHES] [broker=ID]",
-	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment",
+	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment (__consumer_offsets with --offsets-decoder)",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -72,7 +73,10 @@ var showLogCommand = &command{
 				if err != nil {
 					return "", err
 				}
-				if err := dumplog.Batch(&b, bi.Position, raw, true); err != nil {
+				// __consumer_offsets is printed as kafka-dump-log
+				// --offsets-decoder prints it: its records are binary.
+				opts := dumplog.Options{PrintDataLog: true, OffsetsDecoder: topic == brokers.OffsetsTopic}
+				if err := dumplog.BatchWith(&b, bi.Position, raw, opts); err != nil {
 					return "", err
 				}
 				printed++

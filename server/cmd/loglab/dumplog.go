@@ -22,6 +22,7 @@ func dumpLog(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	printData := fs.Bool("print-data-log", false, "print each record with its key and payload (implies -deep-iteration)")
 	deep := fs.Bool("deep-iteration", false, "print a line per record, without key and payload")
+	offsetsDecoder := fs.Bool("offsets-decoder", false, "decode records as __consumer_offsets records (offset commits, group metadata); implies -print-data-log")
 	verify := fs.Bool("verify-index-only", false, "check indexes against their segment without printing their entries")
 	files := fs.String("files", "", "comma-separated `FILES` to dump, as kafka-dump-log's --files (FILE arguments work too)")
 	if code, done := parseFlags(fs, args, true); done {
@@ -40,7 +41,8 @@ func dumpLog(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	var opened []*os.File
 	opts := dumplog.Options{
-		PrintDataLog:    *printData,
+		PrintDataLog:    *printData || *offsetsDecoder,
+		OffsetsDecoder:  *offsetsDecoder,
 		DeepIteration:   *deep,
 		VerifyIndexOnly: *verify,
 		Err:             flushFirst{out, stderr},
