@@ -87,7 +87,17 @@ func (c *Cluster) CreateGroupConsumer(name string, cfg client.ConsumerConfig, to
 func (c *Cluster) CloseConsumer(co *client.Consumer) (abandoned int, err error) {
 	abandoned = c.dropInHand(string(co.ID))
 	cl := co.Close()
-	if _, err := c.RunUntil(func() bool { return cl.Done }, time.Minute+co.Config().MaxPollInterval); err != nil {
+	// close() waits for its LeaveGroup to be answered, within the close
+	// timeout (30 s): the coordinator has the member gone when it returns.
+	sent := func() bool {
+		for _, env := range c.net.InFlight() {
+			if env.From == co.ID {
+				return false
+			}
+		}
+		return cl.Done
+	}
+	if _, err := c.RunUntil(sent, time.Minute+co.Config().MaxPollInterval); err != nil {
 		return abandoned, err
 	}
 	return abandoned, cl.Err

@@ -25,7 +25,7 @@ func (c *Cluster) bootstrap() []int32 {
 }
 
 func (c *Cluster) nameTaken(name string) bool {
-	if name == "ctl" || (len(name) > 1 && name[0] == 'b' && name[1] >= '0' && name[1] <= '9') {
+	if name == "ctl" || name == string(AdminNode) || (len(name) > 1 && name[0] == 'b' && name[1] >= '0' && name[1] <= '9') {
 		return true
 	}
 	return c.Producer(name) != nil || c.Consumer(name) != nil

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,19 +154,21 @@ var pollCommand = &command{
 }
 
 var seekCommand = &command{
-	name:    "seek",
-	usage:   "seek CONSUMER TOPIC/PARTITION offset=N",
-	summary: "move a consumer's position in one partition",
+	name:  "seek",
+	usage: "seek CONSUMER TOPIC/PARTITION offset=N|to-time=TIMESTAMP",
+	summary: "move a consumer's position in one partition: to an offset, or (offsetsForTimes, through the time index) to the " +
+		"first record at or after a time, given as milliseconds since the epoch or yyyy-MM-ddTHH:mm:ss.SSS",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
 		}
 		offset := a.integer("offset", -1, 0, 1<<62)
+		toTime := a.str("to-time", "")
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		if len(a.positional) != 2 || offset < 0 {
-			return "", fmt.Errorf("expected CONSUMER TOPIC/PARTITION offset=N")
+		if len(a.positional) != 2 || (offset < 0) == (toTime == "") {
+			return "", fmt.Errorf("expected CONSUMER TOPIC/PARTITION and one of offset=N or to-time=TIMESTAMP")
 		}
 		co := l.cluster.Consumer(a.positional[0])
 		if co == nil {
@@ -175,11 +178,43 @@ var seekCommand = &command{
 		if err != nil {
 			return "", err
 		}
-		if err := co.Seek(protocol.TopicPartition{Topic: t, Partition: int32(p)}, int64(offset)); err != nil {
+		tp := protocol.TopicPartition{Topic: t, Partition: int32(p)}
+		how := ""
+		if toTime != "" {
+			ts, err := parseTimestamp(toTime)
+			if err != nil {
+				return "", err
+			}
+			off, ok, err := l.cluster.OffsetForTime(tp, ts)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return "", fmt.Errorf("LEADER_NOT_AVAILABLE: %s has no live leader to ask ListOffsets", a.positional[1])
+			}
+			offset, how = int(off), fmt.Sprintf(" (the first record at or after %d, by the time index)", ts)
+			if end, _ := l.cluster.LatestOffset(tp); off >= end {
+				how = fmt.Sprintf(" (no record at or after %d: offsetsForTimes answers null, and the lab seeks to the end)", ts)
+			}
+		}
+		if err := co.Seek(tp, int64(offset)); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s will read %s from offset %d", a.positional[0], a.positional[1], offset), nil
+		return fmt.Sprintf("%s will read %s from offset %d%s", a.positional[0], a.positional[1], offset, how), nil
 	},
+}
+
+// parseTimestamp reads milliseconds since the Unix epoch or a Kafka
+// datetime (yyyy-MM-ddTHH:mm:ss.SSS, UTC unless a zone is given).
+func parseTimestamp(s string) (int64, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return ms, nil
+	}
+	ts, err := parseKafkaDatetime(s)
+	if err != nil {
+		return 0, fmt.Errorf("to-time=%s: expected milliseconds since the epoch or yyyy-MM-ddTHH:mm:ss.SSS", s)
+	}
+	return ts, nil
 }
 
 // pollFailed is an exception poll threw (such as OFFSET_OUT_OF_RANGE with

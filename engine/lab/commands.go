@@ -55,6 +55,7 @@ func init() {
 		showNetworkCommand,
 		showGroupCommand,
 		groupListCommand,
+		groupResetOffsetsCommand,
 		checkInvariantsCommand,
 		helpCommand,
 	}
