@@ -60,6 +60,9 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 	}
 	owners := map[protocol.TopicPartition]int{}
 	for _, co := range members {
+		if co.GroupError() != nil {
+			continue // fenced for good: the application must close it
+		}
 		if phase := co.Phase(); phase != "stable" {
 			return yield(Lag{GroupConverged, w.say("%s of group %s is %s", co.ID, group, phase), blocked})
 		}
@@ -67,7 +70,7 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 			owners[tp]++
 		}
 	}
-	for _, t := range members[0].Subscription() {
+	for _, t := range subscriptions(members) {
 		info := c.controller.Image().Topic(t)
 		if info == nil {
 			continue
@@ -85,4 +88,17 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 // HasGroups reports whether a running consumer is in a group.
 func (c *Cluster) HasGroups() bool {
 	return slices.ContainsFunc(c.consumers, func(co *client.Consumer) bool { return co.GroupID() != "" && !co.Closed() })
+}
+
+// subscriptions is the union of the members' topics, in first-seen order.
+func subscriptions(members []*client.Consumer) []string {
+	var ts []string
+	for _, co := range members {
+		for _, t := range co.Subscription() {
+			if !slices.Contains(ts, t) {
+				ts = append(ts, t)
+			}
+		}
+	}
+	return ts
 }
