@@ -667,6 +667,7 @@ func (f *fuzzer) websocketMessage() (websocket.MessageType, []byte) {
 
 // normalCommandStillRuns: after all that, a page's ordinary command runs.
 func (f *fuzzer) normalCommandStillRuns() {
+	f.closeLesson()
 	code, answer := f.post("application/json", []byte(`{"line":"help"}`))
 	if code != http.StatusOK || !strings.Contains(string(answer), `"ok":true`) {
 		f.t.Fatalf("after the fuzzing, help: %d %.300s", code, answer)
@@ -680,5 +681,35 @@ func (f *fuzzer) normalCommandStillRuns() {
 	}
 	if data, err := readAnswer(ctx, conn); err != nil || !strings.Contains(string(data), "list the commands") {
 		f.t.Fatalf("after the fuzzing, help over the websocket: %v %.300s", err, data)
+	}
+}
+
+// closeLesson closes a lesson the fuzzing left open: one left at an
+// unanswered question refuses commands by design ("answer the question
+// first"), so a page closes it before typing freely.
+func (f *fuzzer) closeLesson() {
+	f.s.live.mu.Lock()
+	open := f.s.live.lesson != nil
+	f.s.live.mu.Unlock()
+	if !open {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn := f.dial(ctx)
+	defer conn.CloseNow()
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"lesson","action":"close"}`)); err != nil {
+		f.t.Fatal(err)
+	}
+	for {
+		f.s.live.mu.Lock()
+		open = f.s.live.lesson != nil
+		f.s.live.mu.Unlock()
+		if !open {
+			return
+		}
+		if _, _, err := conn.Read(ctx); err != nil {
+			f.t.Fatalf("closing the lesson the fuzzing left open: %v", err)
+		}
 	}
 }
