@@ -120,6 +120,13 @@ func (g *groupMember) poll() error {
 		return nil
 	}
 	g.proto.poll()
+	if m, ok := g.proto.(*classicMember); ok && (m.state != phaseStable || m.rejoinNeeded) {
+		// ConsumerCoordinator.poll returns before maybeAutoCommitOffsetsAsync
+		// while ensureActiveGroup has not completed: onJoinPrepare has
+		// committed already, and a second commit would be written twice.
+		g.c.fetchCommittedIfNeeded()
+		return nil
+	}
 	g.maybeAutoCommit()
 	g.c.fetchCommittedIfNeeded()
 	return nil
