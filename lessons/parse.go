@@ -53,7 +53,7 @@ func (p *parser) parse() error {
 	for i, raw := range p.lines {
 		n := i + 1
 		line := strings.TrimRight(raw, " \t\r")
-		if p.cmd != nil && !p.endsOutput(line) {
+		if p.cmd != nil && (!p.endsOutput(line) || p.blankInsideOutput(i)) {
 			p.cmd.Want += line + "\n"
 			p.cmd.OutTo = i + 1
 			continue
@@ -77,14 +77,34 @@ func (p *parser) parse() error {
 	return p.finish(len(p.lines))
 }
 
-// endsOutput: a command's output runs until a blank line, the next command,
-// a step header or a lesson keyword, as in engine/lab/testdata transcripts.
+// endsOutput: a command's output runs until a blank line (unless more
+// output follows it: blankInsideOutput), the next command, a step header or
+// a lesson keyword, as in engine/lab/testdata transcripts.
 func (p *parser) endsOutput(line string) bool {
 	if line == "" || strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "== ") {
 		return true
 	}
 	key, _, ok := strings.Cut(line, ":")
 	return ok && stepKeys[key]
+}
+
+// blankInsideOutput: a blank line at i belongs to the command's output
+// when more output follows it, i.e. the next line that is not blank is
+// not one that ends an output (`show group` prints kafka-consumer-groups.sh's
+// three tables separated by blank lines). A trainer note after a blank
+// line still ends the output.
+func (p *parser) blankInsideOutput(i int) bool {
+	if strings.TrimRight(p.lines[i], " \t\r") != "" {
+		return false
+	}
+	for _, raw := range p.lines[i+1:] {
+		next := strings.TrimRight(raw, " \t\r")
+		if next == "" {
+			continue
+		}
+		return !p.endsOutput(next) && !strings.HasPrefix(next, "#")
+	}
+	return false
 }
 
 func (p *parser) header(n int, line string) error {

@@ -109,3 +109,22 @@ func TestTranscriptIgnoresLineEndBlanks(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestParseKeepsBlankLinesInsideAnOutput: `show group` prints three tables
+// separated by blank lines, as kafka-consumer-groups.sh does; a blank line
+// followed by more output is part of the output, while one followed by a
+// keyword, a command, a header, a trainer note or the end still ends it.
+func TestParseKeepsBlankLinesInsideAnOutput(t *testing.T) {
+	src := front + step + "> show group g\nGROUP TOPIC\n\n\nGROUP STATE\n\n> tick 1s\ntime is 1s\n\n# note\n\n> tick 1s\ntime is 2s\n\nsay.en: S2\nsay.zh: S2 中文\n"
+	l, err := Parse("x.lesson", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := l.Steps[0].Commands
+	if len(cmds) != 3 || cmds[0].Want != "GROUP TOPIC\n\n\nGROUP STATE\n" || cmds[1].Want != "time is 1s\n" || cmds[2].Want != "time is 2s\n" {
+		t.Fatalf("commands %+v", cmds)
+	}
+	if cmds[0].OutFrom != 11 || cmds[0].OutTo != 15 {
+		t.Fatalf("output lines [%d,%d), want [11,15)", cmds[0].OutFrom, cmds[0].OutTo)
+	}
+}
