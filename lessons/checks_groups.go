@@ -30,6 +30,7 @@ func init() {
 	register("rebalance-protocol", "rebalance-protocol G: how the running consumers of group G rebalance: `eager` or `cooperative` (classic: the highest protocol every assignor of partition.assignment.strategy supports), `consumer` (KIP-848), `mixed` when they differ, `none` without one", rebalanceProtocol)
 	register("stopped-partitions", "stopped-partitions G J: how many partitions members of group G revoked or lost since consumer J joined (its first rebalance log entry)", stoppedPartitions)
 	register("pause", "pause G J: since consumer J joined, the longest time one of group G's partitions was owned by no member (from a member's revocation to the next assignment of it, both in the members' rebalance logs), in whole seconds", pause)
+	register("group-error", "group-error C: what consumer C's group membership failed with, fatally: the Java exception (FencedInstanceIdException) or the Kafka error name its error starts with, `none` without one", groupError)
 	register("longest-wait", "longest-wait C C...: which of these consumers waited longest from joining to its first assigned partition (its rebalance log); names comma-separated on a tie", longestWait)
 }
 
@@ -348,4 +349,25 @@ func longestWait(s State, args []string) (string, error) {
 		}
 	}
 	return strings.Join(names, ","), nil
+}
+
+// groupError names a consumer's fatal group error: the exception a Java
+// application would catch from its next poll (FencedInstanceIdException
+// for a static member another process replaced).
+func groupError(s State, args []string) (string, error) {
+	if len(args) != 1 {
+		return "", fmt.Errorf("wants a consumer name")
+	}
+	if err := needCluster(s); err != nil {
+		return "", err
+	}
+	co := s.Lab.Cluster().Consumer(args[0])
+	if co == nil {
+		return "", fmt.Errorf("no consumer %s", args[0])
+	}
+	if co.GroupError() == nil {
+		return "none", nil
+	}
+	name, _, _ := strings.Cut(co.GroupError().Error(), ":")
+	return strings.TrimSpace(name), nil
 }

@@ -95,3 +95,42 @@ func TestRebalanceProtocolChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticMembershipChecks: a crashed static member keeps its partitions
+// until its session expires (nothing tells the coordinator it is gone), a
+// static restart keeps the generation (ClassicGroup.replaceStaticMember),
+// and a second process with the same group.instance.id fences the first,
+// whose group membership then fails with FencedInstanceIdException.
+func TestStaticMembershipChecks(t *testing.T) {
+	p := NewPlayer()
+	defer p.Close()
+	runAll(p, "cluster brokers=1 seed=15 offsets.topic.num.partitions=1 offsets.topic.replication.factor=1",
+		"topic create orders partitions=2",
+		"consumer create s1 group=shop topics=orders group.instance.id=shop-1",
+		"consumer create s2 group=shop topics=orders group.instance.id=shop-2",
+		"consumer create a1 group=other topics=orders",
+		"stabilize")
+	expectChecks(t, p, "two static members", []checkCase{
+		{"generation", []string{"shop"}, "1"},
+		{"owned", []string{"shop", "s2"}, "orders/1"},
+		{"group-error", []string{"s1"}, "none"},
+		{"group-processed", []string{"shop"}, "0"},
+	})
+	runAll(p, "consumer close s2", "tick 2s", "consumer restart s2", "tick 2s")
+	expectChecks(t, p, "s2 restarted", []checkCase{
+		{"generation", []string{"shop"}, "1"},
+		{"owned", []string{"shop", "s2"}, "orders/1"},
+	})
+	runAll(p, "consumer crash s2", "tick 20s")
+	expectChecks(t, p, "s2 crashed, its session not expired", []checkCase{
+		{"owned", []string{"shop", "s2"}, "orders/1"},
+		{"fetchable", []string{"s2"}, "0"},
+		{"generation", []string{"shop"}, "1"},
+	})
+	runAll(p, "consumer create s1b group=shop topics=orders group.instance.id=shop-1", "tick 5s")
+	expectChecks(t, p, "a second process with shop-1", []checkCase{
+		{"group-error", []string{"s1"}, "FencedInstanceIdException"},
+		{"group-error", []string{"s1b"}, "none"},
+		{"group-error", []string{"a1"}, "none"},
+	})
+}
