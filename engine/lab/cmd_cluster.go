@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ var clusterCommand = &command{
 	usage: "cluster [brokers=3] [controllers=3] [seed=1] [replica.lag.time.max.ms=30000] [replica.fetch.wait.max.ms=500] " +
 		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000] " +
 		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300] " +
-		"[offsets.topic.num.partitions=50] [offsets.topic.replication.factor=3] [group.initial.rebalance.delay.ms=3000] " +
+		"[offsets.topic.num.partitions=50] [offsets.topic.replication.factor=3] [offsets.topic.segment.bytes=104857600] [group.initial.rebalance.delay.ms=3000] " +
 		"[group.consumer.heartbeat.interval.ms=5000] [group.consumer.session.timeout.ms=45000] [offsets.retention.minutes=10080]",
 	summary: "start a new cluster (replacing any current one and its data); brokers register with the controller before it returns",
 	run: func(l *Lab, a *args) (string, error) {
@@ -74,6 +75,11 @@ var clusterCommand = &command{
 func groupOptions(a *args, g *broker.GroupConfig, def broker.GroupConfig) {
 	g.OffsetsTopicNumPartitions = int32(a.integer("offsets.topic.num.partitions", int(def.OffsetsTopicNumPartitions), 1, cluster.MaxPartitions))
 	g.OffsetsTopicReplicationFactor = int16(a.integer("offsets.topic.replication.factor", int(def.OffsetsTopicReplicationFactor), 1, 32767))
+	// A small segment rolls __consumer_offsets within a lesson, so the
+	// cleaner (which never touches the active segment) compacts commits.
+	// Kafka's bound is atLeast(1); the controller refuses a segment.bytes
+	// below what the log accepts, as it would any topic's.
+	g.OffsetsTopicSegmentBytes = int64(a.integer("offsets.topic.segment.bytes", int(def.OffsetsTopicSegmentBytes), 1, math.MaxInt32))
 	g.InitialRebalanceDelay = a.millisOrZero("group.initial.rebalance.delay.ms", def.InitialRebalanceDelay)
 	g.ConsumerHeartbeatInterval = a.millis("group.consumer.heartbeat.interval.ms", def.ConsumerHeartbeatInterval)
 	g.ConsumerSessionTimeout = a.millis("group.consumer.session.timeout.ms", def.ConsumerSessionTimeout)
