@@ -10,6 +10,7 @@ import (
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/view"
 )
 
@@ -77,9 +78,14 @@ func groupOptions(a *args, g *broker.GroupConfig, def broker.GroupConfig) {
 	g.OffsetsTopicReplicationFactor = int16(a.integer("offsets.topic.replication.factor", int(def.OffsetsTopicReplicationFactor), 1, 32767))
 	// A small segment rolls __consumer_offsets within a lesson, so the
 	// cleaner (which never touches the active segment) compacts commits.
-	// Kafka's bound is atLeast(1); the controller refuses a segment.bytes
-	// below what the log accepts, as it would any topic's.
+	// It becomes the topic's segment.bytes, so it is held to that
+	// config's bounds here: a value the log refuses would leave the
+	// coordinator partitions offline after the cluster started.
 	g.OffsetsTopicSegmentBytes = int64(a.integer("offsets.topic.segment.bytes", int(def.OffsetsTopicSegmentBytes), 1, math.MaxInt32))
+	lc := log.DefaultConfig()
+	if err := lc.Set("segment.bytes", strconv.FormatInt(g.OffsetsTopicSegmentBytes, 10)); err != nil {
+		a.fail("offsets.topic.%v", err)
+	}
 	g.InitialRebalanceDelay = a.millisOrZero("group.initial.rebalance.delay.ms", def.InitialRebalanceDelay)
 	g.ConsumerHeartbeatInterval = a.millis("group.consumer.heartbeat.interval.ms", def.ConsumerHeartbeatInterval)
 	g.ConsumerSessionTimeout = a.millis("group.consumer.session.timeout.ms", def.ConsumerSessionTimeout)
