@@ -60,6 +60,12 @@ type groupMember struct {
 	findTo      sim.NodeID
 	findWake    *sim.Event
 	findFails   int
+	// unreachable counts the coordinator connections that failed since a
+	// coordinator last answered: rediscovery after a disconnect backs off
+	// on it (retry.backoff.ms doubling to retry.backoff.max.ms), as
+	// ensureCoordinatorReady sleeps and the network client's reconnect
+	// backoff grows while FindCoordinator still names a dead broker.
+	unreachable int
 	next        int // the bootstrap broker the next FindCoordinator goes to
 
 	pending []*coordRequest // requests in flight to the coordinator, in send order
@@ -250,6 +256,7 @@ func (g *groupMember) take(corr int64) *coordRequest {
 	r := g.pending[i]
 	g.pending = slices.Delete(g.pending, i, i+1)
 	cancel(r.timer)
+	g.unreachable = 0 // the coordinator answered
 	return r
 }
 
@@ -277,7 +284,17 @@ func (g *groupMember) handle(msg sim.Message) bool {
 		if g.findCorr != 0 && m.Peer == g.findTo {
 			g.findFailed(protocol.NetworkException)
 		}
-		if g.coordinator >= 0 && m.Peer == kraft.BrokerNode(g.coordinator) {
+		if g.coordinator >= 0 && m.Peer == kraft.BrokerNode(g.coordinator) && g.findWake == nil {
+			wait := exponentialBackoff{initial: DefaultRetryBackoff, max: DefaultRetryBackoffMax}.backoff(g.unreachable, g.c.meta.rng)
+			g.unreachable++
+			// Rediscover after the backoff, not at once: the broker may be
+			// named coordinator until the controller fences it.
+			g.findWake = g.c.sched.After(wait, "find-coordinator-backoff "+string(g.c.ID), func() {
+				g.findWake = nil
+				if g.alive() {
+					g.ensureCoordinator()
+				}
+			})
 			g.markCoordinatorUnknown("coordinator disconnected", protocol.NetworkException)
 		}
 		return false // the fetcher wants it too
