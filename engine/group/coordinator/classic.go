@@ -52,7 +52,7 @@ func (s *Shard) join(now int64, req Request, m protocol.JoinGroupRequest) Result
 			hostOf[mem.InstanceID] = e.hosts[mem.ID]
 		}
 	}
-	return s.classicOp(now, e, func() []classic.Reply {
+	return s.classicOp(now, e, "was replaced by a new incarnation of its static member", func() []classic.Reply {
 		rs := e.g.Join(now, jr)
 		for _, mem := range e.g.Members() {
 			if _, ok := e.hosts[mem.ID]; ok {
@@ -91,7 +91,7 @@ func (s *Shard) sync(now int64, req Request, m protocol.SyncGroupRequest) Result
 	for _, a := range m.Assignments {
 		sr.Assignments = append(sr.Assignments, classic.SyncAssignment{MemberID: a.MemberID, Assignment: string(a.Assignment)})
 	}
-	return s.classicOp(now, e, func() []classic.Reply { return e.g.Sync(now, sr) })
+	return s.classicOp(now, e, "left", func() []classic.Reply { return e.g.Sync(now, sr) })
 }
 
 // heartbeat is GroupMetadataManager.classicGroupHeartbeat.
@@ -101,7 +101,7 @@ func (s *Shard) heartbeat(now int64, req Request, m protocol.HeartbeatRequest) R
 		return Result{Replies: []Reply{{req.Ref, protocol.HeartbeatResponse{Error: c}}}}
 	}
 	var err classic.Error
-	out := s.classicOp(now, e, func() []classic.Reply {
+	out := s.classicOp(now, e, "left", func() []classic.Reply {
 		err = e.g.Heartbeat(now, classic.HeartbeatRequest{MemberID: m.MemberID, GroupInstanceID: m.GroupInstanceID, GenerationID: m.GenerationID})
 		return nil
 	})
@@ -123,7 +123,7 @@ func (s *Shard) leave(now int64, req Request, m protocol.LeaveGroupRequest) Resu
 		members = append(members, classic.LeaveMember{MemberID: lm.MemberID, GroupInstanceID: lm.GroupInstanceID})
 	}
 	var resp classic.LeaveResponse
-	out := s.classicOp(now, e, func() []classic.Reply {
+	out := s.classicOp(now, e, "left", func() []classic.Reply {
 		var rs []classic.Reply
 		resp, rs = e.g.Leave(now, members)
 		return rs
@@ -137,12 +137,12 @@ func (s *Shard) leave(now int64, req Request, m protocol.LeaveGroupRequest) Resu
 }
 
 // classicOp runs op on a group and turns what changed into records and
-// trace lines: Kafka writes a GroupMetadata record when a generation's
+// trace lines (gone says how a member that disappeared went): Kafka writes a GroupMetadata record when a generation's
 // SyncGroup completes (with the assignment) and when the group becomes
 // Empty (classicGroupSyncToLeader, completeClassicGroupJoin), an empty
 // one for a new group, and the Stable group again when a static member's
 // new incarnation takes its place (classicGroupJoinToStaticMember).
-func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply) Result {
+func (s *Shard) classicOp(now int64, e *classicEntry, gone string, op func() []classic.Reply) Result {
 	beforeState, beforeGen := e.g.State(), e.g.Generation()
 	before := memberIDs(e.g.Members())
 	var out Result
@@ -166,7 +166,7 @@ func (s *Shard) classicOp(now int64, e *classicEntry, op func() []classic.Reply)
 	}
 	for _, id := range before {
 		if !slices.Contains(after, id) {
-			changes = append(changes, "member "+id+" left")
+			changes = append(changes, "member "+id+" "+gone)
 			delete(e.hosts, id)
 		}
 	}

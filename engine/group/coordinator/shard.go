@@ -173,7 +173,9 @@ func (s *Shard) Tick(now int64) Result {
 	for _, id := range s.classicIDs() {
 		e := s.classic[id]
 		if at, ok := e.g.NextDeadline(); ok && at <= now {
-			out.add(s.classicOp(now, e, func() []classic.Reply { return e.g.Tick(now) }))
+			// GroupMetadataManager's timers log "has failed, removing it
+			// from the group" for a member whose session or join expired.
+			out.add(s.classicOp(now, e, "has failed, removing it from the group", func() []classic.Reply { return e.g.Tick(now) }))
 		}
 	}
 	for _, id := range s.consumerIDs() {
