@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	brokers "github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/group/offsets"
 	"strings"
 
 	"github.com/loglab/loglab/engine/log"
@@ -110,6 +112,17 @@ func batchDetail(partition, file string, position int64, raw []byte) view.BatchD
 	if b, _, err := record.Decode(raw); err == nil {
 		for _, r := range b.Records {
 			rd := view.RecordDetail{Offset: b.Offset(r), Timestamp: b.Timestamp(r), Key: nullable(r.Key), Value: nullable(r.Value)}
+			if strings.HasPrefix(partition, brokers.OffsetsTopic+"/") && r.Key != nil {
+				// The coordinator's records are binary: decode them as
+				// kafka-dump-log --offsets-decoder does (the bytes stay in
+				// the hex view beside).
+				if key, payload, ok, err := offsets.Format(b.Offset(r), r.Key, r.Value); err == nil {
+					rd.Key = key
+					if ok {
+						rd.Value = payload
+					}
+				}
+			}
 			var hs []string
 			for _, hdr := range r.Headers {
 				hs = append(hs, hdr.Key+"="+nullable(hdr.Value))
