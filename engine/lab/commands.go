@@ -54,6 +54,7 @@ func init() {
 		showQuorumCommand,
 		showNetworkCommand,
 		showGroupCommand,
+		showRebalancesCommand,
 		groupListCommand,
 		groupResetOffsetsCommand,
 		checkInvariantsCommand,
