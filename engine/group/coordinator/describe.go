@@ -1,10 +1,11 @@
 package coordinator
 
 import (
-	"encoding/binary"
 	"slices"
+	"strings"
 
 	"github.com/loglab/loglab/engine/group/consumer"
+	"github.com/loglab/loglab/engine/group/consumerprotocol"
 	"github.com/loglab/loglab/engine/protocol"
 )
 
@@ -129,48 +130,21 @@ func tpList(p consumer.Partitions) []protocol.TopicPartition {
 	return out
 }
 
-// decodeAssignment reads the partitions of a ConsumerProtocolAssignment
-// (version int16, then [topic string, [partition int32]]); nil when the
-// bytes are not one (another protocol type, or no assignment yet).
+// decodeAssignment reads the partitions of a ConsumerProtocolAssignment,
+// sorted; nil when the bytes are not one (another protocol type, or no
+// assignment yet).
 func decodeAssignment(b []byte) []protocol.TopicPartition {
-	if len(b) < 6 {
+	a, err := consumerprotocol.DecodeAssignment(b)
+	if err != nil {
 		return nil
 	}
-	pos := 2
-	need := func(n int) bool { return pos+n <= len(b) }
-	if !need(4) {
-		return nil
-	}
-	topics := int(int32(binary.BigEndian.Uint32(b[pos:])))
-	pos += 4
-	var out []protocol.TopicPartition
-	for range max(topics, 0) {
-		if !need(2) {
-			return nil
-		}
-		n := int(int16(binary.BigEndian.Uint16(b[pos:])))
-		pos += 2
-		if n < 0 || !need(n+4) {
-			return nil
-		}
-		topic := string(b[pos : pos+n])
-		pos += n
-		parts := int(int32(binary.BigEndian.Uint32(b[pos:])))
-		pos += 4
-		if parts < 0 || !need(4*parts) {
-			return nil
-		}
-		for range parts {
-			out = append(out, protocol.TopicPartition{Topic: topic, Partition: int32(binary.BigEndian.Uint32(b[pos:]))})
-			pos += 4
-		}
+	out := make([]protocol.TopicPartition, 0, len(a.Partitions))
+	for _, tp := range a.Partitions {
+		out = append(out, protocol.TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
 	}
 	slices.SortFunc(out, func(x, y protocol.TopicPartition) int {
-		if x.Topic != y.Topic {
-			if x.Topic < y.Topic {
-				return -1
-			}
-			return 1
+		if c := strings.Compare(x.Topic, y.Topic); c != 0 {
+			return c
 		}
 		return int(x.Partition - y.Partition)
 	})
