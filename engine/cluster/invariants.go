@@ -42,7 +42,9 @@ func (v Violation) String() string {
 //     record is on every ISR member, at least min.insync.replicas of them,
 //     and the checker does not know how many more; records
 //     acknowledged with acks=1 are checked too, and their loss reported
-//     as "acks=1-loss", which is not a bug but the lesson.
+//     as "acks=1-loss", which is not a bug but the lesson;
+//   - the consumer groups' invariants (invariants_groups.go): one owner
+//     per partition, committed offsets never going back.
 type Checker struct {
 	c          *Cluster
 	EveryStep  bool
@@ -67,6 +69,7 @@ type Checker struct {
 	unclean  map[protocol.TopicPartition]bool
 	metaRead int64 // metadata records scanned for unclean elections
 	steps    int
+	groups   *groupWatch // the consumer groups' invariants (invariants_groups.go)
 }
 
 func newChecker(c *Cluster) *Checker {
@@ -109,6 +112,7 @@ func (k *Checker) Check() []Violation {
 			k.checkPartition(tp, t.Config("min.insync.replicas", "1"))
 		}
 	}
+	k.checkGroups()
 	return k.violations[before:]
 }
 

@@ -1,0 +1,358 @@
+package cluster
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/group/coordinator"
+	"github.com/loglab/loglab/engine/group/offsets"
+	"github.com/loglab/loglab/engine/protocol"
+)
+
+// The consumer groups' safety invariants (issue 12 item 8):
+//
+//   - GroupOneOwner: no partition is owned by two members of a group at
+//     once. Classic: two running clients at the same generation never
+//     both hold it (a zombie of an older generation, kicked out and not
+//     yet told, may: Kafka fences its commits by generation, not its
+//     fetches). KIP-848: the coordinator never counts it in two members'
+//     assigned or pending-revocation partitions (it assigns a partition
+//     only once its previous owner released it), and two clients the
+//     coordinator still counts as members never both hold it.
+//   - CommittedOffsetMonotonic: a group's committed offset of a partition
+//     never goes backwards, in the order its OffsetCommit records commit
+//     in __consumer_offsets (below the high watermark: what an
+//     acknowledged commit promises), unless an admin reset it
+//     (NoteOffsetReset), an unclean election truncated the partition
+//     (its consumers' auto.offset.reset then moves positions back), or
+//     the offset was deleted (expiry's tombstone). And a coordinator,
+//     typically a new one after a failover that replayed the log, never
+//     shows a lower committed offset than the log committed.
+const (
+	GroupOneOwner            = "group-one-owner"
+	CommittedOffsetMonotonic = "committed-offset-monotonic"
+)
+
+// groupWatch is the checker's memory of the groups.
+type groupWatch struct {
+	// scanned is, per __consumer_offsets partition, the next offset to
+	// read below the high watermark.
+	scanned map[int32]int64
+	// committed is each group's newest committed offset per partition,
+	// as the log's committed records give it.
+	committed map[string]map[protocol.TopicPartition]int64
+	// resets: groups an admin reset (NoteOffsetReset), with the log end
+	// of their coordinator partition at that moment (see resetExcused).
+	resets map[string]int64
+	// described is, per group, the coordinator state its last
+	// description was checked at ("b<id>@<epoch>:<log end>"); members
+	// are the member ids that description counted.
+	described map[string]string
+	members   map[string][]string
+}
+
+func (k *Checker) groupWatch() *groupWatch {
+	if k.groups == nil {
+		k.groups = &groupWatch{scanned: map[int32]int64{}, committed: map[string]map[protocol.TopicPartition]int64{},
+			resets: map[string]int64{}, described: map[string]string{}, members: map[string][]string{}}
+	}
+	return k.groups
+}
+
+// NoteOffsetReset tells the checker an admin reset group's committed
+// offsets (kafka-consumer-groups.sh --reset-offsets, which Kafka allows
+// only on an empty group): the decreases it writes are not violations.
+// The excuse covers the group's commit records from the current end of
+// its coordinator partition on, until a member joins the group again
+// (its first membership record): call it before or right after the
+// reset's OffsetCommit is written.
+func (c *Cluster) NoteOffsetReset(group string) {
+	w := c.checker.groupWatch()
+	from := int64(0)
+	if gc := c.Coordinator(group); gc.Partition >= 0 {
+		if r := c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}); r != nil {
+			from = r.Log.EndOffset()
+		}
+	}
+	if old, ok := w.resets[group]; ok {
+		from = min(from, old)
+	}
+	w.resets[group] = from
+}
+
+// checkGroups runs the group invariants; cheap when there are none.
+func (k *Checker) checkGroups() {
+	if k.c.controller.Image().Topic(broker.OffsetsTopic) == nil && !k.c.HasGroups() {
+		return
+	}
+	w := k.groupWatch()
+	k.scanCommittedOffsets(w)
+	var groups []string
+	byGroup := map[string][]*client.Consumer{}
+	for _, co := range k.c.consumers {
+		g := co.GroupID()
+		if g == "" {
+			continue
+		}
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
+		}
+		if !co.Closed() {
+			byGroup[g] = append(byGroup[g], co)
+		}
+	}
+	for g := range w.committed {
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g) // committed by someone else (an admin, a raw client)
+			byGroup[g] = nil
+		}
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		k.checkGroup(w, g, byGroup[g])
+	}
+}
+
+func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Consumer) {
+	var views []memberView
+	for _, co := range running {
+		views = append(views, memberView{Name: string(co.ID), MemberID: co.MemberID(), Generation: co.Generation(),
+			Consumer: co.Config().GroupProtocol == client.GroupProtocolConsumer, Assignment: co.Assignment()})
+	}
+	for _, d := range classicDoubleOwners(group, views) {
+		k.report(GroupOneOwner, d)
+	}
+	if state, ok := k.coordinatorState(group); ok && w.described[group] != state {
+		if desc, _, ok := k.c.DescribeGroup(group); ok {
+			w.described[group] = state
+			w.members[group] = w.members[group][:0]
+			for _, m := range desc.Members {
+				w.members[group] = append(w.members[group], m.MemberID)
+			}
+			for _, d := range coordinatorDoubleOwners(desc) {
+				k.report(GroupOneOwner, d)
+			}
+			for _, d := range replayedBelowCommitted(desc, w.committed[group], k.offsetExcused(w, group), state) {
+				k.report(CommittedOffsetMonotonic, d)
+			}
+		}
+	}
+	for _, d := range consumerDoubleOwners(group, views, w.members[group]) {
+		k.report(GroupOneOwner, d)
+	}
+}
+
+// coordinatorState names where a group's coordinator is and how far it
+// wrote: its description changes only with a write (or a load).
+func (k *Checker) coordinatorState(group string) (string, bool) {
+	gc := k.c.Coordinator(group)
+	if gc.Broker == 0 {
+		return "", false
+	}
+	r := k.c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition})
+	if r == nil {
+		return "", false
+	}
+	loaded := k.c.Broker(gc.Broker).GroupShard(gc.Partition) != nil
+	return fmt.Sprintf("b%d@%d:%d loaded=%t hw=%t", gc.Broker, r.LeaderEpoch, r.Log.EndOffset(), loaded, r.HW == r.Log.EndOffset()), true
+}
+
+// offsetExcused reports, for a group, which partitions may have gone
+// back: every one while an admin reset is excused, or those an unclean
+// election truncated.
+func (k *Checker) offsetExcused(w *groupWatch, group string) func(protocol.TopicPartition) bool {
+	_, reset := w.resets[group]
+	return func(tp protocol.TopicPartition) bool { return reset || k.unclean[tp] }
+}
+
+// scanCommittedOffsets reads what each __consumer_offsets partition's
+// leader committed since the last scan (below its high watermark) and
+// checks each group's committed offsets only move forward.
+func (k *Checker) scanCommittedOffsets(w *groupWatch) {
+	t := k.c.controller.Image().Topic(broker.OffsetsTopic)
+	if t == nil {
+		return
+	}
+	for i := range t.Partitions {
+		p := int32(i)
+		r := k.c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: p})
+		if r == nil {
+			continue
+		}
+		from := max(w.scanned[p], r.Log.StartOffset())
+		if from >= r.HW {
+			continue
+		}
+		recs, err := r.Log.Records(from, 0)
+		if err != nil {
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Offset >= r.HW {
+				break
+			}
+			w.scanned[p] = rec.Offset + 1
+			d, err := offsets.Decode(rec.Key, rec.Value)
+			if err != nil {
+				continue
+			}
+			for _, v := range w.apply(d, rec.Offset, k.unclean) {
+				k.report(CommittedOffsetMonotonic, v)
+			}
+		}
+		w.scanned[p] = max(w.scanned[p], r.HW)
+	}
+}
+
+// apply folds one committed __consumer_offsets record (at log offset at)
+// into the watch and returns the violations it shows.
+func (w *groupWatch) apply(d offsets.Record, at int64, unclean map[protocol.TopicPartition]bool) []string {
+	switch key := d.Key.(type) {
+	case *offsets.OffsetCommitKey:
+		tp := protocol.TopicPartition{Topic: key.Topic, Partition: key.Partition}
+		if d.Value == nil {
+			delete(w.committed[key.Group], tp) // expired or deleted: the next commit starts afresh
+			return nil
+		}
+		v, ok := d.Value.(*offsets.OffsetCommitValue)
+		if !ok {
+			return nil
+		}
+		if w.committed[key.Group] == nil {
+			w.committed[key.Group] = map[protocol.TopicPartition]int64{}
+		}
+		prev, seen := w.committed[key.Group][tp]
+		w.committed[key.Group][tp] = v.Offset
+		from, reset := w.resets[key.Group]
+		if seen && v.Offset < prev && !(reset && at >= from) && !unclean[tp] {
+			return []string{fmt.Sprintf("group %s's committed offset of %s went back from %d to %d (__consumer_offsets record at offset %d)",
+				key.Group, name(tp), prev, v.Offset, at)}
+		}
+	case *offsets.GroupMetadataKey:
+		w.memberJoined(key.Group, at)
+	case *offsets.ConsumerGroupMetadataKey:
+		w.memberJoined(key.GroupID, at)
+	case *offsets.MemberKey:
+		w.memberJoined(key.GroupID, at)
+	}
+	return nil
+}
+
+// memberJoined ends an admin reset's excuse: Kafka resets only empty
+// groups, so a membership record after it is the group in use again.
+func (w *groupWatch) memberJoined(group string, at int64) {
+	if from, ok := w.resets[group]; ok && at >= from {
+		delete(w.resets, group)
+	}
+}
+
+// memberView is a running group client as the checker sees it.
+type memberView struct {
+	Name, MemberID string
+	Generation     int32 // classic generation, or KIP-848 member epoch
+	Consumer       bool  // group.protocol=consumer
+	Assignment     []protocol.TopicPartition
+}
+
+// classicDoubleOwners finds partitions two running classic members hold
+// at the same generation: within a generation the leader's assignment
+// (ConsumerCoordinator.onJoinComplete) gives each partition once, eager
+// members revoke everything before they join and cooperative ones give a
+// moved partition up a generation before its new owner gets it
+// (CooperativeStickyAssignor's two rounds). A member at generation -1 is
+// out of the group (it reset its generation) and is not compared.
+func classicDoubleOwners(group string, ms []memberView) []string {
+	var out []string
+	for i, a := range ms {
+		if a.Consumer || a.Generation < 0 {
+			continue
+		}
+		for _, b := range ms[i+1:] {
+			if b.Consumer || b.Generation != a.Generation {
+				continue
+			}
+			for _, tp := range a.Assignment {
+				if slices.Contains(b.Assignment, tp) {
+					out = append(out, fmt.Sprintf("%s is held by %s and %s of group %s, both at generation %d", name(tp), a.Name, b.Name, group, a.Generation))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// coordinatorDoubleOwners finds partitions a KIP-848 coordinator counts
+// for two members (assigned or pending revocation): its reconciliation
+// (CurrentAssignmentBuilder) keeps a partition another member still has
+// to revoke out of the new owner's assignment until it is released.
+func coordinatorDoubleOwners(d coordinator.GroupDescription) []string {
+	if d.Type != "consumer" {
+		return nil
+	}
+	owner := map[protocol.TopicPartition]string{}
+	var out []string
+	for _, m := range d.Members {
+		for _, tp := range slices.Concat(m.Assigned, m.PendingRevocation) {
+			if o, ok := owner[tp]; ok && o != m.MemberID {
+				out = append(out, fmt.Sprintf("coordinator of group %s counts %s for members %s and %s at group epoch %d", d.GroupID, name(tp), o, m.MemberID, d.Epoch))
+				continue
+			}
+			owner[tp] = m.MemberID
+		}
+	}
+	return out
+}
+
+// consumerDoubleOwners finds partitions two running KIP-848 clients hold
+// while the coordinator still counts both as members: a client gives a
+// revoked partition up before it acknowledges (and so before anyone else
+// gets it); only a member the coordinator fenced may still hold one.
+func consumerDoubleOwners(group string, ms []memberView, members []string) []string {
+	var out []string
+	for i, a := range ms {
+		if !a.Consumer || !slices.Contains(members, a.MemberID) {
+			continue
+		}
+		for _, b := range ms[i+1:] {
+			if !b.Consumer || !slices.Contains(members, b.MemberID) || b.MemberID == a.MemberID {
+				continue
+			}
+			for _, tp := range a.Assignment {
+				if slices.Contains(b.Assignment, tp) {
+					out = append(out, fmt.Sprintf("%s is held by %s (epoch %d) and %s (epoch %d), both members of group %s", name(tp), a.Name, a.Generation, b.Name, b.Generation, group))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// replayedBelowCommitted compares a coordinator's committed offsets with
+// what the log committed: a coordinator that replayed the log after a
+// failover must show the same or higher (a higher one is a write not yet
+// committed). A missing offset counts only when everything the
+// coordinator wrote is committed (state ends in "hw=true"), since an
+// expiry's tombstone may be in flight.
+func replayedBelowCommitted(d coordinator.GroupDescription, committed map[protocol.TopicPartition]int64, excused func(protocol.TopicPartition) bool, state string) []string {
+	var tps []protocol.TopicPartition
+	for tp := range committed {
+		tps = append(tps, tp)
+	}
+	slices.SortFunc(tps, func(a, b protocol.TopicPartition) int { return strings.Compare(name(a), name(b)) })
+	var out []string
+	for _, tp := range tps {
+		want := committed[tp]
+		i := slices.IndexFunc(d.Offsets, func(o coordinator.CommittedOffset) bool { return o.TP == tp })
+		switch {
+		case excused(tp):
+		case i < 0 && strings.HasSuffix(state, "hw=true"):
+			out = append(out, fmt.Sprintf("coordinator of group %s (%s) lost the committed offset %d of %s", d.GroupID, state, want, name(tp)))
+		case i >= 0 && d.Offsets[i].Offset < want:
+			out = append(out, fmt.Sprintf("coordinator of group %s (%s) shows %s committed at %d, the log committed %d", d.GroupID, state, name(tp), d.Offsets[i].Offset, want))
+		}
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/group/coordinator"
+	"github.com/loglab/loglab/engine/group/offsets"
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+func tps(ps ...int32) []protocol.TopicPartition {
+	out := make([]protocol.TopicPartition, len(ps))
+	for i, p := range ps {
+		out[i] = protocol.TopicPartition{Topic: "t", Partition: p}
+	}
+	return out
+}
+
+func TestClassicDoubleOwners(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		members []memberView
+		want    string // a violation containing this; "" for none
+	}{
+		{"ConsumerCoordinator.onJoinComplete: one generation's assignment gives each partition once",
+			[]memberView{{Name: "a", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", Generation: 3, Assignment: tps(2)}}, ""},
+		{"hand-broken: two members of generation 3 both hold t/1",
+			[]memberView{{Name: "a", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", Generation: 3, Assignment: tps(1, 2)}},
+			"t/1 is held by a and b of group g, both at generation 3"},
+		{"a zombie kicked out at generation 3 still holds t/1 while generation 4 gave it away (Kafka fences its commits, not its fetches)",
+			[]memberView{{Name: "a", Generation: 3, Assignment: tps(1)}, {Name: "b", Generation: 4, Assignment: tps(0, 1)}}, ""},
+		{"AbstractCoordinator.resetStateAndGeneration: a member at generation -1 is out of the group",
+			[]memberView{{Name: "a", Generation: -1, Assignment: tps(1)}, {Name: "b", Generation: -1, Assignment: tps(1)}}, ""},
+		{"KIP-848 members' epochs are per member: not compared as generations",
+			[]memberView{{Name: "a", Generation: 2, Consumer: true, Assignment: tps(1)}, {Name: "b", Generation: 2, Consumer: true, Assignment: tps(1)}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := classicDoubleOwners("g", tc.members)
+			checkFound(t, got, tc.want)
+		})
+	}
+}
+
+func TestCoordinatorDoubleOwners(t *testing.T) {
+	desc := func(ms ...coordinator.MemberDescription) coordinator.GroupDescription {
+		return coordinator.GroupDescription{GroupID: "g", Type: "consumer", Epoch: 5, Members: ms}
+	}
+	for _, tc := range []struct {
+		name string
+		d    coordinator.GroupDescription
+		want string
+	}{
+		{"CurrentAssignmentBuilder: t/1 waits in b's target until a has revoked it (unreleased partitions)",
+			desc(coordinator.MemberDescription{MemberID: "a", Assigned: tps(0), PendingRevocation: tps(1)},
+				coordinator.MemberDescription{MemberID: "b", Assigned: tps(2), Target: tps(1, 2)}), ""},
+		{"hand-broken: t/1 assigned to b while a still has to revoke it",
+			desc(coordinator.MemberDescription{MemberID: "a", Assigned: tps(0), PendingRevocation: tps(1)},
+				coordinator.MemberDescription{MemberID: "b", Assigned: tps(1, 2)}),
+			"coordinator of group g counts t/1 for members a and b at group epoch 5"},
+		{"hand-broken: t/0 assigned to both",
+			desc(coordinator.MemberDescription{MemberID: "a", Assigned: tps(0)}, coordinator.MemberDescription{MemberID: "b", Assigned: tps(0)}),
+			"counts t/0 for members a and b"},
+		{"a classic group's description is the clients' business (its generation rule)",
+			coordinator.GroupDescription{GroupID: "g", Type: "classic", Members: []coordinator.MemberDescription{{MemberID: "a", Assigned: tps(0)}, {MemberID: "b", Assigned: tps(0)}}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkFound(t, coordinatorDoubleOwners(tc.d), tc.want) })
+	}
+}
+
+func TestConsumerDoubleOwners(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		members []memberView
+		counted []string
+		want    string
+	}{
+		{"ConsumerMembershipManager: a revoked partition is released before the ack, so members never overlap",
+			[]memberView{{Name: "a", MemberID: "A", Consumer: true, Assignment: tps(0)}, {Name: "b", MemberID: "B", Consumer: true, Assignment: tps(1)}},
+			[]string{"A", "B"}, ""},
+		{"a member the coordinator fenced (session expired) still holds t/1: a zombie, allowed",
+			[]memberView{{Name: "a", MemberID: "A", Consumer: true, Assignment: tps(1)}, {Name: "b", MemberID: "B", Consumer: true, Assignment: tps(1)}},
+			[]string{"B"}, ""},
+		{"hand-broken: two counted members hold t/1",
+			[]memberView{{Name: "a", MemberID: "A", Generation: 3, Consumer: true, Assignment: tps(1)}, {Name: "b", MemberID: "B", Generation: 4, Consumer: true, Assignment: tps(0, 1)}},
+			[]string{"A", "B"}, "t/1 is held by a (epoch 3) and b (epoch 4), both members of group g"},
+		{"classic members are judged by generation, not here",
+			[]memberView{{Name: "a", MemberID: "A", Assignment: tps(1)}, {Name: "b", MemberID: "B", Assignment: tps(1)}},
+			[]string{"A", "B"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkFound(t, consumerDoubleOwners("g", tc.members, tc.counted), tc.want) })
+	}
+}
+
+func commitRecord(group string, p int32, off int64) offsets.Record {
+	return offsets.Record{Key: &offsets.OffsetCommitKey{Group: group, Topic: "t", Partition: p}, Value: &offsets.OffsetCommitValue{Offset: off, LeaderEpoch: -1}}
+}
+
+func TestGroupWatchCommittedOffsets(t *testing.T) {
+	type step struct {
+		rec offsets.Record
+		at  int64
+	}
+	tombstone := offsets.Record{Key: &offsets.OffsetCommitKey{Group: "g", Topic: "t", Partition: 0}}
+	joined := offsets.Record{Key: &offsets.GroupMetadataKey{Group: "g"}, Value: &offsets.GroupMetadataValue{}}
+	for _, tc := range []struct {
+		name    string
+		resetAt int64 // NoteOffsetReset's mark; -1: none
+		unclean bool
+		steps   []step
+		want    string
+	}{
+		{"OffsetMetadataManager.commitOffset: a member commits its position, which only moves on",
+			-1, false, []step{{commitRecord("g", 0, 3), 0}, {commitRecord("g", 0, 3), 1}, {commitRecord("g", 0, 7), 2}}, ""},
+		{"hand-broken: the committed offset goes from 7 back to 5",
+			-1, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 5), 4}},
+			"group g's committed offset of t/0 went back from 7 to 5 (__consumer_offsets record at offset 4)"},
+		{"another group's commits are its own",
+			-1, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("h", 0, 5), 1}}, ""},
+		{"kafka-consumer-groups.sh --reset-offsets on the empty group (NoteOffsetReset)",
+			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}}, ""},
+		{"hand-broken: a decrease written before the reset was noted is not excused by it",
+			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 2}}, "went back from 7 to 0"},
+		{"hand-broken: a member joined after the reset, then the offset went back: the reset's excuse is over",
+			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}, {joined, 4}, {commitRecord("g", 0, 5), 5}, {commitRecord("g", 0, 2), 6}},
+			"went back from 5 to 2"},
+		{"GroupMetadataManager.cleanupGroupMetadata: an expired offset's tombstone, then a commit from the start",
+			-1, false, []step{{commitRecord("g", 0, 7), 0}, {tombstone, 1}, {commitRecord("g", 0, 0), 2}}, ""},
+		{"an unclean election truncated t/0: auto.offset.reset moved the consumer back",
+			-1, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := (&Checker{}).groupWatch()
+			if tc.resetAt >= 0 {
+				w.resets["g"] = tc.resetAt
+			}
+			unclean := map[protocol.TopicPartition]bool{}
+			if tc.unclean {
+				unclean[tps(0)[0]] = true
+			}
+			var got []string
+			for _, s := range tc.steps {
+				got = append(got, w.apply(s.rec, s.at, unclean)...)
+			}
+			checkFound(t, got, tc.want)
+		})
+	}
+}
+
+func TestReplayedBelowCommitted(t *testing.T) {
+	committed := map[protocol.TopicPartition]int64{tps(0)[0]: 7, tps(1)[0]: 4}
+	shows := func(offs ...int64) coordinator.GroupDescription {
+		d := coordinator.GroupDescription{GroupID: "g"}
+		for i, o := range offs {
+			if o >= 0 {
+				d.Offsets = append(d.Offsets, coordinator.CommittedOffset{TP: tps(int32(i))[0], Offset: o})
+			}
+		}
+		return d
+	}
+	none := func(protocol.TopicPartition) bool { return false }
+	for _, tc := range []struct {
+		name    string
+		d       coordinator.GroupDescription
+		state   string
+		excused func(protocol.TopicPartition) bool
+		want    string
+	}{
+		{"CoordinatorLoaderImpl.load: the new coordinator replayed every committed record", shows(7, 4), "b2@1:9 loaded=true hw=true", none, ""},
+		{"a commit written but not yet committed shows higher", shows(9, 4), "b2@1:10 loaded=true hw=false", none, ""},
+		{"hand-broken: the replay lost t/0's last commit", shows(5, 4), "b2@1:9 loaded=true hw=true", none,
+			"coordinator of group g (b2@1:9 loaded=true hw=true) shows t/0 committed at 5, the log committed 7"},
+		{"hand-broken: the replay lost t/1 altogether", shows(7, -1), "b2@1:9 loaded=true hw=true", none, "lost the committed offset 4 of t/1"},
+		{"an expiry tombstone not yet committed: t/1 gone from memory only", shows(7, -1), "b2@1:10 loaded=true hw=false", none, ""},
+		{"an admin reset the group", shows(0, 0), "b2@1:9 loaded=true hw=true", func(protocol.TopicPartition) bool { return true }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkFound(t, replayedBelowCommitted(tc.d, committed, tc.excused, tc.state), tc.want) })
+	}
+}
+
+func checkFound(t *testing.T, got []string, want string) {
+	t.Helper()
+	if want == "" {
+		if len(got) > 0 {
+			t.Fatalf("found %q, want no violation", got)
+		}
+		return
+	}
+	for _, g := range got {
+		if strings.Contains(g, want) {
+			return
+		}
+	}
+	t.Fatalf("found %q, want a violation containing %q", got, want)
+}
+
+// The committed-offset invariant on a running cluster: a simple group's
+// commits (generation -1, as an admin's alterConsumerGroupOffsets sends
+// them) going from 10 back to 4 break it, unless NoteOffsetReset said an
+// admin reset the group; a commit its coordinator wrote but never
+// committed before a failover (so never acknowledged) is not a decrease
+// when the new coordinator lacks it.
+func TestCheckerCommittedOffsetGoesBack(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		c, rc, coord := groupCluster(t)
+		commit := func(to int32, off int64) protocol.ErrorCode {
+			r := rc.call(to, func(corr int64) sim.Message {
+				return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
+					Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: off, LeaderEpoch: -1}}}
+			}).(protocol.OffsetCommitResponse)
+			return r.Partitions[0].Error
+		}
+		if e := commit(coord, 10); e != protocol.None {
+			t.Fatalf("commit: %v", e)
+		}
+		if reset {
+			c.NoteOffsetReset("g")
+		}
+		if e := commit(coord, 4); e != protocol.None {
+			t.Fatalf("commit: %v", e)
+		}
+		var found []string
+		for _, v := range c.Checker().Violations() {
+			found = append(found, v.String())
+		}
+		if reset {
+			checkFound(t, found, "")
+		} else {
+			checkFound(t, found, "group g's committed offset of t/0 went back from 10 to 4")
+		}
+	}
+
+	// A commit the coordinator never got committed, then a failover.
+	c, rc, coord := groupCluster(t)
+	p := offsets.PartitionFor("g", 5)
+	rc.call(coord, func(corr int64) sim.Message {
+		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
+			Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: 5, LeaderEpoch: -1}}}
+	})
+	c.Network().Drop(dropFetchResponsesFrom(int(coord)))
+	c.Network().Drop(sim.DropRule{From: kraft.BrokerNode(coord), Kind: "BrokerHeartbeat", Remaining: -1})
+	corr := rc.send(coord, func(corr int64) sim.Message {
+		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
+			Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: 9, LeaderEpoch: -1}}}
+	})
+	if r := rc.wait(corr).(protocol.OffsetCommitResponse); r.Partitions[0].Error != protocol.NotCoordinator {
+		t.Fatalf("the unreplicated commit: %+v", r)
+	}
+	ok, _ := c.RunUntil(func() bool {
+		l := c.Controller().Image().Partition(broker.OffsetsTopic, p).Leader
+		return l > 0 && l != coord && c.Broker(int(l)).GroupShard(p) != nil
+	}, time.Minute)
+	if !ok {
+		t.Fatal("no new coordinator")
+	}
+	if err := c.Tick(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range c.Checker().Violations() {
+		t.Errorf("after a failover that lost an unacknowledged commit: %s", v)
+	}
+	if d, _, ok := c.DescribeGroup("g"); !ok || len(d.Offsets) != 1 || d.Offsets[0].Offset != 5 {
+		t.Fatalf("the new coordinator shows %+v, want t/0 at 5", d.Offsets)
+	}
+}
+
+// groupCluster is a cluster with the checker on every event and a raw
+// client that found group g's loaded coordinator.
+func groupCluster(t *testing.T) (*Cluster, *rawClient, int32) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Seed = 7
+	cfg.Broker.Groups.OffsetsTopicNumPartitions = 5
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.Checker().EveryStep = true
+	rc := newRawClient(t, c, "admin")
+	rc.call(1, func(corr int64) sim.Message {
+		return protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeGroup, Key: "g"}
+	})
+	p := offsets.PartitionFor("g", 5)
+	var coord int32
+	if ok, _ := c.RunUntil(func() bool {
+		coord = c.Controller().Image().Partition(broker.OffsetsTopic, p).Leader
+		return coord > 0 && c.Broker(int(coord)).GroupShard(p) != nil
+	}, time.Minute); !ok {
+		t.Fatal("no coordinator")
+	}
+	return c, rc, coord
+}
