@@ -178,7 +178,9 @@ func TestReplayedBelowCommitted(t *testing.T) {
 		{"an expiry tombstone not yet committed: t/1 gone from memory only", shows(7, -1), "b2@1:10 loaded=true hw=false", none, ""},
 		{"an admin reset the group", shows(0, 0), "b2@1:9 loaded=true hw=true", func(protocol.TopicPartition) bool { return true }, ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkFound(t, replayedBelowCommitted(tc.d, committed, tc.excused, tc.state), tc.want) })
+		t.Run(tc.name, func(t *testing.T) {
+			checkFound(t, replayedBelowCommitted(tc.d, committed, tc.excused, tc.state), tc.want)
+		})
 	}
 }
 
