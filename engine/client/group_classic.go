@@ -118,6 +118,13 @@ func (m *classicMember) poll() {
 }
 
 func (m *classicMember) coordinatorFound() {
+	// heartbeat.resetSessionTimeout, as FindCoordinatorResponseHandler's
+	// onSuccess does: the session timer that made the heartbeat thread
+	// mark the coordinator unknown starts again with the rediscovered one.
+	// Without it the expired timer marked it unknown at once, and the
+	// member looped FindCoordinator a few hundred times a second for as
+	// long as the coordinator's answers waited (VOPR seed 18).
+	m.lastHbAck = m.g.c.now()
 	if m.rejoinNeeded && m.joinCorr == 0 && m.syncCorr == 0 {
 		m.joinGroupIfNeeded()
 	}
