@@ -44,6 +44,9 @@ type classicMember struct {
 	rejoinReason     string
 	needsJoinPrepare bool
 	prepareCommit    *Commit // onJoinPrepare's auto-commit
+	// prepareSince is when onJoinPrepare first tried to commit (its
+	// joinPrepareTimer, rebalance.timeout.ms = max.poll.interval.ms); -1: not trying.
+	prepareSince time.Duration
 	joinCorr         int64
 	syncCorr         int64
 	hbCorr           int64
@@ -60,7 +63,7 @@ type classicMember struct {
 }
 
 func newClassicMember(g *groupMember) *classicMember {
-	return &classicMember{g: g, state: phaseUnjoined, generation: -1, lastGen: -1, rejoinNeeded: true, needsJoinPrepare: true, rejoinReason: "the consumer subscribed"}
+	return &classicMember{g: g, state: phaseUnjoined, generation: -1, lastGen: -1, rejoinNeeded: true, needsJoinPrepare: true, rejoinReason: "the consumer subscribed", prepareSince: -1}
 }
 
 func (m *classicMember) phase() string    { return m.state }
@@ -149,6 +152,9 @@ func (m *classicMember) joinGroupIfNeeded() {
 	}
 	if m.needsJoinPrepare {
 		g.startRebalance(m.rejoinReason)
+		if m.prepareSince < 0 {
+			m.prepareSince = c.now()
+		}
 		if c.cfg.EnableAutoCommit && m.prepareCommit == nil && m.generation >= 0 {
 			if offsets := c.consumedOffsets(nil); len(offsets) > 0 {
 				// maybeMarkPartitionsPendingRevocation: an eager member
@@ -158,7 +164,12 @@ func (m *classicMember) joinGroupIfNeeded() {
 					c.markRevoking(c.Assignment())
 				}
 				m.state = phaseCommitting
-				m.prepareCommit = c.commit(offsets, true, "auto-commit before rebalance")
+				// maybeAutoCommitOffsetsAsync: an asynchronous commit, not
+				// retried with these offsets; a retriable failure makes a
+				// later poll commit the positions of then (below). Retrying
+				// these could write them after a newer auto-commit and move
+				// the committed offset back (VOPR seed 15).
+				m.prepareCommit = c.commit(offsets, false, "auto-commit before rebalance")
 				m.prepareCommit.onDone = func() {
 					if g.alive() {
 						m.joinGroupIfNeeded()
@@ -172,7 +183,18 @@ func (m *classicMember) joinGroupIfNeeded() {
 		if m.prepareCommit != nil && !m.prepareCommit.Done {
 			return
 		}
+		if p := m.prepareCommit; p != nil && isRetriableCommit(p.Err) {
+			m.prepareCommit = nil
+			if c.now()-m.prepareSince < c.cfg.MaxPollInterval {
+				// onJoinPrepare returns false: the next poll, after
+				// retry.backoff.ms, commits the positions it then has.
+				m.retryJoinAt = c.now() + DefaultRetryBackoff
+				return
+			}
+			g.event("asynchronous auto-commit of offsets failed: joinPrepare timeout; will continue to join group %s", c.cfg.GroupID)
+		}
 		m.prepareCommit = nil
+		m.prepareSince = -1
 		m.needsJoinPrepare = false
 		m.onJoinPrepare()
 	}
