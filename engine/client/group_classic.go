@@ -44,9 +44,6 @@ type classicMember struct {
 	rejoinReason     string
 	needsJoinPrepare bool
 	prepareCommit    *Commit // onJoinPrepare's auto-commit
-	// prepareSince is when onJoinPrepare first tried to commit (its
-	// joinPrepareTimer, rebalance.timeout.ms = max.poll.interval.ms); -1: not trying.
-	prepareSince time.Duration
 	joinCorr         int64
 	syncCorr         int64
 	hbCorr           int64
@@ -55,6 +52,10 @@ type classicMember struct {
 	lastHbAck        time.Duration // the session timer's start
 	hbRetry          bool          // the last heartbeat failed: retry after retry.backoff.ms
 	retryJoinAt      time.Duration
+
+	// prepareSince is when onJoinPrepare first tried to commit (its
+	// joinPrepareTimer, rebalance.timeout.ms = max.poll.interval.ms); -1: not trying.
+	prepareSince time.Duration
 
 	// What the assignors remember between rebalances (onAssignment): the
 	// last assignment and its generation, for the sticky assignors' user data.

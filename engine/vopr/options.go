@@ -90,6 +90,13 @@ type Mix struct {
 	// them. Two in a row on a partition leave a follower holding an epoch
 	// its new leader never had (issue 9's livelock 4).
 	UncleanLoss int
+
+	// Group is the consumer groups' workload (workload_groups.go): the
+	// setup makes one or two groups under the classic eager, classic
+	// cooperative or KIP-848 protocol, and each Group step makes a member
+	// join, leave, crash, restart, poll, commit or stall past
+	// max.poll.interval.ms, or crashes a group's coordinator.
+	Group int
 }
 
 // DefaultMix is the workload with every fault: what the acks=all runs use.
@@ -116,13 +123,14 @@ func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
 		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
-		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2,
+		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2, Group: 10,
 	}
 }
 
-// NoFaults is the workload alone: produce, tick, step, consume.
+// NoFaults is the workload alone: produce, tick, step, consume, and the
+// groups' members coming and going.
 func NoFaults() Mix {
-	return Mix{Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3}
+	return Mix{Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3, Group: 10}
 }
 
 // LeaderLossMix is the negative control's mix: DefaultMix without power

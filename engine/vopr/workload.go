@@ -22,7 +22,8 @@ type workload struct {
 	producers []string
 	acks1     string // the acks=1 producer mixed into an acks=all run, if any
 	consumers []string
-	seq       int // numbers produce commands, so every value is unique
+	groups    []groupSpec // the consumer groups (workload_groups.go)
+	seq       int         // numbers produce commands, so every value is unique
 	// delayed is set while a net delay is in force: a slow link always
 	// has a message on it, so stabilize would run its full ten minutes.
 	delayed bool
@@ -90,6 +91,9 @@ func (w *workload) setup(seed uint64) []string {
 		// minutes and 15 seconds, so a step of the workload sees them.
 		lines[1] += fmt.Sprintf(" log.retention.check.interval.ms=%d log.cleaner.backoff.ms=%d", pick(r, 500, 1000, 3000), pick(r, 500, 1000, 3000))
 	}
+	if w.opts.Mix.Group > 0 {
+		lines[1] += w.groupClusterOptions()
+	}
 	for i := range 1 + r.IntN(2) {
 		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(3), kind: "plain"}
 		if !w.opts.PlainTopics {
@@ -117,6 +121,9 @@ func (w *workload) setup(seed uint64) []string {
 		delivery := request + linger + pick(r, 0, 1000, 5000)
 		lines = append(lines, fmt.Sprintf("producer create %s acks=%s linger.ms=%d max.in.flight=%d retry.backoff.ms=%d request.timeout.ms=%d delivery.timeout.ms=%d",
 			name, acks, linger, pick(r, 1, 1, 5), pick(r, 100, 250), request, delivery))
+	}
+	if w.opts.Mix.Group > 0 {
+		lines = append(lines, w.setupGroups()...)
 	}
 	return lines
 }
@@ -171,6 +178,7 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(50))} }},
 		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
+		{m.Group, always, func() []string { return w.groupAction(c) }},
 		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
 		{m.PowerLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.mayLosePower(c)) > 0 }, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
 		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
@@ -509,6 +517,8 @@ func (w *workload) heal(c *cluster.Cluster, round int) []string {
 	}
 	if down > 0 {
 		lines = append(lines, "tick 1s")
+	} else {
+		lines = append(lines, w.healGroups(c)...)
 	}
 	return lines
 }
