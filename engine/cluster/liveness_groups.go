@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/protocol"
 )
@@ -51,6 +52,10 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 			blocked = firstReason(blocked, w.say("%s's application is processing, away from poll", co.ID))
 		}
 	}
+	// A fault that keeps the group's __consumer_offsets partition from
+	// converging (no live ISR member to lead it, drop rules starving its
+	// followers so its writes never commit) keeps the group from it too.
+	blocked = firstReason(blocked, w.coordinatorBlocked(group))
 	d, _, ok := c.DescribeGroup(group)
 	switch {
 	case !ok:
@@ -101,4 +106,28 @@ func subscriptions(members []*client.Consumer) []string {
 		}
 	}
 	return ts
+}
+
+// coordinatorBlocked is the fault keeping a group's coordinator partition
+// from converging: what excuses its first lag ("" when it has none, or
+// none a fault excuses).
+func (w lagWalk) coordinatorBlocked(group string) string {
+	c := w.c
+	gc := c.Coordinator(group)
+	t := c.controller.Image().Topic(broker.OffsetsTopic)
+	if t == nil || gc.Partition < 0 || int(gc.Partition) >= len(t.Partitions) || t.Partitions[gc.Partition] == nil {
+		return ""
+	}
+	noController := ""
+	if c.activeID == 0 {
+		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	}
+	reason := ""
+	w.partitionLags(t, protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}, t.Partitions[gc.Partition], noController, func(l Lag) bool {
+		if l.Blocked != "" {
+			reason = w.say("its coordinator partition: %s", l.Blocked)
+		}
+		return false
+	})
+	return reason
 }
