@@ -48,16 +48,16 @@ type groupWatch struct {
 	// of their coordinator partition at that moment (see resetExcused).
 	resets map[string]int64
 	// described is, per group, the coordinator state its last
-	// description was checked at ("b<id>@<epoch>:<log end>"); members
-	// are the member ids that description counted.
-	described map[string]string
+	// description was checked at; members are the member ids that
+	// description counted.
+	described map[string]coordState
 	members   map[string][]string
 }
 
 func (k *Checker) groupWatch() *groupWatch {
 	if k.groups == nil {
 		k.groups = &groupWatch{scanned: map[int32]int64{}, committed: map[string]map[protocol.TopicPartition]int64{},
-			resets: map[string]int64{}, described: map[string]string{}, members: map[string][]string{}}
+			resets: map[string]int64{}, described: map[string]coordState{}, members: map[string][]string{}}
 	}
 	return k.groups
 }
@@ -118,9 +118,11 @@ func (k *Checker) checkGroups() {
 
 func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Consumer) {
 	var views []memberView
-	for _, co := range running {
-		views = append(views, memberView{Name: string(co.ID), MemberID: co.MemberID(), Generation: co.Generation(),
-			Consumer: co.Config().GroupProtocol == client.GroupProtocolConsumer, Assignment: co.Assignment()})
+	if len(running) > 1 {
+		for _, co := range running {
+			views = append(views, memberView{Name: string(co.ID), MemberID: co.MemberID(), Generation: co.Generation(),
+				Consumer: co.Config().GroupProtocol == client.GroupProtocolConsumer, Assignment: co.Assignment()})
+		}
 	}
 	for _, d := range classicDoubleOwners(group, views) {
 		k.report(GroupOneOwner, d)
@@ -145,19 +147,31 @@ func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Cons
 	}
 }
 
-// coordinatorState names where a group's coordinator is and how far it
-// wrote: its description changes only with a write (or a load).
-func (k *Checker) coordinatorState(group string) (string, bool) {
+// coordState is where a group's coordinator is and how far it wrote:
+// its description changes only with a write (or a load).
+type coordState struct {
+	broker    int
+	epoch     int32
+	logEnd    int64
+	loaded    bool
+	committed bool // the high watermark is at the log end: every write committed
+}
+
+func (s coordState) String() string {
+	return fmt.Sprintf("b%d@%d:%d loaded=%t hw=%t", s.broker, s.epoch, s.logEnd, s.loaded, s.committed)
+}
+
+func (k *Checker) coordinatorState(group string) (coordState, bool) {
 	gc := k.c.Coordinator(group)
 	if gc.Broker == 0 {
-		return "", false
+		return coordState{}, false
 	}
 	r := k.c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition})
 	if r == nil {
-		return "", false
+		return coordState{}, false
 	}
-	loaded := k.c.Broker(gc.Broker).GroupShard(gc.Partition) != nil
-	return fmt.Sprintf("b%d@%d:%d loaded=%t hw=%t", gc.Broker, r.LeaderEpoch, r.Log.EndOffset(), loaded, r.HW == r.Log.EndOffset()), true
+	return coordState{broker: gc.Broker, epoch: r.LeaderEpoch, logEnd: r.Log.EndOffset(),
+		loaded: k.c.Broker(gc.Broker).GroupShard(gc.Partition) != nil, committed: r.HW == r.Log.EndOffset()}, true
 }
 
 // offsetExcused reports, for a group, which partitions may have gone
@@ -334,9 +348,9 @@ func consumerDoubleOwners(group string, ms []memberView, members []string) []str
 // what the log committed: a coordinator that replayed the log after a
 // failover must show the same or higher (a higher one is a write not yet
 // committed). A missing offset counts only when everything the
-// coordinator wrote is committed (state ends in "hw=true"), since an
-// expiry's tombstone may be in flight.
-func replayedBelowCommitted(d coordinator.GroupDescription, committed map[protocol.TopicPartition]int64, excused func(protocol.TopicPartition) bool, state string) []string {
+// coordinator wrote is committed, since an expiry's tombstone may be in
+// flight.
+func replayedBelowCommitted(d coordinator.GroupDescription, committed map[protocol.TopicPartition]int64, excused func(protocol.TopicPartition) bool, state coordState) []string {
 	var tps []protocol.TopicPartition
 	for tp := range committed {
 		tps = append(tps, tp)
@@ -348,7 +362,7 @@ func replayedBelowCommitted(d coordinator.GroupDescription, committed map[protoc
 		i := slices.IndexFunc(d.Offsets, func(o coordinator.CommittedOffset) bool { return o.TP == tp })
 		switch {
 		case excused(tp):
-		case i < 0 && strings.HasSuffix(state, "hw=true"):
+		case i < 0 && state.committed:
 			out = append(out, fmt.Sprintf("coordinator of group %s (%s) lost the committed offset %d of %s", d.GroupID, state, want, name(tp)))
 		case i >= 0 && d.Offsets[i].Offset < want:
 			out = append(out, fmt.Sprintf("coordinator of group %s (%s) shows %s committed at %d, the log committed %d", d.GroupID, state, name(tp), d.Offsets[i].Offset, want))

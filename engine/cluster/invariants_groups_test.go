@@ -166,17 +166,17 @@ func TestReplayedBelowCommitted(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		d       coordinator.GroupDescription
-		state   string
+		state   coordState
 		excused func(protocol.TopicPartition) bool
 		want    string
 	}{
-		{"CoordinatorLoaderImpl.load: the new coordinator replayed every committed record", shows(7, 4), "b2@1:9 loaded=true hw=true", none, ""},
-		{"a commit written but not yet committed shows higher", shows(9, 4), "b2@1:10 loaded=true hw=false", none, ""},
-		{"hand-broken: the replay lost t/0's last commit", shows(5, 4), "b2@1:9 loaded=true hw=true", none,
+		{"CoordinatorLoaderImpl.load: the new coordinator replayed every committed record", shows(7, 4), coordState{2, 1, 9, true, true}, none, ""},
+		{"a commit written but not yet committed shows higher", shows(9, 4), coordState{2, 1, 10, true, false}, none, ""},
+		{"hand-broken: the replay lost t/0's last commit", shows(5, 4), coordState{2, 1, 9, true, true}, none,
 			"coordinator of group g (b2@1:9 loaded=true hw=true) shows t/0 committed at 5, the log committed 7"},
-		{"hand-broken: the replay lost t/1 altogether", shows(7, -1), "b2@1:9 loaded=true hw=true", none, "lost the committed offset 4 of t/1"},
-		{"an expiry tombstone not yet committed: t/1 gone from memory only", shows(7, -1), "b2@1:10 loaded=true hw=false", none, ""},
-		{"an admin reset the group", shows(0, 0), "b2@1:9 loaded=true hw=true", func(protocol.TopicPartition) bool { return true }, ""},
+		{"hand-broken: the replay lost t/1 altogether", shows(7, -1), coordState{2, 1, 9, true, true}, none, "lost the committed offset 4 of t/1"},
+		{"an expiry tombstone not yet committed: t/1 gone from memory only", shows(7, -1), coordState{2, 1, 10, true, false}, none, ""},
+		{"an admin reset the group", shows(0, 0), coordState{2, 1, 9, true, true}, func(protocol.TopicPartition) bool { return true }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkFound(t, replayedBelowCommitted(tc.d, committed, tc.excused, tc.state), tc.want)
