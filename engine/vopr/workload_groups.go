@@ -192,7 +192,8 @@ func (w *workload) groupAction(c *cluster.Cluster) []string {
 	}
 	if ids := w.coordinators(c); len(ids) > 0 && len(w.alive(c)) > 1 && w.calm() {
 		cs = append(cs, choice{2, func() []string {
-			return []string{fmt.Sprintf("broker crash %d", ids[r.IntN(len(ids))])}
+			id := ids[r.IntN(len(ids))]
+			return []string{fmt.Sprintf("%s b%d", coordinatorCrashComment, id), fmt.Sprintf("broker crash %d", id)}
 		}})
 	}
 	total := 0
@@ -211,6 +212,10 @@ func (w *workload) groupAction(c *cluster.Cluster) []string {
 	}
 	panic("unreachable")
 }
+
+// coordinatorCrashComment marks a coordinator's crash in the script, so
+// TestVOPR can count the failovers the workload made.
+const coordinatorCrashComment = "# crash a group coordinator:"
 
 // coordinators lists the running brokers coordinating a workload group.
 func (w *workload) coordinators(c *cluster.Cluster) []int {
