@@ -102,6 +102,17 @@ func (c *Cluster) Stabilize() (Stability, error) {
 			}
 		}
 	}
+	if settled {
+		// Converged, then not, with no command in between and no fault
+		// to blame: something loops through a converged state (a KIP-848
+		// group whose member keeps changing its subscription passes
+		// through Stable between reconciliations, as it has no barrier).
+		for _, l := range s.Lags {
+			if l.Blocked == "" {
+				c.checker.report(l.Property, fmt.Sprintf("converged, then not after the %v quiet window: %s", QuietWindow, l.Detail))
+			}
+		}
+	}
 	return s, nil
 }
 
