@@ -26,7 +26,8 @@ import (
 //     never goes backwards, in the order its OffsetCommit records commit
 //     in __consumer_offsets (below the high watermark: what an
 //     acknowledged commit promises), unless an admin reset it
-//     (NoteOffsetReset), an unclean election truncated the partition
+//     (NoteOffsetReset), a member seeked back (NoteSeek), an unclean
+//     election truncated the partition
 //     (its consumers' auto.offset.reset then moves positions back), or
 //     the offset was deleted (expiry's tombstone). And a coordinator,
 //     typically a new one after a failover that replayed the log, never
@@ -47,6 +48,9 @@ type groupWatch struct {
 	// resets: groups an admin reset (NoteOffsetReset), with the log end
 	// of their coordinator partition at that moment (see resetExcused).
 	resets map[string]int64
+	// seeks: partitions a member of a group moved back with seek(): the
+	// next decrease of each is the application's choice.
+	seeks map[string]map[protocol.TopicPartition]bool
 	// described is, per group, the coordinator state its last
 	// description was checked at; members are the member ids that
 	// description counted.
@@ -57,7 +61,7 @@ type groupWatch struct {
 func (k *Checker) groupWatch() *groupWatch {
 	if k.groups == nil {
 		k.groups = &groupWatch{scanned: map[int32]int64{}, committed: map[string]map[protocol.TopicPartition]int64{},
-			resets: map[string]int64{}, described: map[string]coordState{}, members: map[string][]string{}}
+			resets: map[string]int64{}, seeks: map[string]map[protocol.TopicPartition]bool{}, described: map[string]coordState{}, members: map[string][]string{}}
 	}
 	return k.groups
 }
@@ -81,6 +85,20 @@ func (c *Cluster) NoteOffsetReset(group string) {
 		from = min(from, old)
 	}
 	w.resets[group] = from
+}
+
+// NoteSeek tells the checker a member of group moved its position in tp
+// with KafkaConsumer.seek: a commit after it may go back, which Kafka
+// allows (an application reprocessing), once.
+func (c *Cluster) NoteSeek(group string, tp protocol.TopicPartition) {
+	if group == "" {
+		return
+	}
+	w := c.checker.groupWatch()
+	if w.seeks[group] == nil {
+		w.seeks[group] = map[protocol.TopicPartition]bool{}
+	}
+	w.seeks[group][tp] = true
 }
 
 // checkGroups runs the group invariants; cheap when there are none.
@@ -175,11 +193,11 @@ func (k *Checker) coordinatorState(group string) (coordState, bool) {
 }
 
 // offsetExcused reports, for a group, which partitions may have gone
-// back: every one while an admin reset is excused, or those an unclean
-// election truncated.
+// back: every one while an admin reset is excused, those a member
+// seeked back, or those an unclean election truncated.
 func (k *Checker) offsetExcused(w *groupWatch, group string) func(protocol.TopicPartition) bool {
 	_, reset := w.resets[group]
-	return func(tp protocol.TopicPartition) bool { return reset || k.unclean[tp] }
+	return func(tp protocol.TopicPartition) bool { return reset || k.unclean[tp] || w.seeks[group][tp] }
 }
 
 // scanCommittedOffsets reads what each __consumer_offsets partition's
@@ -241,6 +259,10 @@ func (w *groupWatch) apply(d offsets.Record, at int64, unclean map[protocol.Topi
 		prev, seen := w.committed[key.Group][tp]
 		w.committed[key.Group][tp] = v.Offset
 		from, reset := w.resets[key.Group]
+		if seen && v.Offset < prev && w.seeks[key.Group][tp] {
+			delete(w.seeks[key.Group], tp)
+			return nil
+		}
 		if seen && v.Offset < prev && !(reset && at >= from) && !unclean[tp] {
 			return []string{fmt.Sprintf("group %s's committed offset of %s went back from %d to %d (__consumer_offsets record at offset %d)",
 				key.Group, name(tp), prev, v.Offset, at)}

@@ -111,32 +111,41 @@ func TestGroupWatchCommittedOffsets(t *testing.T) {
 		name    string
 		resetAt int64 // NoteOffsetReset's mark; -1: none
 		unclean bool
+		seek    bool // NoteSeek of t/0 before the steps
 		steps   []step
 		want    string
 	}{
 		{"OffsetMetadataManager.commitOffset: a member commits its position, which only moves on",
-			-1, false, []step{{commitRecord("g", 0, 3), 0}, {commitRecord("g", 0, 3), 1}, {commitRecord("g", 0, 7), 2}}, ""},
+			-1, false, false, []step{{commitRecord("g", 0, 3), 0}, {commitRecord("g", 0, 3), 1}, {commitRecord("g", 0, 7), 2}}, ""},
 		{"hand-broken: the committed offset goes from 7 back to 5",
-			-1, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 5), 4}},
+			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 5), 4}},
 			"group g's committed offset of t/0 went back from 7 to 5 (__consumer_offsets record at offset 4)"},
 		{"another group's commits are its own",
-			-1, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("h", 0, 5), 1}}, ""},
+			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("h", 0, 5), 1}}, ""},
 		{"kafka-consumer-groups.sh --reset-offsets on the empty group (NoteOffsetReset)",
-			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}}, ""},
+			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}}, ""},
 		{"hand-broken: a decrease written before the reset was noted is not excused by it",
-			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 2}}, "went back from 7 to 0"},
+			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 2}}, "went back from 7 to 0"},
 		{"hand-broken: a member joined after the reset, then the offset went back: the reset's excuse is over",
-			3, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}, {joined, 4}, {commitRecord("g", 0, 5), 5}, {commitRecord("g", 0, 2), 6}},
+			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}, {joined, 4}, {commitRecord("g", 0, 5), 5}, {commitRecord("g", 0, 2), 6}},
 			"went back from 5 to 2"},
 		{"GroupMetadataManager.cleanupGroupMetadata: an expired offset's tombstone, then a commit from the start",
-			-1, false, []step{{commitRecord("g", 0, 7), 0}, {tombstone, 1}, {commitRecord("g", 0, 0), 2}}, ""},
+			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {tombstone, 1}, {commitRecord("g", 0, 0), 2}}, ""},
+		{"KafkaConsumer.seek back, then a commit: the application reprocesses (once)",
+			-1, false, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+		{"hand-broken: after the seek's decrease, another one",
+			-1, false, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}, {commitRecord("g", 0, 5), 2}, {commitRecord("g", 0, 4), 3}},
+			"went back from 5 to 4"},
 		{"an unclean election truncated t/0: auto.offset.reset moved the consumer back",
-			-1, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+			-1, true, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := (&Checker{}).groupWatch()
 			if tc.resetAt >= 0 {
 				w.resets["g"] = tc.resetAt
+			}
+			if tc.seek {
+				w.seeks["g"] = map[protocol.TopicPartition]bool{tps(0)[0]: true}
 			}
 			unclean := map[protocol.TopicPartition]bool{}
 			if tc.unclean {

@@ -200,6 +200,7 @@ var seekCommand = &command{
 		if err := co.Seek(tp, int64(offset)); err != nil {
 			return "", err
 		}
+		l.cluster.NoteSeek(co.GroupID(), tp) // a commit after it may go back
 		return fmt.Sprintf("%s will read %s from offset %d%s", a.positional[0], a.positional[1], offset, how), nil
 	},
 }
