@@ -25,9 +25,11 @@ import (
 //   - CommittedOffsetMonotonic: a group's committed offset of a partition
 //     never goes backwards, in the order its OffsetCommit records commit
 //     in __consumer_offsets (below the high watermark: what an
-//     acknowledged commit promises), unless an admin reset it
-//     (NoteOffsetReset), a member seeked back (NoteSeek), an unclean
-//     election truncated the partition
+//     acknowledged commit promises), unless the group had no members
+//     when it was written (Kafka accepts any offset committed from
+//     outside an empty group, generation -1: an admin's
+//     --reset-offsets, a consumer using assign()), a member seeked back
+//     (NoteSeek), an unclean election truncated the partition
 //     (its consumers' auto.offset.reset then moves positions back), or
 //     the offset was deleted (expiry's tombstone). And a coordinator,
 //     typically a new one after a failover that replayed the log, never
@@ -45,9 +47,12 @@ type groupWatch struct {
 	// committed is each group's newest committed offset per partition,
 	// as the log's committed records give it.
 	committed map[string]map[protocol.TopicPartition]int64
-	// resets: groups an admin reset (NoteOffsetReset), with the log end
-	// of their coordinator partition at that moment (see resetExcused).
-	resets map[string]int64
+	// classicMembers and consumerMembers are each group's members as
+	// its committed membership records give them (a classic group's
+	// GroupMetadata, a KIP-848 group's member metadata records): a
+	// commit written while a group has none came from outside it.
+	classicMembers  map[string]int
+	consumerMembers map[string]map[string]bool
 	// seeks: partitions a member of a group moved back with seek(): the
 	// next decrease of each is the application's choice.
 	seeks map[string]map[protocol.TopicPartition]bool
@@ -61,30 +66,9 @@ type groupWatch struct {
 func (k *Checker) groupWatch() *groupWatch {
 	if k.groups == nil {
 		k.groups = &groupWatch{scanned: map[int32]int64{}, committed: map[string]map[protocol.TopicPartition]int64{},
-			resets: map[string]int64{}, seeks: map[string]map[protocol.TopicPartition]bool{}, described: map[string]coordState{}, members: map[string][]string{}}
+			classicMembers: map[string]int{}, consumerMembers: map[string]map[string]bool{}, seeks: map[string]map[protocol.TopicPartition]bool{}, described: map[string]coordState{}, members: map[string][]string{}}
 	}
 	return k.groups
-}
-
-// NoteOffsetReset tells the checker an admin reset group's committed
-// offsets (kafka-consumer-groups.sh --reset-offsets, which Kafka allows
-// only on an empty group): the decreases it writes are not violations.
-// The excuse covers the group's commit records from the current end of
-// its coordinator partition on, until a member joins the group again
-// (its first membership record): call it before or right after the
-// reset's OffsetCommit is written.
-func (c *Cluster) NoteOffsetReset(group string) {
-	w := c.checker.groupWatch()
-	from := int64(0)
-	if gc := c.Coordinator(group); gc.Partition >= 0 {
-		if r := c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}); r != nil {
-			from = r.Log.EndOffset()
-		}
-	}
-	if old, ok := w.resets[group]; ok {
-		from = min(from, old)
-	}
-	w.resets[group] = from
 }
 
 // NoteSeek tells the checker a member of group moved its position in tp
@@ -193,11 +177,11 @@ func (k *Checker) coordinatorState(group string) (coordState, bool) {
 }
 
 // offsetExcused reports, for a group, which partitions may have gone
-// back: every one while an admin reset is excused, those a member
-// seeked back, or those an unclean election truncated.
+// back: every one while the group has no members (an admin may reset
+// it), those a member seeked back, or those an unclean election truncated.
 func (k *Checker) offsetExcused(w *groupWatch, group string) func(protocol.TopicPartition) bool {
-	_, reset := w.resets[group]
-	return func(tp protocol.TopicPartition) bool { return reset || k.unclean[tp] || w.seeks[group][tp] }
+	empty := w.empty(group)
+	return func(tp protocol.TopicPartition) bool { return empty || k.unclean[tp] || w.seeks[group][tp] }
 }
 
 // scanCommittedOffsets reads what each __consumer_offsets partition's
@@ -258,31 +242,45 @@ func (w *groupWatch) apply(d offsets.Record, at int64, unclean map[protocol.Topi
 		}
 		prev, seen := w.committed[key.Group][tp]
 		w.committed[key.Group][tp] = v.Offset
-		from, reset := w.resets[key.Group]
 		if seen && v.Offset < prev && w.seeks[key.Group][tp] {
 			delete(w.seeks[key.Group], tp)
 			return nil
 		}
-		if seen && v.Offset < prev && !(reset && at >= from) && !unclean[tp] {
+		if seen && v.Offset < prev && !w.empty(key.Group) && !unclean[tp] {
 			return []string{fmt.Sprintf("group %s's committed offset of %s went back from %d to %d (__consumer_offsets record at offset %d)",
 				key.Group, name(tp), prev, v.Offset, at)}
 		}
 	case *offsets.GroupMetadataKey:
-		w.memberJoined(key.Group, at)
+		if v, ok := d.Value.(*offsets.GroupMetadataValue); ok {
+			w.classicMembers[key.Group] = len(v.Members)
+		} else {
+			delete(w.classicMembers, key.Group) // the group was deleted
+		}
 	case *offsets.ConsumerGroupMetadataKey:
-		w.memberJoined(key.GroupID, at)
+		if d.Value == nil {
+			delete(w.consumerMembers, key.GroupID)
+		}
 	case *offsets.MemberKey:
-		w.memberJoined(key.GroupID, at)
+		if key.RecordType != offsets.TypeConsumerGroupMemberMetadata {
+			break
+		}
+		if d.Value == nil {
+			delete(w.consumerMembers[key.GroupID], key.MemberID)
+			break
+		}
+		if w.consumerMembers[key.GroupID] == nil {
+			w.consumerMembers[key.GroupID] = map[string]bool{}
+		}
+		w.consumerMembers[key.GroupID][key.MemberID] = true
 	}
 	return nil
 }
 
-// memberJoined ends an admin reset's excuse: Kafka resets only empty
-// groups, so a membership record after it is the group in use again.
-func (w *groupWatch) memberJoined(group string, at int64) {
-	if from, ok := w.resets[group]; ok && at >= from {
-		delete(w.resets, group)
-	}
+// empty reports whether group has no members in the committed log: the
+// coordinator then accepts offsets committed from outside the group, as
+// an admin's reset does (Kafka allows --reset-offsets only then).
+func (w *groupWatch) empty(group string) bool {
+	return w.classicMembers[group] == 0 && len(w.consumerMembers[group]) == 0
 }
 
 // memberView is a running group client as the checker sees it.

@@ -106,44 +106,53 @@ func TestGroupWatchCommittedOffsets(t *testing.T) {
 		at  int64
 	}
 	tombstone := offsets.Record{Key: &offsets.OffsetCommitKey{Group: "g", Topic: "t", Partition: 0}}
-	joined := offsets.Record{Key: &offsets.GroupMetadataKey{Group: "g"}, Value: &offsets.GroupMetadataValue{}}
+	classicGen := func(members int) offsets.Record {
+		return offsets.Record{Key: &offsets.GroupMetadataKey{Group: "g"}, Value: &offsets.GroupMetadataValue{Members: make([]offsets.MemberMetadata, members)}}
+	}
+	kip848Member := func(joined bool) offsets.Record {
+		r := offsets.Record{Key: &offsets.MemberKey{RecordType: offsets.TypeConsumerGroupMemberMetadata, GroupID: "g", MemberID: "A"}}
+		if joined {
+			r.Value = &offsets.ConsumerGroupMemberMetadataValue{}
+		}
+		return r
+	}
 	for _, tc := range []struct {
 		name    string
-		resetAt int64 // NoteOffsetReset's mark; -1: none
 		unclean bool
 		seek    bool // NoteSeek of t/0 before the steps
 		steps   []step
 		want    string
 	}{
 		{"OffsetMetadataManager.commitOffset: a member commits its position, which only moves on",
-			-1, false, false, []step{{commitRecord("g", 0, 3), 0}, {commitRecord("g", 0, 3), 1}, {commitRecord("g", 0, 7), 2}}, ""},
-		{"hand-broken: the committed offset goes from 7 back to 5",
-			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 5), 4}},
+			false, false, []step{{classicGen(2), 0}, {commitRecord("g", 0, 3), 1}, {commitRecord("g", 0, 3), 2}, {commitRecord("g", 0, 7), 3}}, ""},
+		{"hand-broken: with two classic members, the committed offset goes from 7 back to 5",
+			false, false, []step{{classicGen(2), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 5), 4}},
 			"group g's committed offset of t/0 went back from 7 to 5 (__consumer_offsets record at offset 4)"},
+		{"hand-broken: with a KIP-848 member, the committed offset goes back",
+			false, false, []step{{kip848Member(true), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 5), 2}}, "went back from 7 to 5"},
 		{"another group's commits are its own",
-			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("h", 0, 5), 1}}, ""},
-		{"kafka-consumer-groups.sh --reset-offsets on the empty group (NoteOffsetReset)",
-			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}}, ""},
-		{"hand-broken: a decrease written before the reset was noted is not excused by it",
-			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 2}}, "went back from 7 to 0"},
-		{"hand-broken: a member joined after the reset, then the offset went back: the reset's excuse is over",
-			3, false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 0), 3}, {joined, 4}, {commitRecord("g", 0, 5), 5}, {commitRecord("g", 0, 2), 6}},
+			false, false, []step{{classicGen(1), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("h", 0, 5), 2}}, ""},
+		{"kafka-consumer-groups.sh --reset-offsets once the classic group is empty (its GroupMetadata has no members)",
+			false, false, []step{{classicGen(2), 0}, {commitRecord("g", 0, 7), 1}, {classicGen(0), 2}, {commitRecord("g", 0, 0), 3}}, ""},
+		{"--reset-offsets once the KIP-848 group's last member left (its member record's tombstone)",
+			false, false, []step{{kip848Member(true), 0}, {commitRecord("g", 0, 7), 1}, {kip848Member(false), 2}, {commitRecord("g", 0, 0), 3}}, ""},
+		{"a consumer using assign() commits into a group that never had members (a simple group)",
+			false, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+		{"hand-broken: members are back after the reset, then the offset goes back",
+			false, false, []step{{classicGen(0), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 0), 2}, {classicGen(1), 3}, {commitRecord("g", 0, 5), 4}, {commitRecord("g", 0, 2), 5}},
 			"went back from 5 to 2"},
 		{"GroupMetadataManager.cleanupGroupMetadata: an expired offset's tombstone, then a commit from the start",
-			-1, false, false, []step{{commitRecord("g", 0, 7), 0}, {tombstone, 1}, {commitRecord("g", 0, 0), 2}}, ""},
+			false, false, []step{{classicGen(1), 0}, {commitRecord("g", 0, 7), 1}, {tombstone, 2}, {commitRecord("g", 0, 0), 3}}, ""},
 		{"KafkaConsumer.seek back, then a commit: the application reprocesses (once)",
-			-1, false, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+			false, true, []step{{classicGen(1), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 2), 2}}, ""},
 		{"hand-broken: after the seek's decrease, another one",
-			-1, false, true, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}, {commitRecord("g", 0, 5), 2}, {commitRecord("g", 0, 4), 3}},
+			false, true, []step{{classicGen(1), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 2), 2}, {commitRecord("g", 0, 5), 3}, {commitRecord("g", 0, 4), 4}},
 			"went back from 5 to 4"},
 		{"an unclean election truncated t/0: auto.offset.reset moved the consumer back",
-			-1, true, false, []step{{commitRecord("g", 0, 7), 0}, {commitRecord("g", 0, 2), 1}}, ""},
+			true, false, []step{{classicGen(1), 0}, {commitRecord("g", 0, 7), 1}, {commitRecord("g", 0, 2), 2}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := (&Checker{}).groupWatch()
-			if tc.resetAt >= 0 {
-				w.resets["g"] = tc.resetAt
-			}
 			if tc.seek {
 				w.seeks["g"] = map[protocol.TopicPartition]bool{tps(0)[0]: true}
 			}
@@ -209,44 +218,64 @@ func checkFound(t *testing.T, got []string, want string) {
 	t.Fatalf("found %q, want a violation containing %q", got, want)
 }
 
-// The committed-offset invariant on a running cluster: a simple group's
-// commits (generation -1, as an admin's alterConsumerGroupOffsets sends
-// them) going from 10 back to 4 break it, unless NoteOffsetReset said an
-// admin reset the group; a commit its coordinator wrote but never
+// The committed-offset invariant on a running cluster: a member's commits
+// going from 10 back to 4 break it; an admin's commit from outside the
+// group (generation -1, as alterConsumerGroupOffsets sends it) once the
+// group is empty does not; a commit its coordinator wrote but never
 // committed before a failover (so never acknowledged) is not a decrease
 // when the new coordinator lacks it.
 func TestCheckerCommittedOffsetGoesBack(t *testing.T) {
-	for _, reset := range []bool{false, true} {
-		c, rc, coord := groupCluster(t)
-		commit := func(to int32, off int64) protocol.ErrorCode {
-			r := rc.call(to, func(corr int64) sim.Message {
-				return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
-					Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: off, LeaderEpoch: -1}}}
-			}).(protocol.OffsetCommitResponse)
-			return r.Partitions[0].Error
-		}
-		if e := commit(coord, 10); e != protocol.None {
-			t.Fatalf("commit: %v", e)
-		}
-		if reset {
-			c.NoteOffsetReset("g")
-		}
-		if e := commit(coord, 4); e != protocol.None {
-			t.Fatalf("commit: %v", e)
-		}
+	c, rc, coord := groupCluster(t)
+	commit := func(gen int32, member string, off int64) protocol.ErrorCode {
+		r := rc.call(coord, func(corr int64) sim.Message {
+			return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: gen, MemberID: member,
+				Offsets: []protocol.OffsetCommitPartition{{TP: protocol.TopicPartition{Topic: "t", Partition: 0}, Offset: off, LeaderEpoch: -1}}}
+		}).(protocol.OffsetCommitResponse)
+		return r.Partitions[0].Error
+	}
+	violations := func() []string {
 		var found []string
 		for _, v := range c.Checker().Violations() {
 			found = append(found, v.String())
 		}
-		if reset {
-			checkFound(t, found, "")
-		} else {
-			checkFound(t, found, "group g's committed offset of t/0 went back from 10 to 4")
+		return found
+	}
+	// A member of generation 1.
+	m := rc.join(coord, "").MemberID
+	if j := rc.join(coord, m); j.Error != protocol.None || j.GenerationID != 1 {
+		t.Fatalf("join: %+v", j)
+	}
+	if r := rc.call(coord, func(corr int64) sim.Message {
+		return protocol.SyncGroupRequest{CorrelationID: corr, GroupID: "g", GenerationID: 1, MemberID: m,
+			Assignments: []protocol.SyncGroupAssignment{{MemberID: m, Assignment: rangeAssignment(0)}}}
+	}).(protocol.SyncGroupResponse); r.Error != protocol.None {
+		t.Fatalf("sync: %+v", r)
+	}
+	for _, off := range []int64{10, 4} {
+		if e := commit(1, m, off); e != protocol.None {
+			t.Fatalf("commit %d: %v", off, e)
 		}
+	}
+	checkFound(t, violations(), "group g's committed offset of t/0 went back from 10 to 4")
+
+	// The member is gone: the group is empty, and an admin resets it.
+	before := len(violations())
+	// The member stops heartbeating: its session (45 s) expires.
+	if err := c.Tick(50 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, _ := c.DescribeGroup("g"); d.State != "Empty" {
+		t.Fatalf("the group is %s, want Empty", d.State)
+	}
+	if e := commit(-1, "", 0); e != protocol.None {
+		t.Fatalf("admin commit: %v", e)
+	}
+	if vs := violations(); len(vs) != before {
+		t.Fatalf("an admin's reset of the empty group: %v", vs[before:])
 	}
 
 	// A commit the coordinator never got committed, then a failover.
-	c, rc, coord := groupCluster(t)
+	c, rc, coord = groupCluster(t)
 	p := offsets.PartitionFor("g", 5)
 	rc.call(coord, func(corr int64) sim.Message {
 		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
