@@ -126,9 +126,6 @@ func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Cons
 				Consumer: co.Config().GroupProtocol == client.GroupProtocolConsumer, Assignment: co.Assignment()})
 		}
 	}
-	for _, d := range classicDoubleOwners(group, views) {
-		k.report(GroupOneOwner, d)
-	}
 	if state, ok := k.coordinatorState(group); ok && w.described[group] != state {
 		if desc, _, ok := k.c.DescribeGroup(group); ok {
 			w.described[group] = state
@@ -143,6 +140,9 @@ func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Cons
 				k.report(CommittedOffsetMonotonic, d)
 			}
 		}
+	}
+	for _, d := range classicDoubleOwners(group, views, w.members[group]) {
+		k.report(GroupOneOwner, d)
 	}
 	for _, d := range consumerDoubleOwners(group, views, w.members[group]) {
 		k.report(GroupOneOwner, d)
@@ -297,15 +297,21 @@ type memberView struct {
 // members revoke everything before they join and cooperative ones give a
 // moved partition up a generation before its new owner gets it
 // (CooperativeStickyAssignor's two rounds). A member at generation -1 is
-// out of the group (it reset its generation) and is not compared.
-func classicDoubleOwners(group string, ms []memberView) []string {
+// out of the group (it reset its generation) and is not compared, nor is
+// one the coordinator no longer counts (members lists who it does): a
+// static member replaced by a new process with its group.instance.id
+// keeps the generation, and its partitions, until its next heartbeat
+// answers FENCED_INSTANCE_ID (GroupMetadataManager's static member
+// replacement: no rebalance, the same generation), a zombie Kafka fences
+// by member id.
+func classicDoubleOwners(group string, ms []memberView, members []string) []string {
 	var out []string
 	for i, a := range ms {
-		if a.Consumer || a.Generation < 0 {
+		if a.Consumer || a.Generation < 0 || !slices.Contains(members, a.MemberID) {
 			continue
 		}
 		for _, b := range ms[i+1:] {
-			if b.Consumer || b.Generation != a.Generation {
+			if b.Consumer || b.Generation != a.Generation || !slices.Contains(members, b.MemberID) {
 				continue
 			}
 			for _, tp := range a.Assignment {

@@ -22,26 +22,29 @@ func tps(ps ...int32) []protocol.TopicPartition {
 }
 
 func TestClassicDoubleOwners(t *testing.T) {
+	both := []string{"A", "B"}
 	for _, tc := range []struct {
 		name    string
 		members []memberView
-		want    string // a violation containing this; "" for none
+		counted []string // the member ids the coordinator counts
+		want    string   // a violation containing this; "" for none
 	}{
 		{"ConsumerCoordinator.onJoinComplete: one generation's assignment gives each partition once",
-			[]memberView{{Name: "a", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", Generation: 3, Assignment: tps(2)}}, ""},
+			[]memberView{{Name: "a", MemberID: "A", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", MemberID: "B", Generation: 3, Assignment: tps(2)}}, both, ""},
 		{"hand-broken: two members of generation 3 both hold t/1",
-			[]memberView{{Name: "a", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", Generation: 3, Assignment: tps(1, 2)}},
+			[]memberView{{Name: "a", MemberID: "A", Generation: 3, Assignment: tps(0, 1)}, {Name: "b", MemberID: "B", Generation: 3, Assignment: tps(1, 2)}}, both,
 			"t/1 is held by a and b of group g, both at generation 3"},
 		{"a zombie kicked out at generation 3 still holds t/1 while generation 4 gave it away (Kafka fences its commits, not its fetches)",
-			[]memberView{{Name: "a", Generation: 3, Assignment: tps(1)}, {Name: "b", Generation: 4, Assignment: tps(0, 1)}}, ""},
+			[]memberView{{Name: "a", MemberID: "A", Generation: 3, Assignment: tps(1)}, {Name: "b", MemberID: "B", Generation: 4, Assignment: tps(0, 1)}}, both, ""},
+		{"static member replacement: the new process took a's group.instance.id at the same generation; a is fenced at its next heartbeat",
+			[]memberView{{Name: "a", MemberID: "A", Generation: 1, Assignment: tps(1)}, {Name: "b", MemberID: "B", Generation: 1, Assignment: tps(1)}}, []string{"B"}, ""},
 		{"AbstractCoordinator.resetStateAndGeneration: a member at generation -1 is out of the group",
-			[]memberView{{Name: "a", Generation: -1, Assignment: tps(1)}, {Name: "b", Generation: -1, Assignment: tps(1)}}, ""},
+			[]memberView{{Name: "a", MemberID: "A", Generation: -1, Assignment: tps(1)}, {Name: "b", MemberID: "B", Generation: -1, Assignment: tps(1)}}, both, ""},
 		{"KIP-848 members' epochs are per member: not compared as generations",
-			[]memberView{{Name: "a", Generation: 2, Consumer: true, Assignment: tps(1)}, {Name: "b", Generation: 2, Consumer: true, Assignment: tps(1)}}, ""},
+			[]memberView{{Name: "a", MemberID: "A", Generation: 2, Consumer: true, Assignment: tps(1)}, {Name: "b", MemberID: "B", Generation: 2, Consumer: true, Assignment: tps(1)}}, both, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := classicDoubleOwners("g", tc.members)
-			checkFound(t, got, tc.want)
+			checkFound(t, classicDoubleOwners("g", tc.members, tc.counted), tc.want)
 		})
 	}
 }
