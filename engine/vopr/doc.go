@@ -2,8 +2,10 @@
 // TigerBeetle's VOPR (Viewstamped Operation Replicator): for a seed it
 // builds a cluster, topics and producers, then runs a random sequence of
 // produces, ticks, steps, crashes, power losses, restarts, network
-// partitions, drops and delays, with the invariant checker watching every
-// event (`check invariants always=true`).
+// partitions, drops and delays, and consumer groups under the three
+// protocols whose members join, leave, crash, restart, stall and commit
+// while their coordinators fail over (workload_groups.go), with the
+// invariant checker watching every event (`check invariants always=true`).
 //
 // The workload is written in the lab language, one command line at a time,
 // and run through engine/lab: the script a run prints is the run. A failing
