@@ -192,10 +192,14 @@ func TestVOPR(t *testing.T) {
 	}
 	t.Logf("groups: %s", groups)
 	if opts.Mix.Group > 0 && len(seeds) >= 50 {
-		for what, n := range map[string]int{"crashed a group coordinator": groups.coordinatorCrashes, "stalled a member past max.poll.interval.ms": groups.stalls,
-			"crashed a member": groups.crashes, "created a KIP-848 member": groups.kip848, "created a cooperative member": groups.cooperative, "created an eager member": groups.eager} {
-			if n == 0 {
-				t.Errorf("no seed %s: the workload does not exercise it", what)
+		for _, c := range []struct {
+			what string
+			n    int
+		}{{"crashed a group coordinator", groups.coordinatorCrashes}, {"stalled a member past max.poll.interval.ms", groups.stalls},
+			{"crashed a member", groups.crashes}, {"created a KIP-848 member", groups.kip848},
+			{"created a cooperative member", groups.cooperative}, {"created an eager member", groups.eager}} {
+			if c.n == 0 {
+				t.Errorf("no seed %s: the workload does not exercise it", c.what)
 			}
 		}
 	}
