@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loglab/loglab/engine/kraft"
@@ -70,16 +71,32 @@ func (r Rate) String() string {
 // liveness violations the checker records; a lag a fault excuses is not.
 func (c *Cluster) Stabilize() (Stability, error) {
 	start := c.clock.Elapsed()
-	before := c.sentCounts()
-	settled, err := c.RunUntil(func() bool { return c.quiet() && c.settled() }, StabilizeLimit)
-	var over *BudgetExceeded
-	if err != nil && !errors.As(err, &over) {
-		return Stability{}, err
-	}
-	s := Stability{Settled: settled, OutOfEvents: over}
-	if !settled {
-		s.Rates = c.rates(before, c.clock.Elapsed()-start)
-	} else {
+	var s Stability
+	settled := false
+	// A cluster that converged may stop being converged in the quiet
+	// window for a reason of its own (a preferred leader election moves a
+	// group's coordinator, and the group takes a heartbeat to follow), and
+	// settles again; one that loops through a converged state (a KIP-848
+	// group whose member keeps changing its subscription passes through
+	// Stable between reconciliations, as it has no barrier) does so every
+	// time. Three rounds in a row tell them apart.
+	for round := 1; ; round++ {
+		roundStart, before := c.clock.Elapsed(), c.sentCounts()
+		limit := StabilizeLimit - (c.clock.Elapsed() - start)
+		var err error
+		settled = false
+		if limit > 0 {
+			settled, err = c.RunUntil(func() bool { return c.quiet() && c.settled() }, limit)
+		}
+		var over *BudgetExceeded
+		if err != nil && !errors.As(err, &over) {
+			return Stability{}, err
+		}
+		s = Stability{Settled: settled, OutOfEvents: over}
+		if !settled {
+			s.Rates = c.rates(before, c.clock.Elapsed()-roundStart)
+			break
+		}
 		before = c.sentCounts()
 		if err := c.Tick(QuietWindow); err != nil {
 			return Stability{}, err
@@ -92,10 +109,14 @@ func (c *Cluster) Stabilize() (Stability, error) {
 				c.checker.report(NoBusyLoop, fmt.Sprintf("%s in a quiet window after stabilize", r))
 			}
 		}
+		s.Lags = c.Lags()
+		if !slices.ContainsFunc(s.Lags, func(l Lag) bool { return l.Blocked == "" }) || round == resettleRounds {
+			break
+		}
 	}
 	s.Took = c.clock.Elapsed() - start
 	s.Lags = c.Lags()
-	if !settled && over == nil {
+	if !settled && s.OutOfEvents == nil {
 		for _, l := range s.Lags {
 			if l.Blocked == "" {
 				c.checker.report(l.Property, fmt.Sprintf("not after %v of stabilize: %s", StabilizeLimit, l.Detail))
@@ -103,18 +124,18 @@ func (c *Cluster) Stabilize() (Stability, error) {
 		}
 	}
 	if settled {
-		// Converged, then not, with no command in between and no fault
-		// to blame: something loops through a converged state (a KIP-848
-		// group whose member keeps changing its subscription passes
-		// through Stable between reconciliations, as it has no barrier).
 		for _, l := range s.Lags {
 			if l.Blocked == "" {
-				c.checker.report(l.Property, fmt.Sprintf("converged, then not after the %v quiet window: %s", QuietWindow, l.Detail))
+				c.checker.report(l.Property, fmt.Sprintf("converged, then not after the %v quiet window, %d times in a row: %s", QuietWindow, resettleRounds, l.Detail))
 			}
 		}
 	}
 	return s, nil
 }
+
+// resettleRounds is how many times in a row a cluster may converge and
+// then not within the quiet window before it is said to loop.
+const resettleRounds = 3
 
 // nodes lists every node that sends: brokers, the controller, clients.
 func (c *Cluster) nodes() []sim.NodeID {

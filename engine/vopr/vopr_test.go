@@ -260,7 +260,12 @@ func (g groupCounts) String() string {
 func TestVOPRLivelockScripts(t *testing.T) {
 	for _, name := range []string{"livelock4-diverging-epoch.lab", "livelock5-out-of-range.lab",
 		"seed25-truncate-below-log-start.lab", "seed16-power-cut-truncated-tail.lab",
-		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab"} {
+		"seed160-truncate-into-compaction-gap.lab", "seed5-agreement-across-segments.lab",
+		// Groups (issue 12): the final stabilize settled, then a preferred
+		// leader election moved group g0's coordinator in the quiet window
+		// and the group took a heartbeat to follow; stabilize once called
+		// that a loop (group-converged), and must settle again instead.
+		"seed304-coordinator-moves-in-quiet-window.lab"} {
 		script, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
