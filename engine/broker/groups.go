@@ -178,6 +178,12 @@ func (b *Broker) randomUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
 
+// GroupLoading reports whether this broker leads the __consumer_offsets
+// partition and is still replaying it (COORDINATOR_LOAD_IN_PROGRESS).
+func (b *Broker) GroupLoading(partition int32) bool {
+	return b.groups != nil && b.groups.shards[partition] != nil && b.groups.shards[partition].shard == nil
+}
+
 // GroupShard is the coordinator state this broker holds for a
 // __consumer_offsets partition it leads; nil when it leads none or is
 // still loading it.

@@ -114,7 +114,16 @@ func containsTP(tps []protocol.TopicPartition, tp protocol.TopicPartition) bool 
 }
 
 func (c *Consumer) commit(offsets []protocol.OffsetCommitPartition, sync bool, source string) *Commit {
-	h := &Commit{Offsets: offsets, Sync: sync, Source: source, deadline: c.now() + defaultAPITimeout}
+	return c.commitWithin(offsets, sync, source, defaultAPITimeout)
+}
+
+// closeTimeout is close()'s default timeout (30 s): its auto-commit gets
+// no longer, where commitSync gets default.api.timeout.ms.
+const closeTimeout = 30 * time.Second
+
+// commitWithin is commit with a sync commit's timeout.
+func (c *Consumer) commitWithin(offsets []protocol.OffsetCommitPartition, sync bool, source string, timeout time.Duration) *Commit {
+	h := &Commit{Offsets: offsets, Sync: sync, Source: source, deadline: c.now() + timeout}
 	switch {
 	case c.closed || c.crashed:
 		c.finishCommit(h, ErrConsumerClosed)
@@ -129,11 +138,11 @@ func (c *Consumer) commit(offsets []protocol.OffsetCommitPartition, sync bool, s
 	}
 	c.commits = append(c.commits, h)
 	if sync {
-		c.sched.After(defaultAPITimeout, "commit-timeout "+string(c.ID), func() {
+		c.sched.After(timeout, "commit-timeout "+string(c.ID), func() {
 			if !h.Done {
 				c.dropCommit(h)
 				c.finishCommit(h, fmt.Errorf("%s: Timeout of %dms expired before successfully committing offsets %s",
-					protocol.TimeoutExceptionClass, defaultAPITimeout.Milliseconds(), offsetsText(h.Offsets)))
+					protocol.TimeoutExceptionClass, timeout.Milliseconds(), offsetsText(h.Offsets)))
 			}
 		})
 	}

@@ -74,9 +74,13 @@ type groupMember struct {
 	nextAutoCommit time.Duration
 	fatal          error
 
-	log     []RebalanceEntry
-	current *RebalanceEntry
-	lastEnd time.Duration // end of the last completed rebalance (-1: none)
+	log []RebalanceEntry
+	// logDropped and logDroppedTime are the rebalances trimmed off log
+	// (maxRebalanceLog), kept for the metrics.
+	logDropped     int
+	logDroppedTime time.Duration
+	current        *RebalanceEntry
+	lastEnd        time.Duration // end of the last completed rebalance (-1: none)
 }
 
 // coordRequest is one request in flight to the coordinator: failed is

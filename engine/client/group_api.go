@@ -87,7 +87,9 @@ func (c *Consumer) Close() *Closing {
 	g := c.group
 	if g != nil && len(g.topics) > 0 && c.cfg.EnableAutoCommit {
 		if offsets := c.consumedOffsets(nil); len(offsets) > 0 {
-			h := c.commit(offsets, true, "auto-commit on close")
+			// maybeAutoCommitOffsetsSync within close's timer; a failure is
+			// logged, not thrown (Closing.Err says what it was).
+			h := c.commitWithin(offsets, true, "auto-commit on close", closeTimeout)
 			h.onDone = func() {
 				cl.Err = h.Err
 				finish()

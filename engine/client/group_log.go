@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
@@ -74,8 +75,26 @@ func (g *groupMember) endRebalance(generation int32, added []protocol.TopicParti
 		e.StoppedTo = now
 	}
 	g.log = append(g.log, *e)
+	if len(g.log) > maxRebalanceLog {
+		// A member that rebalances all session long keeps its totals;
+		// only the oldest entries go, so each view stays cheap.
+		g.logDropped += len(g.log) - maxRebalanceLog
+		g.logDroppedTime += rebalanceTime(g.log[:len(g.log)-maxRebalanceLog])
+		g.log = slices.Clone(g.log[len(g.log)-maxRebalanceLog:])
+	}
 	g.current = nil
 	g.lastEnd = now
+}
+
+// maxRebalanceLog is how many finished rebalances a member keeps.
+const maxRebalanceLog = 100
+
+func rebalanceTime(es []RebalanceEntry) time.Duration {
+	var sum time.Duration
+	for _, e := range es {
+		sum += e.End - e.Start
+	}
+	return sum
 }
 
 // RebalanceLog lists the rebalances this member took part in, oldest
@@ -105,13 +124,11 @@ type Metrics struct {
 func (c *Consumer) Metrics() Metrics {
 	m := Metrics{LastRebalanceSecondsAgo: -1, RecordsLagMax: -1, CommitTotal: c.commitsDone, CommitFails: c.commitsFailed}
 	if g := c.group; g != nil {
-		var sum time.Duration
-		for _, e := range g.log {
-			sum += e.End - e.Start
-		}
-		m.RebalanceTotal = len(g.log)
-		if len(g.log) > 0 {
-			m.RebalanceLatencyAvgMs = float64(sum.Milliseconds()) / float64(len(g.log))
+		// Finished rebalances only: g.log never holds the one in progress.
+		sum := rebalanceTime(g.log) + g.logDroppedTime
+		m.RebalanceTotal = len(g.log) + g.logDropped
+		if m.RebalanceTotal > 0 {
+			m.RebalanceLatencyAvgMs = float64(sum.Milliseconds()) / float64(m.RebalanceTotal)
 		}
 		if g.lastEnd >= 0 {
 			m.LastRebalanceSecondsAgo = (c.now() - g.lastEnd).Seconds()

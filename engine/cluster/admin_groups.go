@@ -25,6 +25,7 @@ func (c *Cluster) AlterGroupOffsets(group string, commits []protocol.OffsetCommi
 		corr     int64
 		find     *protocol.FindCoordinatorResponse
 		response *protocol.OffsetCommitResponse
+		lost     bool
 	)
 	c.net.Attach(AdminNode, func(env *sim.Envelope) {
 		switch m := env.Msg.(type) {
@@ -36,6 +37,10 @@ func (c *Cluster) AlterGroupOffsets(group string, commits []protocol.OffsetCommi
 			if m.CorrelationID == corr {
 				response = &m
 			}
+		case sim.Disconnected:
+			// The request is lost with the connection: answer it as the
+			// network client fails it, so the Admin client retries.
+			lost = true
 		}
 	})
 	deadline := c.clock.Elapsed() + adminTimeout
@@ -45,9 +50,9 @@ func (c *Cluster) AlterGroupOffsets(group string, commits []protocol.OffsetCommi
 			return nil, fmt.Errorf("%w: no broker is running", ErrLeaderNotAvailable)
 		}
 		corr++
-		find = nil
+		find, lost = nil, false
 		c.net.Send(AdminNode, kraft.BrokerNode(int32(via)), protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeGroup, Key: group})
-		if _, err := c.RunUntil(func() bool { return find != nil }, 5*time.Second); err != nil {
+		if _, err := c.RunUntil(func() bool { return find != nil || lost }, 5*time.Second); err != nil {
 			return nil, err
 		}
 		if find == nil || find.Error != protocol.None {
@@ -57,10 +62,10 @@ func (c *Cluster) AlterGroupOffsets(group string, commits []protocol.OffsetCommi
 			continue
 		}
 		corr++
-		response = nil
+		response, lost = nil, false
 		c.net.Send(AdminNode, kraft.BrokerNode(find.NodeID), protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: group,
 			GenerationIDOrMemberEpoch: -1, Offsets: commits})
-		if _, err := c.RunUntil(func() bool { return response != nil }, 30*time.Second); err != nil {
+		if _, err := c.RunUntil(func() bool { return response != nil || lost }, 30*time.Second); err != nil {
 			return nil, err
 		}
 		if response == nil || retryAtCoordinator(response.Partitions) {
@@ -109,15 +114,3 @@ func (c *Cluster) OffsetForTime(tp protocol.TopicPartition, ts int64) (int64, bo
 	}
 	return min(off, r.HW), true, nil
 }
-
-// NoteOffsetReset records that group's committed offsets were just reset
-// by an admin, so a committed offset going backwards is expected.
-func (c *Cluster) NoteOffsetReset(group string) {
-	if c.offsetResets == nil {
-		c.offsetResets = map[string]int{}
-	}
-	c.offsetResets[group]++
-}
-
-// OffsetResets counts the admin resets of group's offsets.
-func (c *Cluster) OffsetResets(group string) int { return c.offsetResets[group] }

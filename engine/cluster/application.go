@@ -65,7 +65,11 @@ func (c *Cluster) CreateGroupConsumer(name string, cfg client.ConsumerConfig, to
 	}
 	for _, t := range topics {
 		if c.controller.Image().Topic(t) == nil {
-			return nil, fmt.Errorf("%w: no topic %q", ErrUnknownTopicOrPartition, t)
+			// Kafka's subscribe() does not refuse: the broker may auto-create
+			// the topic (auto.create.topics.enable), or the member waits,
+			// assigned nothing, logging UNKNOWN_TOPIC_OR_PARTITION. The lab
+			// asks for the topic first instead.
+			return nil, fmt.Errorf("topic %q does not exist: create it with `topic create %s` first (loglab does not auto-create topics)", t, t)
 		}
 	}
 	co, err := c.CreateConsumer(name, cfg, nil)
@@ -149,6 +153,9 @@ func (c *Cluster) Commit(co *client.Consumer, sync bool) (*client.Commit, error)
 	h := co.CommitSync(nil)
 	if _, err := c.RunUntil(func() bool { return h.Done }, 2*time.Minute); err != nil {
 		return h, err
+	}
+	if !h.Done {
+		return h, fmt.Errorf("commitSync did not complete within 2 minutes of virtual time")
 	}
 	return h, nil
 }

@@ -109,7 +109,6 @@ type Cluster struct {
 	budget       budget                  // the current command's events (budget.go)
 	ledger       ledger                  // what each consumer's application processed (processing.go)
 	specs        map[string]consumerSpec // how each consumer was created, for a restart
-	offsetResets map[string]int          // admin resets per group (NoteOffsetReset)
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker

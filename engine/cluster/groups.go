@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -35,18 +37,43 @@ func (c *Cluster) Coordinator(groupID string) GroupCoordinator {
 // DescribeGroup asks the group's coordinator for it, as
 // kafka-consumer-groups.sh --describe does; false when no live
 // coordinator has it loaded (unknown group, or the coordinator is
-// loading or down).
+// loading or down: DescribeGroupErr tells which).
 func (c *Cluster) DescribeGroup(groupID string) (coordinator.GroupDescription, GroupCoordinator, bool) {
+	d, gc, err := c.DescribeGroupErr(groupID)
+	return d, gc, err == nil
+}
+
+// ErrGroupIDNotFound is the answer for a group its loaded coordinator
+// does not hold.
+var ErrGroupIDNotFound = errors.New("GROUP_ID_NOT_FOUND")
+
+// DescribeGroupErr is DescribeGroup with Kafka's reason when it fails:
+// GROUP_ID_NOT_FOUND only from a live coordinator that has the partition
+// loaded and no such group; COORDINATOR_NOT_AVAILABLE while the partition
+// has no live leader (the Admin client keeps retrying meanwhile);
+// COORDINATOR_LOAD_IN_PROGRESS while the new leader replays it.
+func (c *Cluster) DescribeGroupErr(groupID string) (coordinator.GroupDescription, GroupCoordinator, error) {
 	gc := c.Coordinator(groupID)
-	if gc.Broker == 0 {
-		return coordinator.GroupDescription{}, gc, false
+	switch {
+	case gc.Partition < 0:
+		return coordinator.GroupDescription{}, gc, fmt.Errorf("%w: group %q does not exist (no group has used __consumer_offsets yet)", ErrGroupIDNotFound, groupID)
+	case gc.Broker == 0:
+		return coordinator.GroupDescription{}, gc, fmt.Errorf("COORDINATOR_NOT_AVAILABLE: __consumer_offsets/%d, the coordinator partition of group %q, has no leader", gc.Partition, groupID)
 	}
 	b := c.Broker(gc.Broker)
-	if b == nil || !b.Alive() {
-		return coordinator.GroupDescription{}, gc, false
+	switch {
+	case b == nil || !b.Alive():
+		return coordinator.GroupDescription{}, gc, fmt.Errorf("COORDINATOR_NOT_AVAILABLE: b%d, the coordinator of group %q, is down (until the controller fences it and elects a new leader of __consumer_offsets/%d)", gc.Broker, groupID, gc.Partition)
+	case b.GroupLoading(gc.Partition):
+		return coordinator.GroupDescription{}, gc, fmt.Errorf("COORDINATOR_LOAD_IN_PROGRESS: b%d is loading __consumer_offsets/%d, the coordinator partition of group %q", gc.Broker, gc.Partition, groupID)
+	case b.GroupShard(gc.Partition) == nil:
+		return coordinator.GroupDescription{}, gc, fmt.Errorf("NOT_COORDINATOR: b%d does not lead __consumer_offsets/%d yet", gc.Broker, gc.Partition)
 	}
 	d, ok := b.DescribeGroup(groupID)
-	return d, gc, ok
+	if !ok {
+		return d, gc, fmt.Errorf("%w: Group %s not found.", ErrGroupIDNotFound, groupID)
+	}
+	return d, gc, nil
 }
 
 // ListGroups lists every group the live coordinators hold, by id, as

@@ -136,7 +136,11 @@ var pollCommand = &command{
 			return "", &pollFailed{err: fmt.Errorf("%s%w", b.String(), pollErr)}
 		}
 		if len(recs) == 0 {
-			fmt.Fprintf(&b, "no records within %v\n", timeout)
+			fmt.Fprintf(&b, "no records within %v", timeout)
+			if processing || hold {
+				b.WriteString(": nothing to process or hold")
+			}
+			b.WriteByte('\n')
 		}
 		if !hold && len(recs) > 0 {
 			done, err := l.cluster.Process(co, process)

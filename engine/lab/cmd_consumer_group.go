@@ -50,6 +50,10 @@ var commitCommand = &command{
 		if co.Closed() {
 			return "", fmt.Errorf("consumer %s is closed", co.ID)
 		}
+		if co.GroupID() == "" {
+			// commitSync and commitAsync both throw at once without a group.id.
+			return "", &commitFailed{err: client.ErrNoGroupID}
+		}
 		h, err := l.cluster.Commit(co, mode == "sync")
 		if err != nil {
 			return "", err
@@ -100,7 +104,8 @@ var consumerCloseCommand = &command{
 			msg += fmt.Sprintf(" (%d record%s it held were never processed)", abandoned, plural(abandoned))
 		}
 		if cerr != nil {
-			msg += "; its final commit failed: " + cerr.Error()
+			// close() logs a failed auto-commit and carries on.
+			msg += "\nWARN: the auto-commit on close failed (close() logs it and goes on): " + cerr.Error()
 		}
 		return msg, nil
 	},

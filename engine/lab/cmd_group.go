@@ -27,9 +27,9 @@ var showGroupCommand = &command{
 		if err := a.finish(); err != nil {
 			return "", err
 		}
-		d, gc, ok := l.cluster.DescribeGroup(id)
-		if !ok {
-			return "", groupUnavailable(id, gc)
+		d, gc, err := l.cluster.DescribeGroupErr(id)
+		if err != nil {
+			return "", err
 		}
 		g := describeGroup(l.cluster, d, gc)
 		var b strings.Builder
@@ -65,23 +65,6 @@ var groupListCommand = &command{
 		}
 		return strings.TrimRight(describe.ListWithType(gs, true), "\n "), nil
 	},
-}
-
-// groupUnavailable says why a group cannot be described: Kafka's tool
-// fails with GroupIdNotFoundException for an unknown group, and with a
-// timeout while the coordinator is unavailable.
-func groupUnavailable(id string, gc cluster.GroupCoordinator) error {
-	switch {
-	case gc.Partition < 0:
-		return fmt.Errorf("GROUP_ID_NOT_FOUND: group %q does not exist (no group has used __consumer_offsets yet)", id)
-	case gc.Broker == 0:
-		return fmt.Errorf("COORDINATOR_NOT_AVAILABLE: __consumer_offsets/%d, group %q's coordinator partition, has no leader", gc.Partition, id)
-	}
-	return fmt.Errorf("GROUP_ID_NOT_FOUND: %s", strings.TrimSpace(strings.TrimPrefix(describe.NotFound(id), "\nError: ")))
-}
-
-func tpOf(p describe.Partition) protocol.TopicPartition {
-	return protocol.TopicPartition{Topic: p.Topic, Partition: p.Partition}
 }
 
 func groupType(t string) string {
@@ -134,4 +117,8 @@ func describeGroup(c *cluster.Cluster, d coordinator.GroupDescription, gc cluste
 		latest(p)
 	}
 	return g
+}
+
+func tpOf(p describe.Partition) protocol.TopicPartition {
+	return protocol.TopicPartition{Topic: p.Topic, Partition: p.Partition}
 }

@@ -1,12 +1,14 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/protocol"
 )
 
@@ -143,12 +145,16 @@ func resetOffsets(l *Lab, r resetRequest) (string, error) {
 			"dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the " +
 			"current default behavior without prompting.\n")
 	}
-	d, gc, ok := l.cluster.DescribeGroup(r.group)
+	// The tool describes the group first; only a coordinator that has
+	// no such group makes it Dead (resettable). While the coordinator is
+	// down or loading, Kafka's Admin client retries and then times out.
+	d, _, err := l.cluster.DescribeGroupErr(r.group)
 	state := "Dead"
-	if ok {
+	switch {
+	case err == nil:
 		state = d.State
-	} else if gc.Partition >= 0 && gc.Broker == 0 {
-		return "", groupUnavailable(r.group, gc)
+	case !errors.Is(err, cluster.ErrGroupIDNotFound):
+		return "", err
 	}
 	if state != "Empty" && state != "Dead" {
 		b.WriteString("\nError: Assignments can only be reset if the group '" + r.group + "' is inactive, but the current state is " + state + ".")
@@ -206,7 +212,6 @@ func resetOffsets(l *Lab, r resetRequest) (string, error) {
 				return "", fmt.Errorf("%s: Executing consumer group command failed due to %s for %s-%d", res.Error.Name(), res.Error.Name(), res.TP.Topic, res.TP.Partition)
 			}
 		}
-		l.cluster.NoteOffsetReset(r.group)
 	}
 	// printOffsetsToReset.
 	if len(commits) > 0 {

@@ -44,8 +44,12 @@ var showRebalancesCommand = &command{
 func writeRebalances(b *strings.Builder, co *client.Consumer) {
 	log := co.RebalanceLog()
 	m := co.Metrics()
-	fmt.Fprintf(b, "%s (%s, %s): rebalance-total %d, rebalance-latency-avg %.0f ms, last-rebalance-seconds-ago %s, records-lag-max %s\n",
-		co.ID, co.RebalanceProtocol(), co.Phase(), m.RebalanceTotal, m.RebalanceLatencyAvgMs, secondsText(m.LastRebalanceSecondsAgo), lagText(m.RecordsLagMax))
+	latency := "NaN" // Kafka's Avg of no sample
+	if m.RebalanceTotal > 0 {
+		latency = fmt.Sprintf("%.0f ms", m.RebalanceLatencyAvgMs)
+	}
+	fmt.Fprintf(b, "%s (%s, %s): rebalance-total %d, rebalance-latency-avg %s, last-rebalance-seconds-ago %s, records-lag-max %s\n",
+		co.ID, co.RebalanceProtocol(), co.Phase(), m.RebalanceTotal, latency, secondsText(m.LastRebalanceSecondsAgo), lagText(m.RecordsLagMax))
 	for i, e := range log {
 		end := "in progress"
 		if e.End >= 0 {
@@ -67,6 +71,8 @@ func writeRebalances(b *strings.Builder, co *client.Consumer) {
 			fmt.Fprintf(b, "     assigned %s at %v\n", tpList(e.Assigned), e.AssignedAt)
 		}
 		switch {
+		case e.StoppedFrom < 0 && e.RevokedAt < 0 && e.AssignedAt < 0:
+			b.WriteString("     nothing revoked, nothing assigned yet\n")
 		case e.StoppedFrom < 0 && e.RevokedAt < 0:
 			b.WriteString("     revoked nothing: it never stopped consuming\n")
 		case e.StoppedFrom < 0:
