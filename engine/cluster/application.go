@@ -37,10 +37,6 @@ func (c *Cluster) busy(name string) bool {
 	return len(c.ledger.inHand[name]) > 0 || c.clock.Elapsed() < c.ledger.busyUntil[name]
 }
 
-// Busy reports whether the application of consumer name is away from
-// poll() (processing, or holding records), as the group panel shows it.
-func (c *Cluster) Busy(name string) bool { return c.busy(name) }
-
 // startPollLoop runs co's application's poll loop while co lives.
 func (c *Cluster) startPollLoop(co *client.Consumer) {
 	name := string(co.ID)
