@@ -51,7 +51,7 @@ func corrupt(format string, args ...any) error {
 // so the same state always gives the same bytes.
 func EncodeSnapshot(entries []Entry) []byte {
 	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b Entry) int {
+	slices.SortStableFunc(sorted, func(a, b Entry) int {
 		switch {
 		case a.ProducerID < b.ProducerID:
 			return -1
