@@ -35,7 +35,14 @@
 //     coordinator's use.
 //   - KIP-890's verification state (VerificationStateEntry, the "expected
 //     sequence 0 for a transactions v2 producer with no state" rule) is not
-//     modelled: there is no AddPartitionsToTxn verification yet.
+//     modelled: there is no AddPartitionsToTxn verification yet. Kafka 4.x
+//     (transaction.partition.verification.enable=true) also refuses a
+//     transactional client batch that starts a transaction the coordinator
+//     has not verified for this partition (INVALID_TXN_STATE); callers must
+//     add that check when the coordinator exists.
+//   - A client may not write a control batch (LogValidator refuses it
+//     earlier); this package trusts the caller to pass markers only with the
+//     Coordinator or Replication origin.
 //   - One batch per call; Kafka validates every batch of a produce request
 //     against a scratch copy and applies them together. Check never mutates
 //     and Append applies one batch, which is the same for one batch.
