@@ -9,6 +9,11 @@ import (
 // (one day): how long the leader remembers an idle producer.
 const DefaultProducerIDExpirationMs int64 = 86400000
 
+// DefaultProducerIDExpirationCheckIntervalMs is
+// producer.id.expiration.check.interval.ms's default: how often the broker
+// calls RemoveExpired, so a producer may outlive its expiration by up to this.
+const DefaultProducerIDExpirationCheckIntervalMs int64 = 600000
+
 // Manager is one partition's producer state (ProducerStateManager).
 type Manager struct {
 	expirationMs int64
