@@ -108,6 +108,7 @@ func TestCollectAbortedTransactions(t *testing.T) {
 		{10, 35, txns, true},     // lastOffset 10 >= fetch offset 10: txn 0 still overlaps
 		{11, 35, txns[1:], true}, // txn 0 ended before 11
 		{20, 41, txns[2:], false},
+		{20, 40, txns[2:], true}, // txn 3's LSO equals the bound: complete (>=, not >)
 	} {
 		r, err := x.CollectAbortedTxns(tc.fetch, tc.upper)
 		if err != nil || !reflect.DeepEqual(r.AbortedTransactions, tc.want) || r.IsComplete != tc.complete {
