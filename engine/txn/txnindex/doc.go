@@ -52,6 +52,4 @@
 //   - Not wired into the engine yet: nothing appends entries on abort,
 //     nothing walks segments (LocalLog.collectAbortedTransactions), and
 //     CompletedTxn / the index rebuild during segment recovery are absent.
-//   - TransactionIndex.isEmpty is taken to be "no complete entry"; it was
-//     read from TransactionIndexTest, not from its source.
 package txnindex

@@ -31,8 +31,8 @@ func (x *TransactionIndex) Path() string { return x.path }
 // Bytes is a copy of the file's bytes.
 func (x *TransactionIndex) Bytes() []byte { return append([]byte(nil), x.data...) }
 
-// IsEmpty mirrors TransactionIndex.isEmpty: no complete entry to read (a
-// trailing partial entry does not count, as the iterator never returns it).
+// IsEmpty mirrors TransactionIndex.isEmpty, !iterable().iterator().hasNext():
+// no complete entry to read, so a lone partial entry counts as empty.
 func (x *TransactionIndex) IsEmpty() bool { return len(x.data) < EntrySize }
 
 // Append mirrors TransactionIndex.append. Like Kafka it writes at the end
