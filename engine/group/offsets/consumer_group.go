@@ -8,8 +8,8 @@ type ConsumerGroupMetadataKey struct {
 
 func (*ConsumerGroupMetadataKey) Type() int16 { return TypeConsumerGroupMetadata }
 
-func (k *ConsumerGroupMetadataKey) write(w *writer) { w.string("groupId", k.GroupID) }
-func (k *ConsumerGroupMetadataKey) read(r *reader)  { k.GroupID = r.string("groupId") }
+func (k *ConsumerGroupMetadataKey) write(w *writer) { w.Str("groupId", k.GroupID) }
+func (k *ConsumerGroupMetadataKey) read(r *reader)  { k.GroupID = r.Str("groupId") }
 
 // ConsumerGroupMetadataValue (version 0, flexible from 0): the group epoch,
 // bumped whenever membership or subscriptions change, which makes the
@@ -22,11 +22,11 @@ func (*ConsumerGroupMetadataValue) maxVersion() int16   { return 0 }
 func (*ConsumerGroupMetadataValue) flexibleFrom() int16 { return 0 }
 
 func (v *ConsumerGroupMetadataValue) write(w *writer, _ int16) {
-	w.int32(v.Epoch)
-	w.tags()
+	w.Int32(v.Epoch)
+	w.Tags()
 }
 
 func (v *ConsumerGroupMetadataValue) read(r *reader, _ int16) {
-	v.Epoch = r.int32()
-	r.tags()
+	v.Epoch = r.Int32()
+	r.Tags()
 }

@@ -8,28 +8,28 @@ type TopicPartitions struct {
 }
 
 func writeTopicPartitions(w *writer, tps []TopicPartitions) {
-	w.arrayLen(len(tps))
+	w.ArrayLen(len(tps))
 	for _, tp := range tps {
-		w.uuid(tp.TopicID)
-		w.arrayLen(len(tp.Partitions))
+		w.UUID(tp.TopicID)
+		w.ArrayLen(len(tp.Partitions))
 		for _, p := range tp.Partitions {
-			w.int32(p)
+			w.Int32(p)
 		}
-		w.tags()
+		w.Tags()
 	}
 }
 
 func readTopicPartitions(r *reader, field string) []TopicPartitions {
-	n := r.arrayLen(field)
+	n := r.ArrayLen(field)
 	out := make([]TopicPartitions, 0, n)
-	for i := 0; i < n && r.err == nil; i++ {
-		tp := TopicPartitions{TopicID: r.uuid()}
-		m := r.arrayLen("partitions")
+	for i := 0; i < n && r.Err == nil; i++ {
+		tp := TopicPartitions{TopicID: r.UUID()}
+		m := r.ArrayLen("partitions")
 		tp.Partitions = make([]int32, 0, m)
-		for j := 0; j < m && r.err == nil; j++ {
-			tp.Partitions = append(tp.Partitions, r.int32())
+		for j := 0; j < m && r.Err == nil; j++ {
+			tp.Partitions = append(tp.Partitions, r.Int32())
 		}
-		r.tags()
+		r.Tags()
 		out = append(out, tp)
 	}
 	return out
@@ -49,20 +49,20 @@ type TargetAssignmentMetadataKey struct {
 
 func (*TargetAssignmentMetadataKey) Type() int16 { return TypeConsumerGroupTargetAssignmentMeta }
 
-func (k *TargetAssignmentMetadataKey) write(w *writer) { w.string("groupId", k.GroupID) }
-func (k *TargetAssignmentMetadataKey) read(r *reader)  { k.GroupID = r.string("groupId") }
+func (k *TargetAssignmentMetadataKey) write(w *writer) { w.Str("groupId", k.GroupID) }
+func (k *TargetAssignmentMetadataKey) read(r *reader)  { k.GroupID = r.Str("groupId") }
 
 func (*ConsumerGroupTargetAssignmentMetadataValue) maxVersion() int16   { return 0 }
 func (*ConsumerGroupTargetAssignmentMetadataValue) flexibleFrom() int16 { return 0 }
 
 func (v *ConsumerGroupTargetAssignmentMetadataValue) write(w *writer, _ int16) {
-	w.int32(v.AssignmentEpoch)
-	w.tags()
+	w.Int32(v.AssignmentEpoch)
+	w.Tags()
 }
 
 func (v *ConsumerGroupTargetAssignmentMetadataValue) read(r *reader, _ int16) {
-	v.AssignmentEpoch = r.int32()
-	r.tags()
+	v.AssignmentEpoch = r.Int32()
+	r.Tags()
 }
 
 // ConsumerGroupTargetAssignmentMemberValue (type 7): the partitions the
@@ -76,12 +76,12 @@ func (*ConsumerGroupTargetAssignmentMemberValue) flexibleFrom() int16 { return 0
 
 func (v *ConsumerGroupTargetAssignmentMemberValue) write(w *writer, _ int16) {
 	writeTopicPartitions(w, v.TopicPartitions)
-	w.tags()
+	w.Tags()
 }
 
 func (v *ConsumerGroupTargetAssignmentMemberValue) read(r *reader, _ int16) {
 	v.TopicPartitions = readTopicPartitions(r, "topicPartitions")
-	r.tags()
+	r.Tags()
 }
 
 // ConsumerGroupCurrentMemberAssignmentValue (type 8): where the member's
@@ -99,19 +99,19 @@ func (*ConsumerGroupCurrentMemberAssignmentValue) maxVersion() int16   { return 
 func (*ConsumerGroupCurrentMemberAssignmentValue) flexibleFrom() int16 { return 0 }
 
 func (v *ConsumerGroupCurrentMemberAssignmentValue) write(w *writer, _ int16) {
-	w.int32(v.MemberEpoch)
-	w.int32(v.PreviousMemberEpoch)
-	w.int8(v.State)
+	w.Int32(v.MemberEpoch)
+	w.Int32(v.PreviousMemberEpoch)
+	w.Int8(v.State)
 	writeTopicPartitions(w, v.AssignedPartitions)
 	writeTopicPartitions(w, v.PartitionsPendingRevocation)
-	w.tags()
+	w.Tags()
 }
 
 func (v *ConsumerGroupCurrentMemberAssignmentValue) read(r *reader, _ int16) {
-	v.MemberEpoch = r.int32()
-	v.PreviousMemberEpoch = r.int32()
-	v.State = r.int8()
+	v.MemberEpoch = r.Int32()
+	v.PreviousMemberEpoch = r.Int32()
+	v.State = r.Int8()
 	v.AssignedPartitions = readTopicPartitions(r, "assignedPartitions")
 	v.PartitionsPendingRevocation = readTopicPartitions(r, "partitionsPendingRevocation")
-	r.tags()
+	r.Tags()
 }

@@ -20,13 +20,13 @@ type MemberKey struct {
 func (k *MemberKey) Type() int16 { return k.RecordType }
 
 func (k *MemberKey) write(w *writer) {
-	w.string("groupId", k.GroupID)
-	w.string("memberId", k.MemberID)
+	w.Str("groupId", k.GroupID)
+	w.Str("memberId", k.MemberID)
 }
 
 func (k *MemberKey) read(r *reader) {
-	k.GroupID = r.string("groupId")
-	k.MemberID = r.string("memberId")
+	k.GroupID = r.Str("groupId")
+	k.MemberID = r.Str("memberId")
 }
 
 // ConsumerGroupMemberMetadataValue (type 5): what a member told the
@@ -62,67 +62,67 @@ func (*ConsumerGroupMemberMetadataValue) maxVersion() int16   { return 0 }
 func (*ConsumerGroupMemberMetadataValue) flexibleFrom() int16 { return 0 }
 
 func (v *ConsumerGroupMemberMetadataValue) write(w *writer, _ int16) {
-	w.nullableString("instanceId", v.InstanceID)
-	w.nullableString("rackId", v.RackID)
-	w.string("clientId", v.ClientID)
-	w.string("clientHost", v.ClientHost)
-	w.arrayLen(len(v.SubscribedTopicNames))
+	w.NullableStr("instanceId", v.InstanceID)
+	w.NullableStr("rackId", v.RackID)
+	w.Str("clientId", v.ClientID)
+	w.Str("clientHost", v.ClientHost)
+	w.ArrayLen(len(v.SubscribedTopicNames))
 	for _, t := range v.SubscribedTopicNames {
-		w.string("subscribedTopicNames", t)
+		w.Str("subscribedTopicNames", t)
 	}
-	w.nullableString("subscribedTopicRegex", v.SubscribedTopicRegex)
-	w.int32(v.RebalanceTimeoutMs)
-	w.nullableString("serverAssignor", v.ServerAssignor)
+	w.NullableStr("subscribedTopicRegex", v.SubscribedTopicRegex)
+	w.Int32(v.RebalanceTimeoutMs)
+	w.NullableStr("serverAssignor", v.ServerAssignor)
 	var body []byte
 	if c := v.ClassicMemberMetadata; c != nil {
-		cw := &writer{flexible: true}
-		cw.int32(c.SessionTimeoutMs)
-		cw.arrayLen(len(c.SupportedProtocols))
+		cw := &writer{Flexible: true}
+		cw.Int32(c.SessionTimeoutMs)
+		cw.ArrayLen(len(c.SupportedProtocols))
 		for _, p := range c.SupportedProtocols {
-			cw.string("name", p.Name)
-			cw.bytes(p.Metadata)
-			cw.tags()
+			cw.Str("name", p.Name)
+			cw.Bytes(p.Metadata)
+			cw.Tags()
 		}
-		cw.tags()
-		w.fail(cw.err)
-		body = cw.buf
+		cw.Tags()
+		w.Fail(cw.Err)
+		body = cw.Buf
 	}
-	w.taggedStruct(body)
+	w.TaggedStruct(body)
 }
 
 func (v *ConsumerGroupMemberMetadataValue) read(r *reader, _ int16) {
-	v.InstanceID = r.nullableString("instanceId")
-	v.RackID = r.nullableString("rackId")
-	v.ClientID = r.string("clientId")
-	v.ClientHost = r.string("clientHost")
-	n := r.arrayLen("subscribedTopicNames")
+	v.InstanceID = r.NullableStr("instanceId")
+	v.RackID = r.NullableStr("rackId")
+	v.ClientID = r.Str("clientId")
+	v.ClientHost = r.Str("clientHost")
+	n := r.ArrayLen("subscribedTopicNames")
 	v.SubscribedTopicNames = make([]string, 0, n)
-	for i := 0; i < n && r.err == nil; i++ {
-		v.SubscribedTopicNames = append(v.SubscribedTopicNames, r.string("subscribedTopicNames"))
+	for i := 0; i < n && r.Err == nil; i++ {
+		v.SubscribedTopicNames = append(v.SubscribedTopicNames, r.Str("subscribedTopicNames"))
 	}
-	v.SubscribedTopicRegex = r.nullableString("subscribedTopicRegex")
-	v.RebalanceTimeoutMs = r.int32()
-	v.ServerAssignor = r.nullableString("serverAssignor")
+	v.SubscribedTopicRegex = r.NullableStr("subscribedTopicRegex")
+	v.RebalanceTimeoutMs = r.Int32()
+	v.ServerAssignor = r.NullableStr("serverAssignor")
 	v.ClassicMemberMetadata = nil
-	r.taggedFields(func(tag uint32, data []byte) {
+	r.TaggedFields(func(tag uint32, data []byte) {
 		if tag != 0 {
 			return
 		}
 		// Kafka reads the struct straight from the stream; loglab
 		// bounds it by the tagged field's size, which is the same for
 		// any record Kafka wrote.
-		cr := &reader{buf: data, flexible: true}
-		c := &ClassicMemberMetadata{SessionTimeoutMs: cr.int32()}
-		m := cr.arrayLen("supportedProtocols")
+		cr := &reader{Buf: data, Flexible: true}
+		c := &ClassicMemberMetadata{SessionTimeoutMs: cr.Int32()}
+		m := cr.ArrayLen("supportedProtocols")
 		c.SupportedProtocols = make([]ClassicProtocol, 0, m)
-		for i := 0; i < m && cr.err == nil; i++ {
-			p := ClassicProtocol{Name: cr.string("name"), Metadata: cr.bytes("metadata")}
-			cr.tags()
+		for i := 0; i < m && cr.Err == nil; i++ {
+			p := ClassicProtocol{Name: cr.Str("name"), Metadata: cr.Bytes("metadata")}
+			cr.Tags()
 			c.SupportedProtocols = append(c.SupportedProtocols, p)
 		}
-		cr.tags()
-		if cr.err != nil && r.err == nil {
-			r.err = cr.err
+		cr.Tags()
+		if cr.Err != nil && r.Err == nil {
+			r.Err = cr.Err
 		}
 		v.ClassicMemberMetadata = c
 	})

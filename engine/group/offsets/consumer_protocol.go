@@ -17,39 +17,39 @@ const consumerProtocolType = "consumer"
 // as 3 (the schema promises later versions only append). Any failure keeps
 // the raw bytes, printed as base64, as Kafka swallows the exception.
 func subscriptionJSON(b []byte) string {
-	r := &reader{buf: b}
-	version := r.int16()
-	topics := r.stringArray("topics")
-	userData := r.nullableBytes("userData")
+	r := &reader{Buf: b}
+	version := r.Int16()
+	topics := stringArray(r, "topics")
+	userData := nullableBytes(r, "userData")
 	var o jsonObject
-	o.raw("topics", topics)
-	o.raw("userData", userData)
+	o.Raw("topics", topics)
+	o.Raw("userData", userData)
 	if version >= 1 {
-		o.raw("ownedPartitions", r.topicPartitions("ownedPartitions"))
+		o.Raw("ownedPartitions", topicPartitions(r, "ownedPartitions"))
 	}
 	if version >= 2 {
-		o.num("generationId", int64(r.int32()))
+		o.Num("generationId", int64(r.Int32()))
 	}
 	if version >= 3 {
-		o.nullableStr("rackId", r.nullableString("rackId"))
+		o.NullableStr("rackId", r.NullableStr("rackId"))
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return quotedBase64(b)
 	}
-	return o.close()
+	return o.Close()
 }
 
 // assignmentJSON is subscriptionJSON for ConsumerProtocolAssignment (0-3).
 func assignmentJSON(b []byte) string {
-	r := &reader{buf: b}
-	r.int16() // every version has the same two fields
+	r := &reader{Buf: b}
+	r.Int16() // every version has the same two fields
 	var o jsonObject
-	o.raw("assignedPartitions", r.topicPartitions("assignedPartitions"))
-	o.raw("userData", r.nullableBytes("userData"))
-	if r.err != nil {
+	o.Raw("assignedPartitions", topicPartitions(r, "assignedPartitions"))
+	o.Raw("userData", nullableBytes(r, "userData"))
+	if r.Err != nil {
 		return quotedBase64(b)
 	}
-	return o.close()
+	return o.Close()
 }
 
 func quotedBase64(b []byte) string {
@@ -57,47 +57,47 @@ func quotedBase64(b []byte) string {
 }
 
 // stringArray reads a non-flexible []string and returns it as JSON.
-func (r *reader) stringArray(field string) string {
-	n := r.arrayLen(field)
+func stringArray(r *reader, field string) string {
+	n := r.ArrayLen(field)
 	out := []byte{'['}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err == nil; i++ {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendJSONString(out, r.string(field))
+		out = appendJSONString(out, r.Str(field))
 	}
 	return string(append(out, ']'))
 }
 
 // nullableBytes reads nullable bytes and returns them as JSON: null or base64.
-func (r *reader) nullableBytes(field string) string {
-	n := r.length(true)
-	if r.err != nil || n < 0 {
+func nullableBytes(r *reader, field string) string {
+	n := r.Length(true)
+	if r.Err != nil || n < 0 {
 		return "null"
 	}
-	return quotedBase64(r.array(n))
+	return quotedBase64(r.Array(n))
 }
 
 // topicPartitions reads [{Topic string, Partitions []int32}] as JSON.
-func (r *reader) topicPartitions(field string) string {
-	n := r.arrayLen(field)
+func topicPartitions(r *reader, field string) string {
+	n := r.ArrayLen(field)
 	out := []byte{'['}
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err == nil; i++ {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var o jsonObject
-		o.str("topic", r.string("topic"))
-		m := r.arrayLen("partitions")
+		o.Str("topic", r.Str("topic"))
+		m := r.ArrayLen("partitions")
 		parts := []byte{'['}
-		for j := 0; j < m && r.err == nil; j++ {
+		for j := 0; j < m && r.Err == nil; j++ {
 			if j > 0 {
 				parts = append(parts, ',')
 			}
-			parts = strconv.AppendInt(parts, int64(r.int32()), 10)
+			parts = strconv.AppendInt(parts, int64(r.Int32()), 10)
 		}
-		o.raw("partitions", string(append(parts, ']')))
-		out = append(out, o.close()...)
+		o.Raw("partitions", string(append(parts, ']')))
+		out = append(out, o.Close()...)
 	}
 	return string(append(out, ']'))
 }

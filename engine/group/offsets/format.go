@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Format is `kafka-dump-log.sh --offsets-decoder`'s
@@ -43,20 +42,20 @@ func keyJSON(k Key) string {
 	var o jsonObject
 	switch k := k.(type) {
 	case *OffsetCommitKey:
-		o.str("group", k.Group)
-		o.str("topic", k.Topic)
-		o.num("partition", int64(k.Partition))
+		o.Str("group", k.Group)
+		o.Str("topic", k.Topic)
+		o.Num("partition", int64(k.Partition))
 	case *GroupMetadataKey:
-		o.str("group", k.Group)
+		o.Str("group", k.Group)
 	case *ConsumerGroupMetadataKey:
-		o.str("groupId", k.GroupID)
+		o.Str("groupId", k.GroupID)
 	case *TargetAssignmentMetadataKey:
-		o.str("groupId", k.GroupID)
+		o.Str("groupId", k.GroupID)
 	case *MemberKey:
-		o.str("groupId", k.GroupID)
-		o.str("memberId", k.MemberID)
+		o.Str("groupId", k.GroupID)
+		o.Str("memberId", k.MemberID)
 	}
-	return o.close()
+	return o.Close()
 }
 
 // valueJSON prints the fields the version has, in schema order, like the
@@ -65,22 +64,22 @@ func valueJSON(v Value, version int16) string {
 	var o jsonObject
 	switch v := v.(type) {
 	case *OffsetCommitValue:
-		o.num("offset", v.Offset)
+		o.Num("offset", v.Offset)
 		if version >= 3 {
-			o.num("leaderEpoch", int64(v.LeaderEpoch))
+			o.Num("leaderEpoch", int64(v.LeaderEpoch))
 		}
-		o.str("metadata", v.Metadata)
-		o.num("commitTimestamp", v.CommitTimestamp)
+		o.Str("metadata", v.Metadata)
+		o.Num("commitTimestamp", v.CommitTimestamp)
 		if version == 1 {
-			o.num("expireTimestamp", v.ExpireTimestamp)
+			o.Num("expireTimestamp", v.ExpireTimestamp)
 		}
 	case *GroupMetadataValue:
-		o.str("protocolType", v.ProtocolType)
-		o.num("generation", int64(v.Generation))
-		o.nullableStr("protocol", v.Protocol)
-		o.nullableStr("leader", v.Leader)
+		o.Str("protocolType", v.ProtocolType)
+		o.Num("generation", int64(v.Generation))
+		o.NullableStr("protocol", v.Protocol)
+		o.NullableStr("leader", v.Leader)
 		if version >= 2 {
-			o.num("currentStateTimestamp", v.CurrentStateTimestamp)
+			o.Num("currentStateTimestamp", v.CurrentStateTimestamp)
 		}
 		members := "["
 		for i := range v.Members {
@@ -89,101 +88,34 @@ func valueJSON(v Value, version int16) string {
 			}
 			members += memberJSON(&v.Members[i], version, v.ProtocolType == consumerProtocolType)
 		}
-		o.raw("members", members+"]")
+		o.Raw("members", members+"]")
 	case *ConsumerGroupMetadataValue:
-		o.num("epoch", int64(v.Epoch))
+		o.Num("epoch", int64(v.Epoch))
 	default:
 		return kip848ValueJSON(v)
 	}
-	return o.close()
+	return o.Close()
 }
 
 func memberJSON(m *MemberMetadata, version int16, consumer bool) string {
 	var o jsonObject
-	o.str("memberId", m.MemberID)
+	o.Str("memberId", m.MemberID)
 	if version >= 3 {
-		o.nullableStr("groupInstanceId", m.GroupInstanceID)
+		o.NullableStr("groupInstanceId", m.GroupInstanceID)
 	}
-	o.str("clientId", m.ClientID)
-	o.str("clientHost", m.ClientHost)
+	o.Str("clientId", m.ClientID)
+	o.Str("clientHost", m.ClientHost)
 	if version >= 1 {
-		o.num("rebalanceTimeout", int64(m.RebalanceTimeout))
+		o.Num("rebalanceTimeout", int64(m.RebalanceTimeout))
 	}
-	o.num("sessionTimeout", int64(m.SessionTimeout))
+	o.Num("sessionTimeout", int64(m.SessionTimeout))
 	if consumer {
-		o.raw("subscription", subscriptionJSON(m.Subscription))
-		o.raw("assignment", assignmentJSON(m.Assignment))
+		o.Raw("subscription", subscriptionJSON(m.Subscription))
+		o.Raw("assignment", assignmentJSON(m.Assignment))
 	} else {
 		// Jackson writes a BinaryNode as standard, padded base64.
-		o.raw("subscription", quotedBase64(m.Subscription))
-		o.raw("assignment", quotedBase64(m.Assignment))
+		o.Raw("subscription", quotedBase64(m.Subscription))
+		o.Raw("assignment", quotedBase64(m.Assignment))
 	}
-	return o.close()
-}
-
-// jsonObject builds a JSON object the way Jackson's ObjectNode.toString
-// prints it: no spaces, members in insertion order.
-type jsonObject struct{ b []byte }
-
-func (o *jsonObject) raw(name, value string) {
-	if len(o.b) == 0 {
-		o.b = append(o.b, '{')
-	} else {
-		o.b = append(o.b, ',')
-	}
-	o.b = appendJSONString(o.b, name)
-	o.b = append(o.b, ':')
-	o.b = append(o.b, value...)
-}
-
-func (o *jsonObject) str(name, s string) { o.raw(name, string(appendJSONString(nil, s))) }
-func (o *jsonObject) num(name string, n int64) {
-	o.raw(name, strconv.FormatInt(n, 10))
-}
-
-func (o *jsonObject) nullableStr(name string, s *string) {
-	if s == nil {
-		o.raw(name, "null")
-		return
-	}
-	o.str(name, *s)
-}
-
-func (o *jsonObject) close() string {
-	if len(o.b) == 0 {
-		return "{}"
-	}
-	return string(append(o.b, '}'))
-}
-
-// appendJSONString quotes s as Jackson does: '"' and '\\' escaped, the
-// control characters below 0x20 as \b \t \n \f \r or \u00XX (upper-case
-// hex), everything else, non-ASCII included, as is. Bytes that are not UTF-8
-// become U+FFFD, as Java's UTF-8 decoder made them when it read the string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
+	return o.Close()
 }

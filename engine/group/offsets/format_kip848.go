@@ -12,10 +12,10 @@ func kip848ValueJSON(v Value) string {
 	var o jsonObject
 	switch v := v.(type) {
 	case *ConsumerGroupMemberMetadataValue:
-		o.nullableStr("instanceId", v.InstanceID)
-		o.nullableStr("rackId", v.RackID)
-		o.str("clientId", v.ClientID)
-		o.str("clientHost", v.ClientHost)
+		o.NullableStr("instanceId", v.InstanceID)
+		o.NullableStr("rackId", v.RackID)
+		o.Str("clientId", v.ClientID)
+		o.Str("clientHost", v.ClientHost)
 		names := []byte{'['}
 		for i, t := range v.SubscribedTopicNames {
 			if i > 0 {
@@ -23,38 +23,38 @@ func kip848ValueJSON(v Value) string {
 			}
 			names = appendJSONString(names, t)
 		}
-		o.raw("subscribedTopicNames", string(append(names, ']')))
-		o.nullableStr("subscribedTopicRegex", v.SubscribedTopicRegex)
-		o.num("rebalanceTimeoutMs", int64(v.RebalanceTimeoutMs))
-		o.nullableStr("serverAssignor", v.ServerAssignor)
+		o.Raw("subscribedTopicNames", string(append(names, ']')))
+		o.NullableStr("subscribedTopicRegex", v.SubscribedTopicRegex)
+		o.Num("rebalanceTimeoutMs", int64(v.RebalanceTimeoutMs))
+		o.NullableStr("serverAssignor", v.ServerAssignor)
 		if c := v.ClassicMemberMetadata; c != nil {
 			var co jsonObject
-			co.num("sessionTimeoutMs", int64(c.SessionTimeoutMs))
+			co.Num("sessionTimeoutMs", int64(c.SessionTimeoutMs))
 			protos := "["
 			for i, p := range c.SupportedProtocols {
 				if i > 0 {
 					protos += ","
 				}
 				var po jsonObject
-				po.str("name", p.Name)
-				po.raw("metadata", quotedBase64(p.Metadata))
-				protos += po.close()
+				po.Str("name", p.Name)
+				po.Raw("metadata", quotedBase64(p.Metadata))
+				protos += po.Close()
 			}
-			co.raw("supportedProtocols", protos+"]")
-			o.raw("classicMemberMetadata", co.close())
+			co.Raw("supportedProtocols", protos+"]")
+			o.Raw("classicMemberMetadata", co.Close())
 		}
 	case *ConsumerGroupTargetAssignmentMetadataValue:
-		o.num("assignmentEpoch", int64(v.AssignmentEpoch))
+		o.Num("assignmentEpoch", int64(v.AssignmentEpoch))
 	case *ConsumerGroupTargetAssignmentMemberValue:
-		o.raw("topicPartitions", topicPartitionsJSON(v.TopicPartitions))
+		o.Raw("topicPartitions", topicPartitionsJSON(v.TopicPartitions))
 	case *ConsumerGroupCurrentMemberAssignmentValue:
-		o.num("memberEpoch", int64(v.MemberEpoch))
-		o.num("previousMemberEpoch", int64(v.PreviousMemberEpoch))
-		o.num("state", int64(v.State))
-		o.raw("assignedPartitions", topicPartitionsJSON(v.AssignedPartitions))
-		o.raw("partitionsPendingRevocation", topicPartitionsJSON(v.PartitionsPendingRevocation))
+		o.Num("memberEpoch", int64(v.MemberEpoch))
+		o.Num("previousMemberEpoch", int64(v.PreviousMemberEpoch))
+		o.Num("state", int64(v.State))
+		o.Raw("assignedPartitions", topicPartitionsJSON(v.AssignedPartitions))
+		o.Raw("partitionsPendingRevocation", topicPartitionsJSON(v.PartitionsPendingRevocation))
 	}
-	return o.close()
+	return o.Close()
 }
 
 func topicPartitionsJSON(tps []TopicPartitions) string {
@@ -64,7 +64,7 @@ func topicPartitionsJSON(tps []TopicPartitions) string {
 			out = append(out, ',')
 		}
 		var o jsonObject
-		o.str("topicId", UuidString(tp.TopicID))
+		o.Str("topicId", UuidString(tp.TopicID))
 		parts := []byte{'['}
 		for j, p := range tp.Partitions {
 			if j > 0 {
@@ -72,8 +72,8 @@ func topicPartitionsJSON(tps []TopicPartitions) string {
 			}
 			parts = strconv.AppendInt(parts, int64(p), 10)
 		}
-		o.raw("partitions", string(append(parts, ']')))
-		out = append(out, o.close()...)
+		o.Raw("partitions", string(append(parts, ']')))
+		out = append(out, o.Close()...)
 	}
 	return string(append(out, ']'))
 }

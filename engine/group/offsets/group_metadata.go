@@ -9,8 +9,8 @@ type GroupMetadataKey struct {
 
 func (*GroupMetadataKey) Type() int16 { return TypeGroupMetadata }
 
-func (k *GroupMetadataKey) write(w *writer) { w.string("group", k.Group) }
-func (k *GroupMetadataKey) read(r *reader)  { k.Group = r.string("group") }
+func (k *GroupMetadataKey) write(w *writer) { w.Str("group", k.Group) }
+func (k *GroupMetadataKey) read(r *reader)  { k.Group = r.Str("group") }
 
 // GroupMetadataValue (GroupMetadataValue.json, versions 0-4, flexible from 4).
 type GroupMetadataValue struct {
@@ -48,60 +48,60 @@ func (*GroupMetadataValue) maxVersion() int16   { return 4 }
 func (*GroupMetadataValue) flexibleFrom() int16 { return 4 }
 
 func (v *GroupMetadataValue) write(w *writer, version int16) {
-	w.string("protocolType", v.ProtocolType)
-	w.int32(v.Generation)
-	w.nullableString("protocol", v.Protocol)
-	w.nullableString("leader", v.Leader)
+	w.Str("protocolType", v.ProtocolType)
+	w.Int32(v.Generation)
+	w.NullableStr("protocol", v.Protocol)
+	w.NullableStr("leader", v.Leader)
 	if version >= 2 {
-		w.int64(v.CurrentStateTimestamp)
+		w.Int64(v.CurrentStateTimestamp)
 	}
-	w.arrayLen(len(v.Members))
+	w.ArrayLen(len(v.Members))
 	for i := range v.Members {
 		m := &v.Members[i]
-		w.string("memberId", m.MemberID)
+		w.Str("memberId", m.MemberID)
 		if version >= 3 {
-			w.nullableString("groupInstanceId", m.GroupInstanceID)
+			w.NullableStr("groupInstanceId", m.GroupInstanceID)
 		}
-		w.string("clientId", m.ClientID)
-		w.string("clientHost", m.ClientHost)
+		w.Str("clientId", m.ClientID)
+		w.Str("clientHost", m.ClientHost)
 		if version >= 1 {
-			w.int32(m.RebalanceTimeout)
+			w.Int32(m.RebalanceTimeout)
 		}
-		w.int32(m.SessionTimeout)
-		w.bytes(m.Subscription)
-		w.bytes(m.Assignment)
-		w.tags()
+		w.Int32(m.SessionTimeout)
+		w.Bytes(m.Subscription)
+		w.Bytes(m.Assignment)
+		w.Tags()
 	}
-	w.tags()
+	w.Tags()
 }
 
 func (v *GroupMetadataValue) read(r *reader, version int16) {
 	*v = GroupMetadataValue{CurrentStateTimestamp: -1}
-	v.ProtocolType = r.string("protocolType")
-	v.Generation = r.int32()
-	v.Protocol = r.nullableString("protocol")
-	v.Leader = r.nullableString("leader")
+	v.ProtocolType = r.Str("protocolType")
+	v.Generation = r.Int32()
+	v.Protocol = r.NullableStr("protocol")
+	v.Leader = r.NullableStr("leader")
 	if version >= 2 {
-		v.CurrentStateTimestamp = r.int64()
+		v.CurrentStateTimestamp = r.Int64()
 	}
-	n := r.arrayLen("members")
+	n := r.ArrayLen("members")
 	v.Members = make([]MemberMetadata, 0, n)
-	for i := 0; i < n && r.err == nil; i++ {
+	for i := 0; i < n && r.Err == nil; i++ {
 		m := MemberMetadata{RebalanceTimeout: -1}
-		m.MemberID = r.string("memberId")
+		m.MemberID = r.Str("memberId")
 		if version >= 3 {
-			m.GroupInstanceID = r.nullableString("groupInstanceId")
+			m.GroupInstanceID = r.NullableStr("groupInstanceId")
 		}
-		m.ClientID = r.string("clientId")
-		m.ClientHost = r.string("clientHost")
+		m.ClientID = r.Str("clientId")
+		m.ClientHost = r.Str("clientHost")
 		if version >= 1 {
-			m.RebalanceTimeout = r.int32()
+			m.RebalanceTimeout = r.Int32()
 		}
-		m.SessionTimeout = r.int32()
-		m.Subscription = r.bytes("subscription")
-		m.Assignment = r.bytes("assignment")
-		r.tags()
+		m.SessionTimeout = r.Int32()
+		m.Subscription = r.Bytes("subscription")
+		m.Assignment = r.Bytes("assignment")
+		r.Tags()
 		v.Members = append(v.Members, m)
 	}
-	r.tags()
+	r.Tags()
 }

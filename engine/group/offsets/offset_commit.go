@@ -13,15 +13,15 @@ type OffsetCommitKey struct {
 func (*OffsetCommitKey) Type() int16 { return TypeOffsetCommit }
 
 func (k *OffsetCommitKey) write(w *writer) {
-	w.string("group", k.Group)
-	w.string("topic", k.Topic)
-	w.int32(k.Partition)
+	w.Str("group", k.Group)
+	w.Str("topic", k.Topic)
+	w.Int32(k.Partition)
 }
 
 func (k *OffsetCommitKey) read(r *reader) {
-	k.Group = r.string("group")
-	k.Topic = r.string("topic")
-	k.Partition = r.int32()
+	k.Group = r.Str("group")
+	k.Topic = r.Str("topic")
+	k.Partition = r.Int32()
 }
 
 // OffsetCommitValue (OffsetCommitValue.json, versions 0-4, flexible from 4).
@@ -43,28 +43,28 @@ func (*OffsetCommitValue) maxVersion() int16   { return 4 }
 func (*OffsetCommitValue) flexibleFrom() int16 { return 4 }
 
 func (v *OffsetCommitValue) write(w *writer, version int16) {
-	w.int64(v.Offset)
+	w.Int64(v.Offset)
 	if version >= 3 {
-		w.int32(v.LeaderEpoch)
+		w.Int32(v.LeaderEpoch)
 	}
-	w.string("metadata", v.Metadata)
-	w.int64(v.CommitTimestamp)
+	w.Str("metadata", v.Metadata)
+	w.Int64(v.CommitTimestamp)
 	if version == 1 {
-		w.int64(v.ExpireTimestamp)
+		w.Int64(v.ExpireTimestamp)
 	}
-	w.tags()
+	w.Tags()
 }
 
 func (v *OffsetCommitValue) read(r *reader, version int16) {
 	*v = OffsetCommitValue{LeaderEpoch: -1, ExpireTimestamp: -1}
-	v.Offset = r.int64()
+	v.Offset = r.Int64()
 	if version >= 3 {
-		v.LeaderEpoch = r.int32()
+		v.LeaderEpoch = r.Int32()
 	}
-	v.Metadata = r.string("metadata")
-	v.CommitTimestamp = r.int64()
+	v.Metadata = r.Str("metadata")
+	v.CommitTimestamp = r.Int64()
 	if version == 1 {
-		v.ExpireTimestamp = r.int64()
+		v.ExpireTimestamp = r.Int64()
 	}
-	r.tags()
+	r.Tags()
 }

@@ -74,9 +74,9 @@ func EncodeKey(k Key) ([]byte, error) {
 		}
 	}
 	w := &writer{}
-	w.int16(k.Type())
+	w.Int16(k.Type())
 	k.write(w)
-	return w.buf, w.err
+	return w.Buf, w.Err
 }
 
 // EncodeValue writes version then the fields of that version; a nil v is a
@@ -88,10 +88,10 @@ func EncodeValue(version int16, v Value) ([]byte, error) {
 	if version < 0 || version > v.maxVersion() {
 		return nil, fmt.Errorf("Can't write version %d of %s", version, valueName(v))
 	}
-	w := &writer{flexible: version >= v.flexibleFrom()}
-	w.int16(version)
+	w := &writer{Flexible: version >= v.flexibleFrom()}
+	w.Int16(version)
 	v.write(w, version)
-	return w.buf, w.err
+	return w.Buf, w.Err
 }
 
 // Decode is CoordinatorRecordSerde.deserialize: the key's type picks the
@@ -99,9 +99,9 @@ func EncodeValue(version int16, v Value) ([]byte, error) {
 // Kafka's, so Format can print them as kafka-dump-log does. Bytes left over
 // after the last field are ignored, as Kafka's generated readers ignore them.
 func Decode(key, value []byte) (Record, error) {
-	kr := &reader{buf: key}
-	typ := kr.int16()
-	if kr.err != nil {
+	kr := &reader{Buf: key}
+	typ := kr.Int16()
+	if kr.Err != nil {
 		return Record{}, errors.New("Could not read version from key's buffer.")
 	}
 	rec := Record{KeyType: typ}
@@ -141,25 +141,25 @@ func Decode(key, value []byte) (Record, error) {
 	default:
 		return Record{}, &UnknownTypeError{Type: typ}
 	}
-	if kr.err != nil {
-		return Record{}, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.err)
+	if kr.Err != nil {
+		return Record{}, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.Err)
 	}
 	if value == nil {
 		return rec, nil
 	}
-	vr := &reader{buf: value}
-	rec.ValueVersion = vr.int16()
-	if vr.err != nil {
+	vr := &reader{Buf: value}
+	rec.ValueVersion = vr.Int16()
+	if vr.Err != nil {
 		return Record{}, errors.New("Could not read version from value's buffer.")
 	}
 	if rec.ValueVersion < 0 || rec.ValueVersion > val.maxVersion() {
 		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: Can't read version %d of %s.",
 			rec.ValueVersion, rec.ValueVersion, valueName(val))
 	}
-	vr.flexible = rec.ValueVersion >= val.flexibleFrom()
+	vr.Flexible = rec.ValueVersion >= val.flexibleFrom()
 	val.read(vr, rec.ValueVersion)
-	if vr.err != nil {
-		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: %s.", rec.ValueVersion, vr.err)
+	if vr.Err != nil {
+		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: %s.", rec.ValueVersion, vr.Err)
 	}
 	rec.Value = val
 	return rec, nil

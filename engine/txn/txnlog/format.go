@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 // Format is `kafka-dump-log.sh --transaction-log-decoder`'s
@@ -37,8 +36,8 @@ func Format(offset int64, key, value []byte) (keyText, payload string, hasPayloa
 		return fmt.Sprintf("Error at offset %d, skipping. %s", offset, err), "", false, nil
 	}
 	var k jsonObject
-	k.str("transactionalId", rec.Key.TransactionalID)
-	keyText = `{"type":"` + strconv.Itoa(int(KeyVersion)) + `","data":` + k.close() + `}`
+	k.Str("transactionalId", rec.Key.TransactionalID)
+	keyText = `{"type":"` + strconv.Itoa(int(KeyVersion)) + `","data":` + k.Close() + `}`
 	if rec.Value == nil {
 		return keyText, "<DELETE>", true, nil
 	}
@@ -49,18 +48,18 @@ func Format(offset int64, key, value []byte) (keyText, payload string, hasPayloa
 func valueJSON(v *Value, version int16) string {
 	flexible := version >= ValueVersionFlexible
 	var o jsonObject
-	o.num("producerId", v.ProducerID)
+	o.Num("producerId", v.ProducerID)
 	if flexible && v.PreviousProducerID != -1 {
-		o.num("previousProducerId", v.PreviousProducerID)
+		o.Num("previousProducerId", v.PreviousProducerID)
 	}
 	if flexible && v.NextProducerID != -1 {
-		o.num("nextProducerId", v.NextProducerID)
+		o.Num("nextProducerId", v.NextProducerID)
 	}
-	o.num("producerEpoch", int64(v.ProducerEpoch))
-	o.num("transactionTimeoutMs", int64(v.TransactionTimeoutMs))
-	o.str("transactionStatus", v.TransactionStatus.String())
+	o.Num("producerEpoch", int64(v.ProducerEpoch))
+	o.Num("transactionTimeoutMs", int64(v.TransactionTimeoutMs))
+	o.Str("transactionStatus", v.TransactionStatus.String())
 	if v.TransactionPartitions == nil {
-		o.raw("transactionPartitions", "null")
+		o.Raw("transactionPartitions", "null")
 	} else {
 		arr := []byte{'['}
 		for i, tp := range v.TransactionPartitions {
@@ -68,7 +67,7 @@ func valueJSON(v *Value, version int16) string {
 				arr = append(arr, ',')
 			}
 			var p jsonObject
-			p.str("topic", tp.Topic)
+			p.Str("topic", tp.Topic)
 			ids := []byte{'['}
 			for j, id := range tp.PartitionIDs {
 				if j > 0 {
@@ -76,72 +75,15 @@ func valueJSON(v *Value, version int16) string {
 				}
 				ids = strconv.AppendInt(ids, int64(id), 10)
 			}
-			p.raw("partitionIds", string(append(ids, ']')))
-			arr = append(arr, p.close()...)
+			p.Raw("partitionIds", string(append(ids, ']')))
+			arr = append(arr, p.Close()...)
 		}
-		o.raw("transactionPartitions", string(append(arr, ']')))
+		o.Raw("transactionPartitions", string(append(arr, ']')))
 	}
-	o.num("transactionLastUpdateTimestampMs", v.TransactionLastUpdateTimestampMs)
-	o.num("transactionStartTimestampMs", v.TransactionStartTimestampMs)
+	o.Num("transactionLastUpdateTimestampMs", v.TransactionLastUpdateTimestampMs)
+	o.Num("transactionStartTimestampMs", v.TransactionStartTimestampMs)
 	if flexible && v.ClientTransactionVersion != 0 {
-		o.num("clientTransactionVersion", int64(v.ClientTransactionVersion))
+		o.Num("clientTransactionVersion", int64(v.ClientTransactionVersion))
 	}
-	return o.close()
-}
-
-// jsonObject builds a JSON object as Jackson's ObjectNode.toString prints
-// it: no spaces, members in insertion order.
-type jsonObject struct{ b []byte }
-
-func (o *jsonObject) raw(name, value string) {
-	if len(o.b) == 0 {
-		o.b = append(o.b, '{')
-	} else {
-		o.b = append(o.b, ',')
-	}
-	o.b = appendJSONString(o.b, name)
-	o.b = append(o.b, ':')
-	o.b = append(o.b, value...)
-}
-
-func (o *jsonObject) str(name, s string)       { o.raw(name, string(appendJSONString(nil, s))) }
-func (o *jsonObject) num(name string, n int64) { o.raw(name, strconv.FormatInt(n, 10)) }
-
-func (o *jsonObject) close() string {
-	if len(o.b) == 0 {
-		return "{}"
-	}
-	return string(append(o.b, '}'))
-}
-
-// appendJSONString quotes s as Jackson does: '"' and '\\' escaped, control
-// characters as \b \t \n \f \r or \u00XX (upper-case hex), the rest as is.
-// Bytes that are not UTF-8 become U+FFFD, as Java's decoder made them when
-// it read the string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
+	return o.Close()
 }

@@ -89,9 +89,9 @@ func (e *UnknownTypeError) Error() string { return fmt.Sprintf("Unknown record t
 // of TransactionLogKey v0.
 func EncodeKey(k Key) ([]byte, error) {
 	w := &writer{}
-	w.int16(KeyVersion)
-	w.string("transactionalId", k.TransactionalID)
-	return w.buf, w.err
+	w.Int16(KeyVersion)
+	w.Str("transactionalId", k.TransactionalID)
+	return w.Buf, w.Err
 }
 
 // EncodeValue writes version then the value's fields in that version; a nil
@@ -105,8 +105,8 @@ func EncodeValue(version int16, v *Value) ([]byte, error) {
 	if version < 0 || version > maxValueVersion {
 		return nil, fmt.Errorf("Can't write version %d of TransactionLogValue", version)
 	}
-	w := &writer{flexible: version >= ValueVersionFlexible}
-	if !w.flexible {
+	w := &writer{Flexible: version >= ValueVersionFlexible}
+	if !w.Flexible {
 		switch {
 		case v.PreviousProducerID != -1:
 			return nil, fmt.Errorf("Attempted to write a non-default previousProducerId at version %d", version)
@@ -116,29 +116,29 @@ func EncodeValue(version int16, v *Value) ([]byte, error) {
 			return nil, fmt.Errorf("Attempted to write a non-default clientTransactionVersion at version %d", version)
 		}
 	}
-	w.int16(version)
-	w.int64(v.ProducerID)
-	w.int16(v.ProducerEpoch)
-	w.int32(v.TransactionTimeoutMs)
-	w.int8(int8(v.TransactionStatus))
+	w.Int16(version)
+	w.Int64(v.ProducerID)
+	w.Int16(v.ProducerEpoch)
+	w.Int32(v.TransactionTimeoutMs)
+	w.Int8(int8(v.TransactionStatus))
 	if v.TransactionPartitions == nil {
-		w.arrayLen(-1)
+		w.ArrayLen(-1)
 	} else {
-		w.arrayLen(len(v.TransactionPartitions))
+		w.ArrayLen(len(v.TransactionPartitions))
 		for _, tp := range v.TransactionPartitions {
-			w.string("topic", tp.Topic)
-			w.arrayLen(len(tp.PartitionIDs))
+			w.Str("topic", tp.Topic)
+			w.ArrayLen(len(tp.PartitionIDs))
 			for _, p := range tp.PartitionIDs {
-				w.int32(p)
+				w.Int32(p)
 			}
-			if w.flexible {
-				w.uvarint(0) // PartitionsSchema has no tagged fields
+			if w.Flexible {
+				w.Uvarint(0) // PartitionsSchema has no tagged fields
 			}
 		}
 	}
-	w.int64(v.TransactionLastUpdateTimestampMs)
-	w.int64(v.TransactionStartTimestampMs)
-	if w.flexible {
+	w.Int64(v.TransactionLastUpdateTimestampMs)
+	w.Int64(v.TransactionStartTimestampMs)
+	if w.Flexible {
 		// Tagged fields in ascending tag order, each only when it is not
 		// its default, as the generated write does.
 		n := 0
@@ -151,24 +151,24 @@ func EncodeValue(version int16, v *Value) ([]byte, error) {
 		if v.ClientTransactionVersion != 0 {
 			n++
 		}
-		w.uvarint(n)
+		w.Uvarint(n)
 		if v.PreviousProducerID != -1 {
-			w.uvarint(0)
-			w.uvarint(8)
-			w.int64(v.PreviousProducerID)
+			w.Uvarint(0)
+			w.Uvarint(8)
+			w.Int64(v.PreviousProducerID)
 		}
 		if v.NextProducerID != -1 {
-			w.uvarint(1)
-			w.uvarint(8)
-			w.int64(v.NextProducerID)
+			w.Uvarint(1)
+			w.Uvarint(8)
+			w.Int64(v.NextProducerID)
 		}
 		if v.ClientTransactionVersion != 0 {
-			w.uvarint(2)
-			w.uvarint(2)
-			w.int16(v.ClientTransactionVersion)
+			w.Uvarint(2)
+			w.Uvarint(2)
+			w.Int16(v.ClientTransactionVersion)
 		}
 	}
-	return w.buf, w.err
+	return w.Buf, w.Err
 }
 
 // Decode is TransactionCoordinatorRecordSerde.deserialize: a key of type
@@ -178,35 +178,35 @@ func EncodeValue(version int16, v *Value) ([]byte, error) {
 // them. Decode does not check the status byte (the serde does not either):
 // Value.TransactionStatus.Known says whether it names a state.
 func Decode(key, value []byte) (Record, error) {
-	kr := &reader{buf: key}
-	typ := kr.int16()
-	if kr.err != nil {
+	kr := &reader{Buf: key}
+	typ := kr.Int16()
+	if kr.Err != nil {
 		return Record{}, errors.New("Could not read version from key's buffer.")
 	}
 	if typ != KeyVersion {
 		return Record{}, &UnknownTypeError{Type: typ}
 	}
 	var rec Record
-	rec.Key.TransactionalID = kr.string("transactionalId")
-	if kr.err != nil {
-		return Record{}, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.err)
+	rec.Key.TransactionalID = kr.Str("transactionalId")
+	if kr.Err != nil {
+		return Record{}, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.Err)
 	}
 	if value == nil {
 		return rec, nil
 	}
-	vr := &reader{buf: value}
-	rec.ValueVersion = vr.int16()
-	if vr.err != nil {
+	vr := &reader{Buf: value}
+	rec.ValueVersion = vr.Int16()
+	if vr.Err != nil {
 		return Record{}, errors.New("Could not read version from value's buffer.")
 	}
 	if rec.ValueVersion < 0 || rec.ValueVersion > maxValueVersion {
 		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: Can't read version %d of TransactionLogValue.",
 			rec.ValueVersion, rec.ValueVersion)
 	}
-	vr.flexible = rec.ValueVersion >= ValueVersionFlexible
+	vr.Flexible = rec.ValueVersion >= ValueVersionFlexible
 	v := readValue(vr)
-	if vr.err != nil {
-		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: %s.", rec.ValueVersion, vr.err)
+	if vr.Err != nil {
+		return Record{}, fmt.Errorf("Could not read record with version %d from value's buffer due to: %s.", rec.ValueVersion, vr.Err)
 	}
 	rec.Value = v
 	return rec, nil
@@ -214,34 +214,34 @@ func Decode(key, value []byte) (Record, error) {
 
 func readValue(r *reader) *Value {
 	v := NewValue()
-	v.ProducerID = r.int64()
-	v.ProducerEpoch = r.int16()
-	v.TransactionTimeoutMs = r.int32()
-	v.TransactionStatus = TransactionState(r.int8())
-	if n := r.arrayLen("transactionPartitions", true); n >= 0 && r.err == nil {
+	v.ProducerID = r.Int64()
+	v.ProducerEpoch = r.Int16()
+	v.TransactionTimeoutMs = r.Int32()
+	v.TransactionStatus = TransactionState(r.Int8())
+	if n := r.NullableArrayLen("transactionPartitions"); n >= 0 && r.Err == nil {
 		v.TransactionPartitions = make([]TopicPartitions, 0, n)
-		for i := 0; i < n && r.err == nil; i++ {
+		for i := 0; i < n && r.Err == nil; i++ {
 			var tp TopicPartitions
-			tp.Topic = r.string("topic")
-			m := r.arrayLen("partitionIds", false)
+			tp.Topic = r.Str("topic")
+			m := r.ArrayLen("partitionIds")
 			tp.PartitionIDs = make([]int32, 0, max(m, 0))
-			for j := 0; j < m && r.err == nil; j++ {
-				tp.PartitionIDs = append(tp.PartitionIDs, r.int32())
+			for j := 0; j < m && r.Err == nil; j++ {
+				tp.PartitionIDs = append(tp.PartitionIDs, r.Int32())
 			}
-			r.taggedFields(nil)
+			r.TaggedFieldsInline(nil)
 			v.TransactionPartitions = append(v.TransactionPartitions, tp)
 		}
 	}
-	v.TransactionLastUpdateTimestampMs = r.int64()
-	v.TransactionStartTimestampMs = r.int64()
-	r.taggedFields(func(tag uint32) bool {
+	v.TransactionLastUpdateTimestampMs = r.Int64()
+	v.TransactionStartTimestampMs = r.Int64()
+	r.TaggedFieldsInline(func(tag uint32) bool {
 		switch tag {
 		case 0:
-			v.PreviousProducerID = r.int64()
+			v.PreviousProducerID = r.Int64()
 		case 1:
-			v.NextProducerID = r.int64()
+			v.NextProducerID = r.Int64()
 		case 2:
-			v.ClientTransactionVersion = r.int16()
+			v.ClientTransactionVersion = r.Int16()
 		default:
 			return false
 		}
