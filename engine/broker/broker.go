@@ -157,7 +157,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 	switch env.Msg.(type) {
 	case protocol.MetadataRequest, protocol.ProduceRequest, protocol.FetchRequest, protocol.ListOffsetsRequest,
 		protocol.FindCoordinatorRequest, protocol.JoinGroupRequest, protocol.SyncGroupRequest, protocol.HeartbeatRequest,
-		protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest, protocol.ConsumerGroupHeartbeatRequest:
+		protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest, protocol.ConsumerGroupHeartbeatRequest,
+		protocol.InitProducerIdRequest, protocol.AddPartitionsToTxnRequest, protocol.TxnOffsetCommitRequest,
+		protocol.EndTxnRequest, protocol.WriteTxnMarkersRequest:
 		if !b.serving {
 			// Connection refused: the requester sees its connection close.
 			b.send(env.From, sim.Disconnected{Peer: b.Node})
@@ -213,8 +215,15 @@ func (b *Broker) handle(env *sim.Envelope) {
 		b.handleAlterPartitionResponse(m)
 	case protocol.FindCoordinatorRequest, protocol.CreateTopicsResponse, protocol.JoinGroupRequest, protocol.SyncGroupRequest,
 		protocol.HeartbeatRequest, protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest,
-		protocol.ConsumerGroupHeartbeatRequest:
+		protocol.ConsumerGroupHeartbeatRequest, protocol.TxnOffsetCommitRequest:
 		b.handleGroups(env.From, m)
+	case protocol.InitProducerIdRequest, protocol.AddPartitionsToTxnRequest, protocol.AddPartitionsToTxnResponse,
+		protocol.EndTxnRequest, protocol.WriteTxnMarkersResponse:
+		b.handleTxn(env.From, m)
+	case protocol.WriteTxnMarkersRequest:
+		b.handleWriteTxnMarkers(env.From, m)
+	case protocol.AllocateProducerIdsResponse:
+		b.handleAllocateProducerIDs(m)
 	case sim.Disconnected:
 		// No active controller took our registration (the quorum has no
 		// majority): ask again, as Kafka's BrokerLifecycleManager does.

@@ -55,6 +55,20 @@ const (
 	UnreleasedInstanceID      ErrorCode = 111
 	UnsupportedAssignor       ErrorCode = 112
 	StaleMemberEpoch          ErrorCode = 113
+
+	// The idempotent and transactional producer's errors.
+	OutOfOrderSequenceNumber     ErrorCode = 45
+	DuplicateSequenceNumber      ErrorCode = 46
+	InvalidProducerEpoch         ErrorCode = 47
+	InvalidTxnState              ErrorCode = 48
+	InvalidProducerIDMapping     ErrorCode = 49
+	InvalidTransactionTimeout    ErrorCode = 50
+	ConcurrentTransactions       ErrorCode = 51
+	TransactionCoordinatorFenced ErrorCode = 52
+	UnknownProducerID            ErrorCode = 59
+	ProducerFenced               ErrorCode = 90
+	TransactionalIDNotFound      ErrorCode = 105
+	TransactionAbortable         ErrorCode = 120
 )
 
 // Client-side failures with no Kafka error code: the Java producer raises
@@ -91,6 +105,12 @@ var names = map[ErrorCode]string{
 	MemberIDRequired: "MEMBER_ID_REQUIRED", GroupMaxSizeReached: "GROUP_MAX_SIZE_REACHED", FencedInstanceID: "FENCED_INSTANCE_ID",
 	UnstableOffsetCommit: "UNSTABLE_OFFSET_COMMIT", FencedMemberEpoch: "FENCED_MEMBER_EPOCH",
 	UnreleasedInstanceID: "UNRELEASED_INSTANCE_ID", UnsupportedAssignor: "UNSUPPORTED_ASSIGNOR", StaleMemberEpoch: "STALE_MEMBER_EPOCH",
+	OutOfOrderSequenceNumber: "OUT_OF_ORDER_SEQUENCE_NUMBER", DuplicateSequenceNumber: "DUPLICATE_SEQUENCE_NUMBER",
+	InvalidProducerEpoch: "INVALID_PRODUCER_EPOCH", InvalidTxnState: "INVALID_TXN_STATE",
+	InvalidProducerIDMapping: "INVALID_PRODUCER_ID_MAPPING", InvalidTransactionTimeout: "INVALID_TRANSACTION_TIMEOUT",
+	ConcurrentTransactions: "CONCURRENT_TRANSACTIONS", TransactionCoordinatorFenced: "TRANSACTION_COORDINATOR_FENCED",
+	UnknownProducerID: "UNKNOWN_PRODUCER_ID", ProducerFenced: "PRODUCER_FENCED",
+	TransactionalIDNotFound: "TRANSACTIONAL_ID_NOT_FOUND", TransactionAbortable: "TRANSACTION_ABORTABLE",
 }
 
 // Name is Kafka's name for the code.
@@ -109,7 +129,7 @@ func (e ErrorCode) Retriable() bool {
 	switch e {
 	case NotLeaderOrFollower, LeaderNotAvailable, RequestTimedOut, NetworkException, NotEnoughReplicas,
 		NotEnoughReplicasAfterAppend, UnknownTopicOrPartition, FencedLeaderEpoch, UnknownLeaderEpoch, CorruptMessage,
-		CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator:
+		CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator, ConcurrentTransactions:
 		return true
 	}
 	return false

@@ -21,4 +21,10 @@ var Kinds = []string{
 	OffsetFetchRequest{}.Kind(), OffsetFetchResponse{}.Kind(),
 	ConsumerGroupHeartbeatRequest{}.Kind(), ConsumerGroupHeartbeatResponse{}.Kind(),
 	CreateTopicsRequest{}.Kind(), CreateTopicsResponse{}.Kind(),
+	InitProducerIdRequest{}.Kind(), InitProducerIdResponse{}.Kind(),
+	AddPartitionsToTxnRequest{}.Kind(), AddPartitionsToTxnResponse{}.Kind(),
+	TxnOffsetCommitRequest{}.Kind(), TxnOffsetCommitResponse{}.Kind(),
+	EndTxnRequest{}.Kind(), EndTxnResponse{}.Kind(),
+	WriteTxnMarkersRequest{}.Kind(), WriteTxnMarkersResponse{}.Kind(),
+	AllocateProducerIdsRequest{}.Kind(), AllocateProducerIdsResponse{}.Kind(),
 }

@@ -14,6 +14,9 @@ type ProduceRequest struct {
 	TimeoutMs     int32
 	TP            TopicPartition
 	Records       []byte // one RecordBatch v2
+	// TransactionalID is the transactional producer's id ("" otherwise):
+	// the leader needs it to add the partition to the transaction.
+	TransactionalID string
 }
 
 // ProduceResponse answers a ProduceRequest (never sent for acks=0).
@@ -37,6 +40,10 @@ type FetchRequest struct {
 	MaxBytes           int32
 	MinBytes           int32
 	MaxWaitMs          int32
+	// IsolationLevel: ReadUncommitted (the default) reads up to the high
+	// watermark, ReadCommitted up to the last stable offset. Followers
+	// read uncommitted.
+	IsolationLevel int8
 }
 
 // EpochEndOffset is the diverging epoch a leader reports when a follower's
@@ -56,6 +63,12 @@ type FetchResponse struct {
 	LeaderEpoch    int32
 	DivergingEpoch *EpochEndOffset
 	Records        []byte // whole batches
+	// LastStableOffset: the offset below which every transaction is
+	// decided; a read_committed fetch gets nothing at or beyond it.
+	LastStableOffset int64
+	// AbortedTransactions, for a read_committed fetch only: the aborted
+	// transactions overlapping the returned records, by first offset.
+	AbortedTransactions []AbortedTransaction
 }
 
 // MetadataRequest asks a broker who leads what.

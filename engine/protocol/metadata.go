@@ -13,7 +13,7 @@ import (
 // fences, after the PartitionChangeRecords of the same decision).
 type MetadataRecord struct {
 	Offset int64
-	Type   string // RegisterBroker, FenceBroker, UnfenceBroker, Topic, Config, Partition, PartitionChange
+	Type   string // RegisterBroker, FenceBroker, UnfenceBroker, Topic, Config, Partition, PartitionChange, ProducerIds
 
 	BrokerID    int32
 	BrokerEpoch int64
@@ -32,6 +32,10 @@ type MetadataRecord struct {
 
 	// Config: a topic config (Topic, Name, Value).
 	Name, Value string
+
+	// ProducerIds: the controller granted BrokerID (at BrokerEpoch) the
+	// block of producer ids ending below NextProducerID (KIP-730).
+	NextProducerID int64
 }
 
 // Describe prints a record as the lab's `show metadata` lists it.
@@ -41,6 +45,8 @@ func (r MetadataRecord) Describe() string {
 		return fmt.Sprintf("%d %s brokerId=%d brokerEpoch=%d", r.Offset, r.Type, r.BrokerID, r.BrokerEpoch)
 	case "Topic":
 		return fmt.Sprintf("%d Topic name=%s partitions=%d", r.Offset, r.Topic, r.Partitions)
+	case "ProducerIds":
+		return fmt.Sprintf("%d ProducerIds brokerId=%d brokerEpoch=%d nextProducerId=%d", r.Offset, r.BrokerID, r.BrokerEpoch, r.NextProducerID)
 	case "Config":
 		return fmt.Sprintf("%d Config topic=%s %s=%s", r.Offset, r.Topic, r.Name, r.Value)
 	default:
