@@ -100,6 +100,9 @@ type ListOffsetsRequest struct {
 	ReplicaID int32
 	TP        TopicPartition
 	Timestamp int64
+	// IsolationLevel: a read_committed client's "latest" is the last
+	// stable offset, a read_uncommitted one's the high watermark.
+	IsolationLevel int8
 }
 
 // ListOffsetsResponse answers it.
