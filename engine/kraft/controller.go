@@ -136,6 +136,8 @@ func (c *Controller) handle(env *sim.Envelope) {
 		c.alterPartition(env.From, m)
 	case protocol.CreateTopicsRequest:
 		c.createTopics(env.From, m)
+	case protocol.AllocateProducerIdsRequest:
+		c.allocateProducerIDs(env.From, m)
 	}
 }
 

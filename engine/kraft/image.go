@@ -11,11 +11,27 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// Image is the metadata as of Offset: brokers, topics and partitions.
+// Image is the metadata as of Offset: brokers, topics and partitions,
+// and where the next block of producer ids starts.
 type Image struct {
 	Offset  int64 // the last applied record's offset, -1 for none
 	Brokers []*BrokerInfo
 	Topics  []*TopicInfo
+	// ProducerIDs is the last ProducerIds record replayed (Kafka's
+	// ProducerIdsImage): it survives a controller failover and snapshots,
+	// so no controller grants an id twice.
+	ProducerIDs ProducerIDsInfo
+}
+
+// ProducerIDsInfo is the state of producer id allocation (KIP-730).
+type ProducerIDsInfo struct {
+	// NextProducerID is the first id of the next block to grant (0 before
+	// the first grant).
+	NextProducerID int64
+	// BrokerID and BrokerEpoch got the last block; a snapshot keeps them,
+	// as Kafka's ProducerIdsRecord in a snapshot does.
+	BrokerID    int32
+	BrokerEpoch int64
 }
 
 // BrokerInfo is a registered broker.
@@ -123,12 +139,19 @@ func (im *Image) Apply(r protocol.MetadataRecord) {
 		}
 		p.ISR = slices.Clone(r.ISR)
 		p.Leader, p.LeaderEpoch, p.PartitionEpoch = r.Leader, r.LeaderEpoch, r.PartitionEpoch
+	case "ProducerIds":
+		// Kafka's ProducerIdControlManager.replay refuses a record that
+		// does not move the next id forward (it throws); a controller
+		// never writes one, so loglab keeps the larger.
+		if r.NextProducerID > im.ProducerIDs.NextProducerID {
+			im.ProducerIDs = ProducerIDsInfo{NextProducerID: r.NextProducerID, BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch}
+		}
 	}
 }
 
 // Clone copies the image deeply.
 func (im *Image) Clone() *Image {
-	c := &Image{Offset: im.Offset}
+	c := &Image{Offset: im.Offset, ProducerIDs: im.ProducerIDs}
 	for _, b := range im.Brokers {
 		bb := *b
 		c.Brokers = append(c.Brokers, &bb)

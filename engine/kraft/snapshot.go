@@ -36,6 +36,12 @@ func (im *Image) Records() []protocol.MetadataRecord {
 				LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch})
 		}
 	}
+	// After topics and configs, as Kafka's MetadataImage.write orders a
+	// snapshot.
+	if pi := im.ProducerIDs; pi.NextProducerID > 0 {
+		add(protocol.MetadataRecord{Type: "ProducerIds", BrokerID: pi.BrokerID, BrokerEpoch: pi.BrokerEpoch,
+			NextProducerID: pi.NextProducerID})
+	}
 	return out
 }
 
