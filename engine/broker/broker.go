@@ -73,13 +73,14 @@ type Broker struct {
 	fetches  []*delayedFetch
 	nextCorr int64
 	groups   *groupCoordinator // the group coordinator's shards (groups.go)
+	pids     producerIDManager // blocks of producer ids (producer_ids.go)
 }
 
 // New starts a broker: it opens nothing until metadata tells it which
 // partitions it hosts, registers with the controller and begins heartbeating.
 func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storage.FS, events func(string)) *Broker {
 	b := &Broker{ID: id, Node: kraft.BrokerNode(id), cfg: cfg, net: net, sched: sched, fs: fs, events: events,
-		alive: true, image: kraft.NewImage()}
+		alive: true, image: kraft.NewImage(), pids: newProducerIDManager()}
 	net.Attach(b.Node, b.handle)
 	net.Send(b.Node, kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: id})
 	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
