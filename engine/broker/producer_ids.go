@@ -217,3 +217,9 @@ func (b *Broker) ProducerIDBlock() (first, last, next int64, ok bool) {
 	}
 	return c.first, c.last(), c.next, true
 }
+
+// GenerateProducerID is nextProducerID for drivers outside the broker
+// (tests, the simulation's checks): done runs before it returns.
+func (b *Broker) GenerateProducerID(done func(pid int64, code protocol.ErrorCode)) {
+	b.nextProducerID(done)
+}
