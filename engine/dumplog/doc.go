@@ -16,7 +16,9 @@
 // Record lines appear with deep iteration, which --print-data-log implies;
 // key and payload only with --print-data-log, and only when not null. An
 // offset index prints "offset: N position: P" lines, a time index
-// "timestamp: T offset: O" lines.
+// "timestamp: T offset: O" lines, a producer state .snapshot a line per
+// producer (producer_snapshot.go) and a .txnindex a line per aborted
+// transaction (txn_index.go).
 //
 // Where loglab deliberately differs from Kafka:
 //
@@ -45,13 +47,19 @@
 //     their records are not shown; loglab speaks RecordBatch v2 only.
 //   - KRaft control records (LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER,
 //     KRAFT_VERSION, KRAFT_VOTERS) print as "controlType: NAME(id)"; Kafka
-//     prints the snapshot and KRaft ones as JSON. The decoders for
-//     __consumer_offsets, __transaction_state and the metadata log
-//     (--offsets-decoder and friends), --key/value-decoder-class,
-//     --skip-record-metadata, --max-bytes, --max-message-size and
-//     --index-sanity-check are not implemented, nor are .txnindex, producer
-//     .snapshot and KRaft .checkpoint files: they get a "not supported yet"
-//     line.
+//     prints the snapshot and KRaft ones as JSON. The decoder for the
+//     metadata log (--cluster-metadata-decoder and friends),
+//     --key/value-decoder-class, --skip-record-metadata, --max-bytes,
+//     --max-message-size and --index-sanity-check are not implemented, nor
+//     are KRaft .checkpoint files: they get a "not supported yet" line.
+//     --offsets-decoder and --transaction-log-decoder are.
+//   - A corrupt producer .snapshot gets Kafka's CorruptSnapshotException
+//     message on Options.Err, followed by the file's name in parentheses;
+//     where Kafka's message would end in "null" (its reader ran out of
+//     bytes) loglab says where the file ends instead. A .txnindex entry
+//     with an unknown version is reported there too (Kafka dies with it),
+//     and so are bytes after its last whole entry (Kafka ignores them).
+//     Files over MaxBatchRead bytes are not read.
 //   - Batches over MaxBatchRead bytes get their batch line (the CRC is
 //     checked in chunks) but not their records, so a hostile length cannot
 //     make the dump allocate the whole file; Kafka reads any batch whole.

@@ -43,6 +43,11 @@ type Options struct {
 	// value as __consumer_offsets records (engine/group/offsets.Format).
 	// It implies PrintDataLog, as Kafka's decoder options do.
 	OffsetsDecoder bool
+	// TransactionLogDecoder is --transaction-log-decoder: decode each
+	// record's key and value as __transaction_state records
+	// (engine/txn/txnlog.Format). It implies PrintDataLog; with
+	// OffsetsDecoder too, OffsetsDecoder wins, as in Kafka's messageParser.
+	TransactionLogDecoder bool
 	// VerifyIndexOnly is --verify-index-only: check an index against its
 	// segment without printing its entries.
 	VerifyIndexOnly bool
@@ -56,10 +61,12 @@ type Options struct {
 	Open func(name string) (r io.ReaderAt, size int64, err error)
 }
 
-func (o Options) deep() bool { return o.DeepIteration || o.PrintDataLog || o.OffsetsDecoder }
+func (o Options) deep() bool {
+	return o.DeepIteration || o.PrintDataLog || o.OffsetsDecoder || o.TransactionLogDecoder
+}
 
 // File dumps one file, choosing by its suffix as DumpLogSegments does:
-// .log, .index and .timeindex. name is the file's path as the user gave it;
+// .log, .index, .timeindex, .snapshot (producer state) and .txnindex. name is the file's path as the user gave it;
 // the base offset comes from its last element. With printData it prints
 // records with their keys and payloads (kafka-dump-log --print-data-log);
 // without, batch lines only, which is kafka-dump-log's default.
@@ -76,7 +83,11 @@ func Dump(w io.Writer, name string, r io.ReaderAt, size int64, opts Options) err
 		return dumpIndex(w, name, r, size, opts)
 	case TimeIndexSuffix:
 		return dumpTimeIndex(w, name, r, size, opts)
-	case TxnIndexSuffix, ProducerSnapshotSuffix, CheckpointSuffix:
+	case ProducerSnapshotSuffix:
+		return dumpProducerSnapshot(w, name, r, size, opts)
+	case TxnIndexSuffix:
+		return dumpTxnIndex(w, name, r, size, opts)
+	case CheckpointSuffix:
 		out := &writer{w: w}
 		out.printf("Dumping %s\n", name)
 		out.printf("%s: dumping %s files is not supported yet\n", name, suffix(name))

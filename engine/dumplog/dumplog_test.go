@@ -460,8 +460,8 @@ func TestStartOffsetFromName(t *testing.T) {
 }
 
 func TestUnsupportedFiles(t *testing.T) {
-	expectText(t, dump(t, "00000000000000000000.txnindex", nil, Options{}),
-		"Dumping 00000000000000000000.txnindex\n00000000000000000000.txnindex: dumping .txnindex files is not supported yet\n")
+	expectText(t, dump(t, "00000000000000000000-0000000000.checkpoint", nil, Options{}),
+		"Dumping 00000000000000000000-0000000000.checkpoint\n00000000000000000000-0000000000.checkpoint: dumping .checkpoint files is not supported yet\n")
 	var out, errOut bytes.Buffer
 	if err := Dump(&out, "leader-epoch-checkpoint", bytes.NewReader(nil), 0, Options{Err: &errOut}); err != nil {
 		t.Fatal(err)

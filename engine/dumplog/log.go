@@ -3,6 +3,7 @@ package dumplog
 import (
 	"encoding/binary"
 	"github.com/loglab/loglab/engine/group/offsets"
+	"github.com/loglab/loglab/engine/txn/txnlog"
 	"hash/crc32"
 	"io"
 	"strconv"
@@ -401,11 +402,16 @@ func (d *logDumper) record(line *strings.Builder, b *record.Batch, rec record.Re
 		line.WriteString(controlText(rec))
 		return
 	}
-	if d.opts.OffsetsDecoder {
-		// DumpLogSegments' OffsetsMessageParser. A record without a key
-		// stops Kafka's dump with an exception; here its message stands
-		// in the key's place and the dump goes on.
-		key, payload, hasPayload, err := offsets.Format(offset, rec.Key, rec.Value)
+	if d.opts.OffsetsDecoder || d.opts.TransactionLogDecoder {
+		// DumpLogSegments' OffsetsMessageParser or
+		// TransactionLogMessageParser. A record without a key stops
+		// Kafka's dump with an exception; here its message stands in the
+		// key's place and the dump goes on.
+		format := offsets.Format
+		if !d.opts.OffsetsDecoder {
+			format = txnlog.Format
+		}
+		key, payload, hasPayload, err := format(offset, rec.Key, rec.Value)
 		if err != nil {
 			line.WriteString(" key: " + err.Error())
 			return

@@ -12,7 +12,8 @@ import (
 	"github.com/loglab/loglab/engine/dumplog"
 )
 
-// dumpLog prints segment files (.log, .index, .timeindex) as Kafka's
+// dumpLog prints segment files (.log, .index, .timeindex, producer state
+// .snapshot, .txnindex) as Kafka's
 // kafka-dump-log.sh does, so files loglab writes and files a Kafka broker
 // wrote can be read side by side. What Kafka prints to stderr (index
 // mismatches, non-consecutive offsets, unknown files) goes to stderr here
@@ -23,6 +24,7 @@ func dumpLog(args []string, stdout, stderr io.Writer) int {
 	printData := fs.Bool("print-data-log", false, "print each record with its key and payload (implies -deep-iteration)")
 	deep := fs.Bool("deep-iteration", false, "print a line per record, without key and payload")
 	offsetsDecoder := fs.Bool("offsets-decoder", false, "decode records as __consumer_offsets records (offset commits, group metadata); implies -print-data-log")
+	txnDecoder := fs.Bool("transaction-log-decoder", false, "decode records as __transaction_state records (transaction metadata); implies -print-data-log")
 	verify := fs.Bool("verify-index-only", false, "check indexes against their segment without printing their entries")
 	files := fs.String("files", "", "comma-separated `FILES` to dump, as kafka-dump-log's --files (FILE arguments work too)")
 	if code, done := parseFlags(fs, args, true); done {
@@ -41,11 +43,12 @@ func dumpLog(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	var opened []*os.File
 	opts := dumplog.Options{
-		PrintDataLog:    *printData || *offsetsDecoder,
-		OffsetsDecoder:  *offsetsDecoder,
-		DeepIteration:   *deep,
-		VerifyIndexOnly: *verify,
-		Err:             flushFirst{out, stderr},
+		PrintDataLog:          *printData || *offsetsDecoder || *txnDecoder,
+		OffsetsDecoder:        *offsetsDecoder,
+		TransactionLogDecoder: *txnDecoder,
+		DeepIteration:         *deep,
+		VerifyIndexOnly:       *verify,
+		Err:                   flushFirst{out, stderr},
 		// An index is checked against the .log next to it, as Kafka does.
 		Open: func(name string) (io.ReaderAt, int64, error) {
 			f, size, err := openFile(name)

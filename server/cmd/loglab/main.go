@@ -15,7 +15,7 @@ commands:
   serve [-addr :8080] [-static DIR]   serve the browser lab (/lab) and the live cluster (/live)
   script [-data-dir DIR] FILE         run a lab script and print its transcript ('-' reads stdin);
                                       with -data-dir, write its topics as Kafka segment files under DIR
-  dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex) as kafka-dump-log does
+  dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex .snapshot .txnindex) as kafka-dump-log does
   controller -id N -voters 1=HOST:PORT,... -data-dir DIR [-api ADDR]
                                       run one KRaft controller of a quorum of processes (docs/kraft-processes.md)
   version                             print the version
