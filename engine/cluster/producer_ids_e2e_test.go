@@ -125,3 +125,62 @@ func TestProducerIDsUniqueAcrossBrokersAndControllerFailover(t *testing.T) {
 	}
 	noViolations(t, c)
 }
+
+// A controller that caught up from a raft snapshot (the log it missed was
+// compacted) knows where the next block starts: the image it restored
+// carries the producer id state, so once it leads it grants no id twice.
+func TestProducerIDsSurviveAMetadataSnapshot(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.SnapshotThreshold = 8
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.CrashController(3); err != nil {
+		t.Fatal(err)
+	}
+	var before []int64
+	for _, id := range []int{1, 2, 3} {
+		before = append(before, pidsFrom(t, c, id, 1)...)
+	}
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		if err := c.CreateTopic(name, 1, 3, nil); err != nil { // enough records to compact the log
+			t.Fatal(err)
+		}
+	}
+	if err := c.RestartController(3); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.QuorumStatus()[2]; st.Restores == 0 {
+		t.Fatalf("controller 3 did not restore a snapshot: %+v", st)
+	}
+	for _, id := range []int{1, 2} {
+		if err := c.CrashController(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.RestartController(1); err != nil {
+		t.Fatal(err)
+	}
+	active := c.ActiveController()
+	if active == 0 {
+		t.Fatal("no active controller")
+	}
+	if st := c.QuorumStatus()[active-1]; st.Restores == 0 {
+		t.Fatalf("the active controller %d did not restore a snapshot, the test proves nothing: %+v", active, st)
+	}
+	if got := c.Controller().Image().ProducerIDs.NextProducerID; got != 3*kraft.ProducerIDBlockSize {
+		t.Fatalf("after the snapshot the next block starts at %d, want %d", got, 3*kraft.ProducerIDBlockSize)
+	}
+	if err := c.CrashBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RestartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	after := pidsFrom(t, c, 1, 1)
+	if slices.Contains(before, after[0]) || after[0] < 3*kraft.ProducerIDBlockSize {
+		t.Fatalf("restarted broker 1 got producer id %d; ids before the snapshot were %v", after[0], before)
+	}
+}
