@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/loglab/loglab/engine/producerstate"
 	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/storage"
 )
@@ -48,6 +49,15 @@ type Log struct {
 	// on is "dirty". Kafka keeps it in cleaner-offset-checkpoint; loglab
 	// keeps it in memory, so after a restart the whole log counts as dirty.
 	cleanedUpTo int64
+
+	// producers is the idempotent and transactional producers' state
+	// (producers.go); unreplicated are transactions a marker completed but
+	// the high watermark has not passed yet (Kafka's unreplicatedTxns),
+	// which still hold the last stable offset back.
+	producers    *producerstate.Manager
+	expirationMs int64
+	unreplicated []producerstate.CompletedTxn
+	snapshots    []int64 // offsets of the producer snapshot files, ascending
 }
 
 // Open opens the log in dir, creating it if needed, and recovers what a
@@ -69,7 +79,9 @@ func Open(fs storage.FS, dir string, cfg Config, recoveryPoint int64) (*Log, Rec
 	if names, err = fs.ReadDir(dir); err != nil {
 		return nil, rep, err
 	}
-	l := &Log{fs: fs, dir: dir, cfg: cfg}
+	l := &Log{fs: fs, dir: dir, cfg: cfg, expirationMs: producerstate.DefaultProducerIDExpirationMs,
+		snapshots: listSnapshots(names)}
+	l.producers = producerstate.NewManager(l.expirationMs)
 	if l.epochs, err = openEpochCache(fs, dir); err != nil {
 		return nil, rep, err
 	}
@@ -118,6 +130,20 @@ func Open(fs storage.FS, dir string, cfg Config, recoveryPoint int64) (*Log, Rec
 	if err := l.epochs.truncateFromEnd(l.EndOffset()); err != nil {
 		return nil, rep, err
 	}
+	// The producer state as of the first recovered segment comes from a
+	// snapshot no later than its base (LogLoader.recoverSegment rebuilds up
+	// to there); the replay from there on rebuilds the recovered segments'
+	// .txnindex on the way.
+	upTo := l.EndOffset()
+	for _, s := range l.segments {
+		if s.recovered {
+			upTo = min(upTo, s.base)
+			break
+		}
+	}
+	if err := l.reloadProducerState(upTo); err != nil {
+		return nil, rep, err
+	}
 	return l, rep, nil
 }
 
@@ -162,12 +188,35 @@ type AppendInfo struct {
 	Segment     int64 // the segment's base offset
 	Rolled      bool  // a new segment was started for it
 	Size        int
+	// Duplicate: the batch repeats one of its producer's last 5 batches
+	// (a retry after a lost acknowledgement). Nothing was written;
+	// FirstOffset and LastOffset are the original batch's.
+	Duplicate bool
 }
 
 // AppendAsLeader assigns offsets to a batch (from the log end offset on),
 // stamps it with the leader epoch, encodes it and appends it. The batch's
 // records must carry offset deltas 0..n-1.
 func (l *Log) AppendAsLeader(b *record.Batch, leaderEpoch int32) (AppendInfo, error) {
+	return l.appendBatch(b, leaderEpoch, producerstate.Client, 0)
+}
+
+// AppendAsCoordinator appends a batch written by a coordinator (origin
+// COORDINATOR): a transaction marker, or the group coordinator's
+// transactional offset commit. Producer epochs are checked, sequences not.
+func (l *Log) AppendAsCoordinator(b *record.Batch, leaderEpoch int32) (AppendInfo, error) {
+	return l.appendBatch(b, leaderEpoch, producerstate.Coordinator, 0)
+}
+
+// AppendMarker appends a transaction marker written with
+// transactionVersion (WriteTxnMarkers' TransactionVersion): with version 2
+// the coordinator bumped the producer epoch, so a marker of the current
+// epoch is refused while a transaction is open.
+func (l *Log) AppendMarker(b *record.Batch, leaderEpoch int32, transactionVersion int16) (AppendInfo, error) {
+	return l.appendBatch(b, leaderEpoch, producerstate.Coordinator, transactionVersion)
+}
+
+func (l *Log) appendBatch(b *record.Batch, leaderEpoch int32, origin producerstate.Origin, tv int16) (AppendInfo, error) {
 	b.LastOffsetDelta = int32(len(b.Records) - 1)
 	encoded, err := b.AppendEncoded(l.encodeBuf[:0])
 	if err != nil {
@@ -177,7 +226,7 @@ func (l *Log) AppendAsLeader(b *record.Batch, leaderEpoch int32) (AppendInfo, er
 	if err := l.Validate(b, len(encoded)); err != nil {
 		return AppendInfo{}, err
 	}
-	return l.AppendEncodedAsLeader(encoded, leaderEpoch)
+	return l.appendEncodedAsLeader(encoded, leaderEpoch, origin, tv)
 }
 
 // Validate reports whether the log would accept a batch that encodes to
@@ -214,7 +263,16 @@ func (l *Log) checkSize(encodedSize int) error {
 // end offset and the leader epoch into its header. Both fields lie outside
 // the CRC precisely so that a broker can assign them without re-encoding or
 // re-checksumming what the producer sent.
+//
+// The producer state is checked first, with the CLIENT origin
+// (UnifiedLog.analyzeAndValidateProducerState): a retried batch already in
+// the log is a Duplicate and writes nothing; a refusal is a
+// producerstate.Error and writes nothing either.
 func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendInfo, error) {
+	return l.appendEncodedAsLeader(encoded, leaderEpoch, producerstate.Client, 0)
+}
+
+func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin producerstate.Origin, tv int16) (AppendInfo, error) {
 	if len(encoded) < record.HeaderSize {
 		return AppendInfo{}, fmt.Errorf("%w: %d bytes is not a batch", ErrCorruptMessage, len(encoded))
 	}
@@ -234,7 +292,32 @@ func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendIn
 	}
 	binary.BigEndian.PutUint64(encoded[0:8], uint64(l.EndOffset()))
 	binary.BigEndian.PutUint32(encoded[12:16], uint32(leaderEpoch))
-	return l.appendEncoded(encoded)
+	h, err := record.ReadHeader(encoded)
+	if err != nil {
+		return AppendInfo{}, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
+	}
+	if origin == producerstate.Client && h.IsControl() {
+		// LogValidator: only coordinators write transaction markers.
+		return AppendInfo{}, fmt.Errorf("%w: clients are not allowed to write control records", ErrInvalidRecord)
+	}
+	pb, track, err := producerBatch(h, encoded, tv)
+	if err != nil {
+		return AppendInfo{}, err
+	}
+	if track {
+		r := l.producers.Check(pb, origin)
+		switch {
+		case r.Err != nil:
+			return AppendInfo{}, r.Err
+		case r.Duplicate:
+			return AppendInfo{FirstOffset: r.Original.FirstOffset(), LastOffset: r.Original.LastOffset, Duplicate: true}, nil
+		}
+	}
+	info, err := l.appendEncoded(encoded)
+	if err != nil || !track {
+		return info, err
+	}
+	return info, l.applyProducerBatch(l.active(), pb, origin, true)
 }
 
 // AppendEncoded appends batches that already have their offsets, as a
@@ -260,11 +343,36 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 		next = h.LastOffset() + 1
 		rest = rest[h.Size():]
 	}
+	// The producer state of the whole fetch is checked on a scratch copy
+	// first (REPLICATION origin: only a plain batch inside the producer's
+	// open transaction is refused), so a refused fetch writes nothing.
+	scratch := cloneManager(l.producers, l.expirationMs)
+	var pbs []producerstate.Batch
+	var tracked []bool
 	for rest := batches; len(rest) > 0; {
+		h, _ := record.ReadHeader(rest)
+		pb, track, err := producerBatch(h, rest[:h.Size()], 0)
+		if err != nil {
+			return nil, err
+		}
+		if track {
+			if r := scratch.Append(pb, producerstate.Replication); r.Err != nil {
+				return nil, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, r.Err)
+			}
+		}
+		pbs, tracked = append(pbs, pb), append(tracked, track)
+		rest = rest[h.Size():]
+	}
+	for i, rest := 0, batches; len(rest) > 0; i++ {
 		h, _ := record.ReadHeader(rest)
 		info, err := l.appendEncoded(rest[:h.Size()])
 		if err != nil {
 			return infos, err
+		}
+		if tracked[i] {
+			if err := l.applyProducerBatch(l.active(), pbs[i], producerstate.Replication, true); err != nil {
+				return infos, err
+			}
 		}
 		infos = append(infos, info)
 		rest = rest[h.Size():]
@@ -330,7 +438,9 @@ func (l *Log) roll(newBase int64) error {
 		return err
 	}
 	l.segments = append(l.segments, s)
-	return nil
+	// A snapshot at the new segment's base lets recovery of that segment
+	// start from it and scan only the segment (UnifiedLog.roll).
+	return l.takeSnapshot(newBase)
 }
 
 // Roll starts a new segment now (at the log end offset), if the active one
@@ -500,7 +610,16 @@ func (l *Log) TruncateTo(offset int64) error {
 	// The cleaner's checkpoint follows the truncation
 	// (LogCleanerManager.maybeTruncateCheckpoint).
 	l.cleanedUpTo = min(l.cleanedUpTo, l.EndOffset())
-	return l.epochs.truncateFromEnd(l.EndOffset())
+	if err := l.epochs.truncateFromEnd(l.EndOffset()); err != nil {
+		return err
+	}
+	// The producers' batches and markers past the cut are gone: rebuild
+	// their state from a snapshot at or below the new end
+	// (UnifiedLog.rebuildProducerState), dropping the later snapshots.
+	if err := l.reloadProducerState(l.EndOffset()); err != nil {
+		return err
+	}
+	return l.takeSnapshot(l.EndOffset())
 }
 
 // TruncateFullyAndStartAt deletes every segment and the epoch history and
@@ -520,7 +639,26 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	l.segments = []*segment{fresh}
 	l.startOffset, l.recoveryPoint, l.cleanedUpTo = offset, offset, offset
 	l.epochs.entries = nil
+	// Nothing of the old log remains, producer state included
+	// (ProducerStateManager.truncateFullyAndStartAt).
+	for _, off := range slices.Clone(l.snapshots) {
+		if err := l.deleteSnapshot(off); err != nil {
+			return err
+		}
+	}
+	l.producers = producerstate.NewManager(l.expirationMs)
+	l.unreplicated = nil
 	return l.epochs.flush()
+}
+
+// Shutdown is a clean shutdown: a producer snapshot at the log end (so
+// the next open replays nothing, UnifiedLog.close), then Close. A crash
+// (Close alone) leaves the snapshots as they were.
+func (l *Log) Shutdown() error {
+	if err := l.takeSnapshot(l.EndOffset()); err != nil {
+		return errors.Join(err, l.Close())
+	}
+	return l.Close()
 }
 
 // Close closes every file.
@@ -541,7 +679,7 @@ func (l *Log) Delete() error {
 // removeFiles deletes a segment's files without it being open.
 func (s *segment) removeFiles(fs storage.FS) error {
 	var errs []error
-	for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix} {
+	for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix, TxnIndexSuffix} {
 		if err := fs.Remove(path.Join(s.dir, FileName(s.base, suffix))); err != nil && !errors.Is(err, storage.ErrNotExist) {
 			errs = append(errs, err)
 		}

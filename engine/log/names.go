@@ -12,6 +12,12 @@ const (
 	LogSuffix       = ".log"
 	IndexSuffix     = ".index"
 	TimeIndexSuffix = ".timeindex"
+	// TxnIndexSuffix is the segment's aborted-transaction index, created
+	// only when the first aborted transaction is recorded in the segment.
+	TxnIndexSuffix = ".txnindex"
+	// SnapshotSuffix is a producer-state snapshot, named by the offset it
+	// was taken at (producerstate.SnapshotFileName).
+	SnapshotSuffix = ".snapshot"
 	// CleanedSuffix and SwapSuffix mark the cleaner's new segments while they
 	// replace old ones, as in Kafka: a crash mid-swap is finished or undone
 	// on open.

@@ -75,7 +75,19 @@ func openSegment(fs storage.FS, dir string, base int64, cfg Config, recover bool
 	}
 	s.index = &offsetIndex{base: base, maxSize: cfg.SegmentIndexBytes}
 	s.timeIndex = &timeIndex{base: base, maxSize: cfg.SegmentIndexBytes}
+	if s.txnIndex, err = openSegmentTxnIndex(fs, base, s.fileName(TxnIndexSuffix)); err != nil {
+		return nil, err
+	}
 	indexesOK := !recover && s.loadIndexes(fs, rep)
+	if indexesOK {
+		// An entry ending before the segment is corrupt (sanityCheck):
+		// recovery rebuilds the index from the log, as Kafka does.
+		if err := s.txnIndex.idx.SanityCheck(); err != nil {
+			rep.IndexesRebuilt = append(rep.IndexesRebuilt, FileName(s.base, TxnIndexSuffix)+": "+err.Error())
+			rep.Findings = append(rep.Findings, Finding{File: s.fileName(LogSuffix), Reason: err.Error()})
+			indexesOK = false
+		}
+	}
 	if indexesOK {
 		if err := s.rescan(); err == nil {
 			return s, nil
@@ -123,6 +135,13 @@ func (s *segment) loadIndexes(fs storage.FS, rep *RecoveryReport) bool {
 // truncates the log at the first batch that is torn or corrupt.
 func (s *segment) recover(fs storage.FS, cfg Config, rep *RecoveryReport) error {
 	rep.SegmentsRecovered++
+	// The aborted-transaction index is rebuilt from the producer state
+	// replayed over this segment (LogSegment.recover resets it); Open does
+	// that once every segment is loaded.
+	s.recovered = true
+	if err := s.txnIndex.reset(); err != nil {
+		return err
+	}
 	for _, ix := range []*storage.File{&s.index.file, &s.timeIndex.file} {
 		if *ix != nil {
 			(*ix).Close()

@@ -92,9 +92,17 @@ func (l *Log) deleteSegments(reason string, highWatermark int64, expired func(*s
 			return nil, err
 		}
 	}
+	// Each deleted segment's producer snapshot goes with it
+	// (UnifiedLog.deleteProducerSnapshots); its .txnindex went with its files.
+	for _, s := range l.segments[:n] {
+		if err := l.deleteSnapshot(s.base); err != nil {
+			return nil, err
+		}
+	}
 	l.segments = append([]*segment(nil), l.segments[n:]...)
 	l.startOffset = max(l.startOffset, l.segments[0].base)
 	d.NewStartOffset = l.startOffset
+	l.onHighWatermarkUpdated(l.startOffset) // onLogStartOffsetIncremented
 	return d, l.epochs.truncateFromStart(l.startOffset)
 }
 

@@ -20,6 +20,7 @@ type segment struct {
 	log       storage.File
 	index     *offsetIndex
 	timeIndex *timeIndex
+	txnIndex  *segmentTxnIndex
 
 	nextOffset               int64 // one past the last offset stored here
 	bytesSinceLastIndexEntry int64
@@ -31,6 +32,9 @@ type segment struct {
 	firstBatchTimestamp int64
 	// needsFlush marks a segment rolled but not yet synced.
 	needsFlush bool
+	// recovered: Open re-validated this segment and must rebuild its
+	// .txnindex while replaying the producer state.
+	recovered bool
 }
 
 func (s *segment) fileName(suffix string) string { return path.Join(s.dir, FileName(s.base, suffix)) }
@@ -60,6 +64,7 @@ func createSegmentWithSuffix(fs storage.FS, dir string, base int64, cfg Config, 
 	}
 	s.index = &offsetIndex{file: ixFile, base: base, maxSize: cfg.SegmentIndexBytes}
 	s.timeIndex = &timeIndex{file: tiFile, base: base, maxSize: cfg.SegmentIndexBytes}
+	s.txnIndex = newSegmentTxnIndex(fs, base, s.fileName(TxnIndexSuffix+extra))
 	return s, nil
 }
 
@@ -160,6 +165,10 @@ func (s *segment) truncateTo(offset int64) (int64, error) {
 	if err := s.timeIndex.truncateTo(found.Header.BaseOffset); err != nil {
 		return 0, err
 	}
+	// A transaction whose marker is cut off is open again (LogSegment.truncateTo).
+	if err := s.txnIndex.truncateTo(offset); err != nil {
+		return 0, err
+	}
 	return removed, s.rescan()
 }
 
@@ -201,12 +210,12 @@ func (s *segment) sync() error {
 	if err := s.flushIndexes(); err != nil {
 		return err
 	}
-	return errors.Join(s.log.Sync(), s.index.file.Sync(), s.timeIndex.file.Sync())
+	return errors.Join(s.log.Sync(), s.index.file.Sync(), s.timeIndex.file.Sync(), s.txnIndex.sync())
 }
 
 func (s *segment) close() error {
 	flushErr := s.flushIndexes()
-	return errors.Join(flushErr, s.log.Close(), s.index.file.Close(), s.timeIndex.file.Close())
+	return errors.Join(flushErr, s.log.Close(), s.index.file.Close(), s.timeIndex.file.Close(), s.txnIndex.close())
 }
 
 // remove closes and deletes the segment's files. Kafka first renames them
