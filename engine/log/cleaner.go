@@ -1,10 +1,13 @@
 package log
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path"
 
 	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // Cleaning reports one run of the log cleaner on a compacted log.
@@ -17,6 +20,7 @@ type Cleaning struct {
 	BytesAfter        int64
 	Superseded        int // records removed because a later record has the same key
 	TombstonesRemoved int // tombstones removed after delete.retention.ms
+	TxnRecordsRemoved int // records of aborted transactions and markers removed
 	Removed           []RemovedRecord
 }
 
@@ -58,6 +62,14 @@ func (l *Log) firstDirtyOffset() int64 { return max(l.cleanedUpTo, l.startOffset
 // cleaning removes it (the delete horizon of KIP-534). It returns nil when
 // there was nothing to do.
 func (l *Log) Clean(nowMs int64) (*Cleaning, error) {
+	return l.CleanUpTo(nowMs, math.MaxInt64)
+}
+
+// CleanUpTo is Clean that never touches a segment holding offsets at or
+// past lastStableOffset, nor the first unstable offset (LogCleanerManager's
+// cleanableOffsets: "we do not clean beyond the last stable offset"), so an
+// undecided transaction is never cleaned while its fate is unknown.
+func (l *Log) CleanUpTo(nowMs, lastStableOffset int64) (*Cleaning, error) {
 	if !l.cfg.Compact() || len(l.segments) < 2 {
 		return nil, nil
 	}
@@ -67,7 +79,11 @@ func (l *Log) Clean(nowMs int64) (*Cleaning, error) {
 	if dirty == 0 || ratio <= l.cfg.MinCleanableDirtyRatio {
 		return nil, nil
 	}
-	uncleanable := l.firstUncleanableIndex(nowMs)
+	bound := lastStableOffset
+	if fuo, ok := l.FirstUnstableOffset(); ok {
+		bound = min(bound, fuo)
+	}
+	uncleanable := l.firstUncleanableIndex(nowMs, bound)
 	if uncleanable == 0 {
 		return nil, nil
 	}
@@ -77,8 +93,9 @@ func (l *Log) Clean(nowMs int64) (*Cleaning, error) {
 		return nil, err
 	}
 	var cleaned []*segment
+	txns := newCleanedTxns() // carried from group to group, as in Kafka
 	for _, group := range l.groupSegments(l.segments[:uncleanable]) {
-		s, err := l.cleanGroup(group, latest, nowMs, c)
+		s, err := l.cleanGroup(group, latest, nowMs, c, txns)
 		if err != nil {
 			return nil, err
 		}
@@ -94,10 +111,16 @@ func (l *Log) Clean(nowMs int64) (*Cleaning, error) {
 // firstUncleanableIndex is the first segment the cleaner may not touch: the
 // active one, or an earlier one holding records younger than
 // min.compaction.lag.ms.
-func (l *Log) firstUncleanableIndex(nowMs int64) int {
+// min.compaction.lag.ms, or one holding the offset bound (the last stable
+// offset) or anything after it: Kafka cleans whole segments below the
+// segment of its first uncleanable offset (calculateCleanableBytes).
+func (l *Log) firstUncleanableIndex(nowMs, bound int64) int {
 	last := len(l.segments) - 1
 	for i, s := range l.segments[:last] {
 		if l.cfg.MinCompactionLagMs > 0 && s.maxTimestamp > nowMs-l.cfg.MinCompactionLagMs {
+			return i
+		}
+		if s.nextOffset > bound {
 			return i
 		}
 	}
@@ -105,14 +128,22 @@ func (l *Log) firstUncleanableIndex(nowMs int64) int {
 }
 
 // buildOffsetMap maps each key in the dirty segments to its latest offset.
+// Records of aborted transactions are not mapped: they will go, and must
+// not make an older committed value of their key look superseded.
 func (l *Log) buildOffsetMap(uncleanable int) (map[string]int64, error) {
 	latest := map[string]int64{}
+	txns := newCleanedTxns()
+	txns.addAborted(l.collectAbortedTxns(l.firstDirtyOffset(), l.segments[uncleanable].base))
 	for _, s := range l.segments[:uncleanable] {
 		if s.nextOffset <= l.firstDirtyOffset() {
 			continue
 		}
 		err := s.forEachBatch(func(b *record.Batch, _ []byte) error {
 			if b.IsControl() {
+				txns.onControlBatch(b)
+				return nil
+			}
+			if txns.onBatch(b) {
 				return nil
 			}
 			for _, r := range b.Records {
@@ -150,15 +181,23 @@ func (l *Log) groupSegments(segs []*segment) [][]*segment {
 // new segment, then swaps it in: .cleaned, renamed to .swap, old segments
 // deleted, .swap renamed to the final name. A crash at any point is
 // finished or undone by Open.
-func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64, c *Cleaning) (*segment, error) {
+func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64, c *Cleaning, txns *cleanedTxns) (*segment, error) {
 	base := group[0].base
 	out, err := createSegmentWithSuffix(l.fs, l.dir, base, l.cfg, CleanedSuffix)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range group {
+	txns.cleanedIndex = out.txnIndex
+	for i, s := range group {
+		// The whole segment's aborted transactions, since the cleaned
+		// segment's .txnindex is rebuilt from them (cleanSegments).
+		upper := s.nextOffset
+		if i+1 < len(group) {
+			upper = group[i+1].base
+		}
+		txns.addAborted(l.collectAbortedTxns(s.base, upper))
 		err := s.forEachBatch(func(b *record.Batch, raw []byte) error {
-			kept, changed := l.retain(b, latest, nowMs, c, c.FirstUncleanable)
+			kept, changed := l.retain(b, latest, nowMs, c, c.FirstUncleanable, txns)
 			if kept == nil {
 				return nil
 			}
@@ -187,10 +226,10 @@ func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64,
 		return nil, err
 	}
 	out.close()
-	suffixes := []string{LogSuffix, IndexSuffix, TimeIndexSuffix}
+	suffixes := []string{LogSuffix, IndexSuffix, TimeIndexSuffix, TxnIndexSuffix}
 	for _, suffix := range suffixes {
 		from := path.Join(l.dir, FileName(base, suffix+CleanedSuffix))
-		if err := l.fs.Rename(from, path.Join(l.dir, FileName(base, suffix+SwapSuffix))); err != nil {
+		if err := l.fs.Rename(from, path.Join(l.dir, FileName(base, suffix+SwapSuffix))); err != nil && !errors.Is(err, storage.ErrNotExist) {
 			return nil, err
 		}
 	}
@@ -201,7 +240,7 @@ func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64,
 	}
 	for _, suffix := range suffixes {
 		from := path.Join(l.dir, FileName(base, suffix+SwapSuffix))
-		if err := l.fs.Rename(from, path.Join(l.dir, FileName(base, suffix))); err != nil {
+		if err := l.fs.Rename(from, path.Join(l.dir, FileName(base, suffix))); err != nil && !errors.Is(err, storage.ErrNotExist) {
 			return nil, err
 		}
 	}
@@ -209,15 +248,51 @@ func (l *Log) cleanGroup(group []*segment, latest map[string]int64, nowMs int64,
 	return openSegment(l.fs, l.dir, base, l.cfg, false, &rep)
 }
 
-// retain filters one batch. It returns nil when nothing is left (except
-// for the round's last batch, kept empty), and
-// whether the batch changed (otherwise its original bytes are copied).
-// Control batches (transaction markers) are kept as they are.
-func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *Cleaning, roundEnd int64) (*record.Batch, bool) {
+// retain filters one batch (LogCleaner.cleanInto's RecordFilter). It
+// returns nil when nothing is left (except the round's last batch and an
+// active producer's last batch, kept empty), and whether the batch
+// changed (otherwise its original bytes are copied). Records of aborted
+// transactions go; a transaction marker goes once its transaction has no
+// record left and its delete horizon (set by the cleaning that first found
+// it removable) has passed.
+func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *Cleaning, roundEnd int64, txns *cleanedTxns) (*record.Batch, bool) {
+	horizonPassed := b.HasDeleteHorizon() && nowMs >= b.BaseTimestamp
+	var canDiscard, discardRecords bool
 	if b.IsControl() {
+		canDiscard = txns.onControlBatch(b)
+		discardRecords = canDiscard && horizonPassed
+	} else {
+		canDiscard = txns.onBatch(b)
+		discardRecords = canDiscard
+	}
+	keepEmpty := l.isLastBatchOfProducer(b) || b.NextOffset() == roundEnd
+	empty := func() (*record.Batch, bool) {
+		if keepEmpty {
+			nb := *b
+			nb.Records = nil
+			return &nb, true
+		}
+		return nil, true
+	}
+	if discardRecords {
+		for _, r := range b.Records {
+			reason := "aborted transaction"
+			if b.IsControl() {
+				reason = "transaction marker past delete.retention.ms"
+			}
+			c.note(b.Offset(r), r.Key, reason)
+		}
+		c.TxnRecordsRemoved += len(b.Records)
+		return empty()
+	}
+	if b.IsControl() {
+		if canDiscard && !b.HasDeleteHorizon() && len(b.Records) > 0 {
+			// The marker's transaction is gone: stamp it with its delete
+			// horizon; a cleaning after that removes it (KIP-534 for markers).
+			return l.withDeleteHorizon(b, b.Records, nowMs), true
+		}
 		return b, false
 	}
-	horizonPassed := b.HasDeleteHorizon() && nowMs >= b.BaseTimestamp
 	var kept []record.Record
 	tombstones := false
 	for _, r := range b.Records {
@@ -236,35 +311,38 @@ func (l *Log) retain(b *record.Batch, latest map[string]int64, nowMs int64, c *C
 		}
 	}
 	if len(kept) == 0 {
-		if b.NextOffset() == roundEnd {
-			// Kafka keeps the last batch of a cleaning round even when it
-			// is empty, so the offset it ends at is not lost.
-			nb := *b
-			nb.Records = nil
-			return &nb, true
-		}
-		return nil, true
+		// Kafka keeps the last batch of a cleaning round even when it is
+		// empty, so the offset it ends at is not lost, and an active
+		// producer's last batch, for its sequence.
+		return empty()
 	}
 	needsHorizon := tombstones && !b.HasDeleteHorizon()
 	if len(kept) == len(b.Records) && !needsHorizon {
 		return b, false
 	}
+	if needsHorizon {
+		return l.withDeleteHorizon(b, kept, nowMs), true
+	}
 	nb := *b
 	nb.Records = kept
-	if needsHorizon {
-		// The first cleaning to keep a tombstone stamps the batch with its
-		// delete horizon; record timestamps are re-expressed against it so
-		// they do not change.
-		horizon := nowMs + l.cfg.DeleteRetentionMs
-		nb.Records = make([]record.Record, len(kept))
-		for i, r := range kept {
-			r.TimestampDelta = b.Timestamp(r) - horizon
-			nb.Records[i] = r
-		}
-		nb.BaseTimestamp = horizon
-		nb.Attributes |= deleteHorizonAttribute
-	}
 	return &nb, true
+}
+
+// withDeleteHorizon is the batch holding kept, stamped by the first
+// cleaning to keep a tombstone (or a removable marker) with its delete
+// horizon; record timestamps are re-expressed against it so they do not
+// change.
+func (l *Log) withDeleteHorizon(b *record.Batch, kept []record.Record, nowMs int64) *record.Batch {
+	nb := *b
+	horizon := nowMs + l.cfg.DeleteRetentionMs
+	nb.Records = make([]record.Record, len(kept))
+	for i, r := range kept {
+		r.TimestampDelta = b.Timestamp(r) - horizon
+		nb.Records[i] = r
+	}
+	nb.BaseTimestamp = horizon
+	nb.Attributes |= deleteHorizonAttribute
+	return &nb
 }
 
 func (c *Cleaning) note(offset int64, key []byte, reason string) {

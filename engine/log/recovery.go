@@ -265,13 +265,13 @@ func finishInterruptedSwaps(fs storage.FS, dir string, names []string) error {
 		}
 		for _, other := range names {
 			ob, osuf, ok := ParseFileName(other)
-			if ok && ob >= base && ob < end && (osuf == LogSuffix || osuf == IndexSuffix || osuf == TimeIndexSuffix) {
+			if ok && ob >= base && ob < end && (osuf == LogSuffix || osuf == IndexSuffix || osuf == TimeIndexSuffix || osuf == TxnIndexSuffix) {
 				if err := fs.Remove(path.Join(dir, other)); err != nil && !errors.Is(err, storage.ErrNotExist) {
 					return err
 				}
 			}
 		}
-		for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix} {
+		for _, suffix := range []string{LogSuffix, IndexSuffix, TimeIndexSuffix, TxnIndexSuffix} {
 			from := path.Join(dir, FileName(base, suffix+SwapSuffix))
 			if err := fs.Rename(from, path.Join(dir, FileName(base, suffix))); err != nil && !errors.Is(err, storage.ErrNotExist) {
 				return err
