@@ -29,6 +29,11 @@ type Config struct {
 	HeartbeatInterval      time.Duration // broker.heartbeat.interval.ms (2 s)
 	RetentionCheckInterval time.Duration // log.retention.check.interval.ms (5 min)
 	CleanerBackoff         time.Duration // log.cleaner.backoff.ms (15 s)
+	// producer.id.expiration.ms (1 day): how long a partition leader
+	// remembers an idle idempotent producer, checked every
+	// producer.id.expiration.check.interval.ms (10 min).
+	ProducerIDExpiration              time.Duration
+	ProducerIDExpirationCheckInterval time.Duration
 	Groups                 GroupConfig   // the group coordinator's settings (groups_config.go)
 }
 
@@ -38,6 +43,8 @@ func DefaultConfig() Config {
 		ReplicaLagTimeMax: 30 * time.Second, ReplicaFetchWaitMax: 500 * time.Millisecond,
 		ReplicaFetchBackoff: time.Second, ReplicaFetchMaxBytes: 1 << 20, HeartbeatInterval: 2 * time.Second,
 		RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second, Groups: DefaultGroupConfig(),
+		ProducerIDExpiration:              24 * time.Hour,
+		ProducerIDExpirationCheckInterval: 10 * time.Minute,
 	}
 }
 
@@ -71,6 +78,7 @@ type Broker struct {
 
 	produces []*delayedProduce
 	fetches  []*delayedFetch
+	markers  []*delayedMarkers // WriteTxnMarkers waiting for the HW (txn_markers.go)
 	nextCorr int64
 	groups   *groupCoordinator // the group coordinator's shards (groups.go)
 	pids     producerIDManager // blocks of producer ids (producer_ids.go)
@@ -87,6 +95,9 @@ func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storag
 	b.every(cfg.ReplicaLagTimeMax/2, "isr-expiration", b.shrinkISRs)
 	b.every(cfg.RetentionCheckInterval, "log-retention", b.runRetention)
 	b.every(cfg.CleanerBackoff, "log-cleaner", b.runCleaner)
+	if cfg.ProducerIDExpirationCheckInterval > 0 {
+		b.every(cfg.ProducerIDExpirationCheckInterval, "producer-expiration", b.removeExpiredProducers)
+	}
 	return b
 }
 
@@ -280,8 +291,9 @@ func (b *Broker) handleMetadata(from sim.NodeID, m protocol.MetadataRequest) {
 }
 
 // handleListOffsets answers earliest (-2) and latest (-1) offset queries;
-// latest is the high watermark, the last offset a consumer may read, or,
-// for a follower (ReplicaID set), the log end offset.
+// latest is the high watermark, the last offset a consumer may read (the
+// last stable offset for a read_committed one), or, for a follower
+// (ReplicaID set), the log end offset.
 func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsRequest) {
 	resp := protocol.ListOffsetsResponse{CorrelationID: m.CorrelationID, TP: m.TP}
 	r := b.Replica(m.TP)
@@ -293,13 +305,13 @@ func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsReques
 	case m.Timestamp == -1 && m.ReplicaID > 0:
 		resp.Offset = r.Log.EndOffset()
 	case m.Timestamp == -1:
-		resp.Offset = r.HW
+		resp.Offset = lastFetchableOffset(r, m.IsolationLevel)
 	default:
 		off, err := r.Log.OffsetForTimestamp(m.Timestamp)
 		if err != nil {
 			resp.Error = protocol.CorruptMessage
 		}
-		resp.Offset = min(off, r.HW)
+		resp.Offset = min(off, lastFetchableOffset(r, m.IsolationLevel))
 	}
 	b.send(from, resp)
 }
@@ -307,4 +319,13 @@ func (b *Broker) handleListOffsets(from sim.NodeID, m protocol.ListOffsetsReques
 // PartitionDir is where a broker keeps a partition: broker-<id>/<topic>-<p>.
 func PartitionDir(broker int32, tp protocol.TopicPartition) string {
 	return fmt.Sprintf("broker-%d/%s", broker, log.PartitionDir(tp.Topic, int(tp.Partition)))
+}
+
+// lastFetchableOffset is Partition.fetchOffsetForTimestamp's bound: the
+// LSO for read_committed, the high watermark otherwise.
+func lastFetchableOffset(r *Replica, isolation int8) int64 {
+	if isolation == protocol.ReadCommitted {
+		return r.LastStableOffset()
+	}
+	return r.HW
 }

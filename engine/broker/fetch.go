@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/replica"
 	"github.com/loglab/loglab/engine/sim"
 )
@@ -24,7 +25,7 @@ type delayedFetch struct {
 func (b *Broker) handleFetch(from sim.NodeID, m protocol.FetchRequest) {
 	r := b.Replica(m.TP)
 	if code := b.checkFetch(r, m); code != protocol.None {
-		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, HighWatermark: -1})
+		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, HighWatermark: -1, LastStableOffset: -1})
 		return
 	}
 	lastFetchedEpoch := m.LastFetchedEpoch
@@ -39,11 +40,11 @@ func (b *Broker) handleFetch(from sim.NodeID, m protocol.FetchRequest) {
 		// position is not recorded, as in Kafka, where the read throws
 		// before updateFollowerFetchState.
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code,
-			HighWatermark: r.HW, LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch})
+			HighWatermark: r.HW, LastStableOffset: r.LastStableOffset(), LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch})
 		return
 	case div != nil:
 		b.send(from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, HighWatermark: r.HW,
-			LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, DivergingEpoch: div})
+			LastStableOffset: r.LastStableOffset(), LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, DivergingEpoch: div})
 		return
 	}
 	if m.ReplicaID >= 0 {
@@ -95,11 +96,18 @@ func (b *Broker) updateFollower(r *Replica, m protocol.FetchRequest) {
 func (b *Broker) tryCompleteFetch(d *delayedFetch, force bool) bool {
 	r, m := d.replica, d.req
 	if !r.leader {
-		b.send(d.from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: protocol.NotLeaderOrFollower, HighWatermark: -1})
+		b.send(d.from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: protocol.NotLeaderOrFollower, HighWatermark: -1, LastStableOffset: -1})
 		return true
 	}
+	lso := r.LastStableOffset()
 	limit := r.Log.EndOffset()
-	if m.ReplicaID < 0 {
+	switch {
+	case m.ReplicaID >= 0:
+	case m.IsolationLevel == protocol.ReadCommitted:
+		// Only decided transactions (UnifiedLog.read with
+		// FetchIsolation.TXN_COMMITTED): nothing at or past the LSO.
+		limit = lso
+	default:
 		limit = r.HW // consumers see only what every ISR member has
 	}
 	maxBytes := int64(m.MaxBytes)
@@ -107,6 +115,7 @@ func (b *Broker) tryCompleteFetch(d *delayedFetch, force bool) bool {
 		maxBytes = b.cfg.ReplicaFetchMaxBytes
 	}
 	var data []byte
+	var aborted []protocol.AbortedTransaction
 	if m.FetchOffset < limit && m.FetchOffset >= r.Log.StartOffset() {
 		fd, err := r.Log.Read(m.FetchOffset, maxBytes, limit)
 		if err == nil {
@@ -116,12 +125,19 @@ func (b *Broker) tryCompleteFetch(d *delayedFetch, force bool) bool {
 				}
 			}
 		}
+		if len(data) > 0 && m.ReplicaID < 0 && m.IsolationLevel == protocol.ReadCommitted {
+			// The aborted transactions overlapping what is returned
+			// (UnifiedLog.addAbortedTransactions), so the consumer can drop
+			// their records.
+			aborted = r.Log.AbortedTransactions(m.FetchOffset, endOfBatches(data))
+		}
 	}
 	if len(data) < max(1, int(m.MinBytes)) && !force {
 		return false
 	}
 	b.send(d.from, protocol.FetchResponse{CorrelationID: m.CorrelationID, TP: m.TP, HighWatermark: r.HW,
-		LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, Records: data})
+		LastStableOffset: lso, LogStartOffset: r.Log.StartOffset(), LeaderEpoch: r.LeaderEpoch, Records: data,
+		AbortedTransactions: aborted})
 	return true
 }
 
@@ -137,7 +153,7 @@ func (b *Broker) failFetches(r *Replica, code protocol.ErrorCode) {
 	for _, d := range slices.Clone(b.fetches) {
 		if d.replica == r {
 			b.removeFetch(d)
-			b.send(d.from, protocol.FetchResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: code, HighWatermark: -1})
+			b.send(d.from, protocol.FetchResponse{CorrelationID: d.req.CorrelationID, TP: d.req.TP, Error: code, HighWatermark: -1, LastStableOffset: -1})
 		}
 	}
 }
@@ -147,4 +163,19 @@ func (b *Broker) removeFetch(d *delayedFetch) {
 		d.timeout.Cancelled = true
 	}
 	b.fetches = slices.DeleteFunc(b.fetches, func(x *delayedFetch) bool { return x == d })
+}
+
+// endOfBatches is the offset just past the last of the whole batches in
+// data: the upper bound of a fetch's aborted-transaction lookup.
+func endOfBatches(data []byte) int64 {
+	end := int64(0)
+	for len(data) > 0 {
+		h, err := record.ReadHeader(data)
+		if err != nil || h.Size() > len(data) {
+			break
+		}
+		end = h.NextOffset()
+		data = data[h.Size():]
+	}
+	return end
 }

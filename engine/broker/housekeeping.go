@@ -25,7 +25,9 @@ func (b *Broker) runCleaner() {
 	now := b.sched.Clock.NowMs()
 	for _, r := range b.replicas {
 		r.Log.FlushRolled()
-		c, err := r.Log.Clean(now)
+		// The cleaner never goes past the last stable offset: an undecided
+		// transaction's records (and its marker) must stay as written.
+		c, err := r.Log.CleanUpTo(now, r.LastStableOffset())
 		if err != nil {
 			b.events(fmt.Sprintf("%s: cleaning %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 			continue
@@ -34,5 +36,15 @@ func (b *Broker) runCleaner() {
 			b.events(fmt.Sprintf("%s: the cleaner compacted %s/%d (dirty ratio %.2f): removed %d superseded record(s) and %d tombstone(s), %d -> %d bytes",
 				b.Node, r.TP.Topic, r.TP.Partition, c.DirtyRatio, c.Superseded, c.TombstonesRemoved, c.BytesBefore, c.BytesAfter))
 		}
+	}
+}
+
+// removeExpiredProducers is the producer.id.expiration.check.interval.ms
+// task (UnifiedLog's PeriodicProducerExpirationCheck): every hosted
+// partition forgets the producers idle for producer.id.expiration.ms.
+func (b *Broker) removeExpiredProducers() {
+	now := b.sched.Clock.NowMs()
+	for _, r := range b.replicas {
+		r.Log.RemoveExpiredProducers(now, b.cfg.ProducerIDExpiration.Milliseconds())
 	}
 }

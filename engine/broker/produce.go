@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/producerstate"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/sim"
@@ -53,28 +54,86 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 		return
 	}
 	raw := slices.Clone(m.Records)
-	if _, err := record.ReadHeader(raw); err != nil || record.VerifyCRC(raw) != nil {
+	h, err := record.ReadHeader(raw)
+	if err != nil || record.VerifyCRC(raw) != nil {
 		reply(protocol.CorruptMessage, -1)
 		return
 	}
-	info, err := r.Log.AppendEncodedAsLeader(raw, r.LeaderEpoch)
-	if err != nil {
-		switch {
-		case errors.Is(err, log.ErrMessageTooLarge):
-			reply(protocol.MessageTooLarge, -1)
-		case errors.Is(err, log.ErrRecordBatchTooLarge):
-			reply(protocol.RecordListTooLarge, -1)
-		case errors.Is(err, log.ErrInvalidRecord):
-			reply(protocol.InvalidRecord, -1)
-		default:
-			reply(protocol.CorruptMessage, -1)
-		}
+	if needsTxnVerification(r, h, m.TransactionalID) {
+		// KIP-890 (transaction version 2): the first transactional batch
+		// of a producer on this partition adds the partition to its
+		// transaction through the coordinator before it is appended
+		// (ReplicaManager.appendRecords with verification). Leadership
+		// may have moved while waiting.
+		b.addPartitionToTxn(m.TransactionalID, h.ProducerID, h.ProducerEpoch, m.TP, func(code protocol.ErrorCode) {
+			if code != protocol.None {
+				reply(code, -1)
+				return
+			}
+			if cur := b.Replica(m.TP); cur != r || !r.leader {
+				reply(protocol.NotLeaderOrFollower, -1)
+				return
+			}
+			b.appendProduce(from, m, r, raw)
+		})
 		return
 	}
-	// New data: parked follower fetches can be answered now.
-	b.completeFetches(r)
-	if b.maybeIncrementHW(r) { // a lone leader's HW moves at once
-		b.onHWChange(r)
+	b.appendProduce(from, m, r, raw)
+}
+
+// needsTxnVerification: a transactional batch from a producer with no
+// transaction open on this partition (UnifiedLog.maybeStartTransactionVerification).
+func needsTxnVerification(r *Replica, h record.BatchHeader, txnID string) bool {
+	if txnID == "" || !h.IsTransactional() || h.ProducerID < 0 {
+		return false
+	}
+	for _, e := range r.Log.Producers() {
+		if e.ProducerID == h.ProducerID {
+			return !e.HasOngoingTxn()
+		}
+	}
+	return true
+}
+
+// appendError maps a refused append to Kafka's error code: the producer
+// state's own codes (OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH,
+// INVALID_TXN_STATE, ...) travel as they are.
+func appendError(err error) protocol.ErrorCode {
+	var pe producerstate.Error
+	switch {
+	case errors.As(err, &pe):
+		return protocol.ErrorCode(pe.Code)
+	case errors.Is(err, log.ErrMessageTooLarge):
+		return protocol.MessageTooLarge
+	case errors.Is(err, log.ErrRecordBatchTooLarge):
+		return protocol.RecordListTooLarge
+	case errors.Is(err, log.ErrInvalidRecord):
+		return protocol.InvalidRecord
+	}
+	return protocol.CorruptMessage
+}
+
+// appendProduce appends a produce's batch and answers it. A duplicate (a
+// retry of a batch already written) is answered with the original batch's
+// base offset and NONE, for acks=all only once the high watermark covers
+// the original, as Kafka's delayed produce waits for its last offset.
+func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Replica, raw []byte) {
+	reply := func(code protocol.ErrorCode, base int64) {
+		if m.Acks != 0 {
+			b.send(from, protocol.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base})
+		}
+	}
+	info, err := r.Log.AppendEncodedAsLeader(raw, r.LeaderEpoch)
+	if err != nil {
+		reply(appendError(err), -1)
+		return
+	}
+	if !info.Duplicate {
+		// New data: parked follower fetches can be answered now.
+		b.completeFetches(r)
+		if b.maybeIncrementHW(r) { // a lone leader's HW moves at once
+			b.onHWChange(r)
+		}
 	}
 	switch m.Acks {
 	case 0:
@@ -116,6 +175,7 @@ func (b *Broker) completeProduces(r *Replica) {
 }
 
 func (b *Broker) failProduces(r *Replica, code protocol.ErrorCode) {
+	b.failMarkers(r, code)
 	for _, d := range slices.Clone(b.produces) {
 		if d.replica == r {
 			b.removeProduce(d)
@@ -135,6 +195,7 @@ func (b *Broker) removeProduce(d *delayedProduce) {
 // produces may complete, parked consumer fetches may have data.
 func (b *Broker) onHWChange(r *Replica) {
 	b.completeProduces(r)
+	b.completeMarkers(r)
 	b.completeFetches(r)
 	b.completeGroupWrites(r)
 }

@@ -37,6 +37,12 @@ type Replica struct {
 	askingOffset  int64 // the ListOffsets timestamp in flight (-1 latest, -2 earliest) while resetting an out-of-range position
 }
 
+// LastStableOffset is the partition's LSO: the first offset of the oldest
+// transaction not yet decided (or whose marker the high watermark has not
+// passed), else the high watermark (UnifiedLog.lastStableOffset). A
+// read_committed consumer reads only below it.
+func (r *Replica) LastStableOffset() int64 { return r.Log.LastStableOffset(r.HW) }
+
 // IsLeader reports whether this broker leads the partition.
 func (r *Replica) IsLeader() bool { return r.leader }
 
