@@ -34,7 +34,7 @@ type Config struct {
 	// producer.id.expiration.check.interval.ms (10 min).
 	ProducerIDExpiration              time.Duration
 	ProducerIDExpirationCheckInterval time.Duration
-	Groups                 GroupConfig   // the group coordinator's settings (groups_config.go)
+	Groups                            GroupConfig // the group coordinator's settings (groups_config.go)
 }
 
 // DefaultConfig is Kafka's broker defaults.
@@ -79,25 +79,25 @@ type Broker struct {
 	produces []*delayedProduce
 	fetches  []*delayedFetch
 	markers  []*delayedMarkers // WriteTxnMarkers waiting for the HW (txn_markers.go)
-	nextCorr int64
-	groups   *groupCoordinator // the group coordinator's shards (groups.go)
-	pids     producerIDManager // blocks of producer ids (producer_ids.go)
+	// lastProducerExpiration is when the producer-id expiration check last
+	// ran (housekeeping.go).
+	lastProducerExpiration time.Duration
+	nextCorr               int64
+	groups                 *groupCoordinator // the group coordinator's shards (groups.go)
+	pids                   producerIDManager // blocks of producer ids (producer_ids.go)
 }
 
 // New starts a broker: it opens nothing until metadata tells it which
 // partitions it hosts, registers with the controller and begins heartbeating.
 func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storage.FS, events func(string)) *Broker {
 	b := &Broker{ID: id, Node: kraft.BrokerNode(id), cfg: cfg, net: net, sched: sched, fs: fs, events: events,
-		alive: true, image: kraft.NewImage(), pids: newProducerIDManager()}
+		alive: true, image: kraft.NewImage(), pids: newProducerIDManager(), lastProducerExpiration: sched.Clock.Elapsed()}
 	net.Attach(b.Node, b.handle)
 	net.Send(b.Node, kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: id})
 	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
 	b.every(cfg.ReplicaLagTimeMax/2, "isr-expiration", b.shrinkISRs)
 	b.every(cfg.RetentionCheckInterval, "log-retention", b.runRetention)
 	b.every(cfg.CleanerBackoff, "log-cleaner", b.runCleaner)
-	if cfg.ProducerIDExpirationCheckInterval > 0 {
-		b.every(cfg.ProducerIDExpirationCheckInterval, "producer-expiration", b.removeExpiredProducers)
-	}
 	return b
 }
 

@@ -7,6 +7,7 @@ import "fmt"
 // leader (a follower uses its own, leader-given, high watermark).
 func (b *Broker) runRetention() {
 	now := b.sched.Clock.NowMs()
+	b.maybeRemoveExpiredProducers()
 	for _, r := range b.replicas {
 		dels, err := r.Log.DeleteOldSegments(now, r.HW)
 		if err != nil {
@@ -39,10 +40,18 @@ func (b *Broker) runCleaner() {
 	}
 }
 
-// removeExpiredProducers is the producer.id.expiration.check.interval.ms
+// maybeRemoveExpiredProducers is the producer.id.expiration.check.interval.ms
 // task (UnifiedLog's PeriodicProducerExpirationCheck): every hosted
 // partition forgets the producers idle for producer.id.expiration.ms.
-func (b *Broker) removeExpiredProducers() {
+// Kafka schedules it on its own; loglab runs it from the retention task
+// once the interval has passed, so it adds no event to the simulation
+// (with the defaults, 10 min and 5 min, it runs at the same times).
+func (b *Broker) maybeRemoveExpiredProducers() {
+	interval := b.cfg.ProducerIDExpirationCheckInterval
+	if interval <= 0 || b.sched.Clock.Elapsed()-b.lastProducerExpiration < interval {
+		return
+	}
+	b.lastProducerExpiration = b.sched.Clock.Elapsed()
 	now := b.sched.Clock.NowMs()
 	for _, r := range b.replicas {
 		r.Log.RemoveExpiredProducers(now, b.cfg.ProducerIDExpiration.Milliseconds())
