@@ -346,7 +346,7 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 	// The producer state of the whole fetch is checked on a scratch copy
 	// first (REPLICATION origin: only a plain batch inside the producer's
 	// open transaction is refused), so a refused fetch writes nothing.
-	scratch := cloneManager(l.producers, l.expirationMs)
+	var scratch *producerstate.Manager // copied only when a batch has a producer id
 	var pbs []producerstate.Batch
 	var tracked []bool
 	for rest := batches; len(rest) > 0; {
@@ -356,6 +356,9 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 			return nil, err
 		}
 		if track {
+			if scratch == nil {
+				scratch = cloneManager(l.producers, l.expirationMs)
+			}
 			if r := scratch.Append(pb, producerstate.Replication); r.Err != nil {
 				return nil, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, r.Err)
 			}
