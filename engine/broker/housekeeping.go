@@ -34,8 +34,12 @@ func (b *Broker) runCleaner() {
 			continue
 		}
 		if c != nil {
-			b.events(fmt.Sprintf("%s: the cleaner compacted %s/%d (dirty ratio %.2f): removed %d superseded record(s) and %d tombstone(s), %d -> %d bytes",
-				b.Node, r.TP.Topic, r.TP.Partition, c.DirtyRatio, c.Superseded, c.TombstonesRemoved, c.BytesBefore, c.BytesAfter))
+			txn := ""
+			if c.TxnRecordsRemoved > 0 {
+				txn = fmt.Sprintf(", %d record(s) of aborted transactions or expired markers", c.TxnRecordsRemoved)
+			}
+			b.events(fmt.Sprintf("%s: the cleaner compacted %s/%d (dirty ratio %.2f): removed %d superseded record(s) and %d tombstone(s)%s, %d -> %d bytes",
+				b.Node, r.TP.Topic, r.TP.Partition, c.DirtyRatio, c.Superseded, c.TombstonesRemoved, txn, c.BytesBefore, c.BytesAfter))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/txn/txnindex"
 )
 
 // SegmentInfo describes a segment for `show segments` and the UI.
@@ -15,6 +16,9 @@ type SegmentInfo struct {
 	Active       bool
 	Index        []IndexEntry
 	TimeIndex    []TimeIndexEntry
+	// TxnIndex is the segment's .txnindex: the transactions aborted by a
+	// marker in this segment (none, and no file, in most segments).
+	TxnIndex []txnindex.AbortedTxn
 }
 
 // IndexEntry is one sparse offset index entry: offset -> byte position.
@@ -37,6 +41,7 @@ func (s *segment) info(active bool) SegmentInfo {
 	for _, e := range s.timeIndex.entries {
 		si.TimeIndex = append(si.TimeIndex, TimeIndexEntry(e))
 	}
+	si.TxnIndex = s.txnIndex.entries()
 	return si
 }
 

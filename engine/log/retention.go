@@ -118,5 +118,6 @@ func (l *Log) MaybeIncrementLogStartOffset(newStart int64) error {
 		return nil
 	}
 	l.startOffset = newStart
+	l.onHighWatermarkUpdated(newStart) // onLogStartOffsetIncremented
 	return l.epochs.truncateFromStart(newStart)
 }
