@@ -58,6 +58,9 @@ type Log struct {
 	expirationMs int64
 	unreplicated []producerstate.CompletedTxn
 	snapshots    []int64 // offsets of the producer snapshot files, ascending
+	// lastSnapOffset is ProducerStateManager.lastSnapOffset: the state has
+	// a snapshot up to here, so taking one at or below it is skipped.
+	lastSnapOffset int64
 }
 
 // Open opens the log in dir, creating it if needed, and recovers what a
@@ -142,6 +145,11 @@ func Open(fs storage.FS, dir string, cfg Config, recoveryPoint int64) (*Log, Rec
 		}
 	}
 	if err := l.reloadProducerState(upTo); err != nil {
+		return nil, rep, err
+	}
+	// Kafka's rebuild ends with a snapshot at the log end, so the next
+	// open has nothing to replay.
+	if err := l.takeSnapshot(l.EndOffset()); err != nil {
 		return nil, rep, err
 	}
 	return l, rep, nil
@@ -651,6 +659,7 @@ func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	}
 	l.producers = producerstate.NewManager(l.expirationMs)
 	l.unreplicated = nil
+	l.lastSnapOffset = 0
 	return l.epochs.flush()
 }
 

@@ -27,8 +27,8 @@ func (l *Log) snapshotPath(offset int64) string {
 // latest snapshot is already there or beyond. Kafka defers the fsync of
 // a roll's snapshot to the flush task; loglab syncs it at once.
 func (l *Log) takeSnapshot(offset int64) error {
-	if n := len(l.snapshots); n > 0 && l.snapshots[n-1] >= offset {
-		return nil
+	if offset <= l.lastSnapOffset {
+		return nil // "not a new offset, then it is not worth taking another snapshot"
 	}
 	f, err := l.fs.Create(l.snapshotPath(offset))
 	if err != nil {
@@ -39,6 +39,7 @@ func (l *Log) takeSnapshot(offset int64) error {
 		return err
 	}
 	l.snapshots = append(l.snapshots, offset)
+	l.lastSnapOffset = offset
 	return nil
 }
 
@@ -73,8 +74,8 @@ func listSnapshots(names []string) []int64 {
 // from the latest remaining snapshot no later than upTo (a corrupt one is
 // deleted and the previous one tried), and the batches from there to the
 // log end are replayed with the REPLICATION origin. Segments recovery
-// rebuilt get their .txnindex entries back from this replay. A snapshot at
-// the log end is then written, as Kafka's rebuild ends with one.
+// rebuilt get their .txnindex entries back from this replay. The callers
+// then write a snapshot at the log end, as Kafka's rebuild ends with one.
 func (l *Log) reloadProducerState(upTo int64) error {
 	end := l.EndOffset()
 	for _, off := range slices.Clone(l.snapshots) {
@@ -107,6 +108,7 @@ func (l *Log) reloadProducerState(upTo int64) error {
 		from = off
 		break
 	}
+	l.lastSnapOffset = from
 	if err := l.replayProducers(from); err != nil {
 		return err
 	}
