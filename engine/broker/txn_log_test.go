@@ -196,3 +196,36 @@ func TestListOffsetsLatestIsLSOForReadCommitted(t *testing.T) {
 		}
 	}
 }
+
+// WriteTxnMarkers appends with acks=all semantics: the answer waits until
+// the high watermark passes the marker (the follower fetched it).
+func TestWriteTxnMarkersWaitsForTheHW(t *testing.T) {
+	h := newHarness(t, []int32{1, 2}, []int32{1, 2}, "1")
+	h.send(protocol.ProduceRequest{CorrelationID: 1, Acks: 1, TimeoutMs: 1000, TP: tp0, Records: idempotentBatch(t, 8, 0, 0, true)})
+	h.send(protocol.WriteTxnMarkersRequest{CorrelationID: 2, ProducerID: 8, ProducerEpoch: 1, Committed: true,
+		Partitions: []protocol.TopicPartition{tp0}, TransactionVersion: 2})
+	markers := func() []protocol.WriteTxnMarkersResponse {
+		var out []protocol.WriteTxnMarkersResponse
+		for _, m := range h.responses {
+			if r, ok := m.(protocol.WriteTxnMarkersResponse); ok {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	if got := markers(); len(got) != 0 {
+		t.Fatalf("answered before the follower had the marker: %+v", got)
+	}
+	h.fetchAsFollower(2, 1) // has the data, not the marker
+	if got := markers(); len(got) != 0 {
+		t.Fatalf("answered with the HW below the marker: %+v", got)
+	}
+	h.fetchAsFollower(2, 2)
+	got := markers()
+	if len(got) != 1 || got[0].Partitions[0].Error != protocol.None {
+		t.Fatalf("markers answered %+v, want NONE once the HW passed the marker", got)
+	}
+	if lso := h.broker.Replica(tp0).LastStableOffset(); lso != 2 {
+		t.Fatalf("LSO %d, want 2", lso)
+	}
+}

@@ -42,6 +42,10 @@ func (rc *pidClient) request(t *testing.T, id int, m sim.Message, corr int64) si
 				if r.CorrelationID == corr {
 					got = r
 				}
+			case protocol.WriteTxnMarkersResponse:
+				if r.CorrelationID == corr {
+					got = r
+				}
 			}
 		}
 		return got != nil
@@ -196,4 +200,50 @@ func lastOffsetIn(t *testing.T, raw []byte) int64 {
 		raw = raw[n:]
 	}
 	return last
+}
+
+// An aborted transaction stays aborted for read_committed readers after a
+// leader change: the followers appended the ABORT marker with the
+// REPLICATION origin and wrote their own .txnindex entry, so the new
+// leader sends the aborted transaction with the records.
+func TestAbortedTransactionSurvivesLeaderChange(t *testing.T) {
+	c := newTestCluster(t, 15)
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Stabilize(); err != nil {
+		t.Fatal(err)
+	}
+	tp := protocol.TopicPartition{Topic: "orders"}
+	rc := newPIDClient(c)
+	leader := leaderOf(t, c, "orders")
+	rc.request(t, leader, protocol.ProduceRequest{CorrelationID: 1, Acks: -1, TimeoutMs: 30000, TP: tp,
+		Records: rawBatch(t, 90, 0, 0, true, "doomed")}, 1)
+	resp := rc.request(t, leader, protocol.WriteTxnMarkersRequest{CorrelationID: 2, ProducerID: 90, ProducerEpoch: 1,
+		Committed: false, Partitions: []protocol.TopicPartition{tp}, TransactionVersion: 2}, 2).(protocol.WriteTxnMarkersResponse)
+	if resp.Partitions[0].Error != protocol.None {
+		t.Fatalf("markers answered %+v", resp)
+	}
+	rc.request(t, leader, protocol.ProduceRequest{CorrelationID: 3, Acks: -1, TimeoutMs: 30000, TP: tp,
+		Records: rawBatch(t, -1, -1, -1, false, "after")}, 3)
+	if err := c.CrashBroker(leader, false); err != nil {
+		t.Fatal(err)
+	}
+	ok, err := c.RunUntil(func() bool {
+		l := leaderOf(t, c, "orders")
+		return l != leader && l > 0 && c.Broker(l).Replica(tp).IsLeader()
+	}, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("no new leader: %v", err)
+	}
+	newLeader := leaderOf(t, c, "orders")
+	f := rc.request(t, newLeader, protocol.FetchRequest{CorrelationID: 4, ReplicaID: -1, TP: tp, FetchOffset: 0,
+		CurrentLeaderEpoch: -1, MaxBytes: 1 << 20, IsolationLevel: protocol.ReadCommitted}, 4).(protocol.FetchResponse)
+	want := []protocol.AbortedTransaction{{ProducerID: 90, FirstOffset: 0}}
+	if len(f.AbortedTransactions) != 1 || f.AbortedTransactions[0] != want[0] {
+		t.Fatalf("the new leader's read_committed fetch lists aborted %v, want %v", f.AbortedTransactions, want)
+	}
+	if f.LastStableOffset != f.HighWatermark || lastOffsetIn(t, f.Records) < 0 {
+		t.Fatalf("LSO %d HW %d records up to %d", f.LastStableOffset, f.HighWatermark, lastOffsetIn(t, f.Records))
+	}
 }
