@@ -49,7 +49,9 @@
 //     KafkaException), NonIncreasingLastOffsetError (IllegalArgumentException),
 //     CorruptIndexError (CorruptIndexException). Kafka's IOException paths
 //     do not exist here.
-//   - Not wired into the engine yet: nothing appends entries on abort,
-//     nothing walks segments (LocalLog.collectAbortedTransactions), and
-//     CompletedTxn / the index rebuild during segment recovery are absent.
+//   - The engine's log (engine/log) owns the wiring: it appends an entry
+//     when an ABORT marker completes a transaction, walks segments for a
+//     fetch (LocalLog.collectAbortedTransactions), rebuilds a recovered
+//     segment's index from the replayed producer state and the cleaner's
+//     cleaned index (CleanedTransactionMetadata).
 package txnindex
