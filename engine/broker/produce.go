@@ -87,12 +87,8 @@ func needsTxnVerification(r *Replica, h record.BatchHeader, txnID string) bool {
 	if txnID == "" || !h.IsTransactional() || h.ProducerID < 0 {
 		return false
 	}
-	for _, e := range r.Log.Producers() {
-		if e.ProducerID == h.ProducerID {
-			return !e.HasOngoingTxn()
-		}
-	}
-	return true
+	e, known := r.Log.Producer(h.ProducerID)
+	return !known || !e.HasOngoingTxn()
 }
 
 // appendError maps a refused append to Kafka's error code: the producer

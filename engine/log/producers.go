@@ -25,6 +25,9 @@ const noClock = math.MinInt64 / 2
 // (kafka-transactions.sh describe-producers).
 func (l *Log) Producers() []producerstate.Entry { return l.producers.Producers() }
 
+// Producer is one producer's state on this partition.
+func (l *Log) Producer(pid int64) (producerstate.Entry, bool) { return l.producers.Entry(pid) }
+
 // FirstUnstableOffset is the first offset a read_committed reader may not
 // see yet (ProducerStateManager.firstUnstableOffset): the first offset of
 // the oldest transaction still open, or of a completed one whose marker the
