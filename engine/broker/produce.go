@@ -74,6 +74,12 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 				reply(protocol.NotLeaderOrFollower, -1)
 				return
 			}
+			// The ISR may have shrunk meanwhile (appendRecordsToLeader
+			// checks it again when the verified append runs).
+			if code := r.state(b.ID).AppendError(m.Acks); code != protocol.None {
+				reply(code, -1)
+				return
+			}
 			b.appendProduce(from, m, r, raw)
 		})
 		return
