@@ -35,6 +35,7 @@ type Config struct {
 	ProducerIDExpiration              time.Duration
 	ProducerIDExpirationCheckInterval time.Duration
 	Groups                            GroupConfig // the group coordinator's settings (groups_config.go)
+	Txn                               TxnConfig   // the transaction coordinator's settings (txn_config.go)
 }
 
 // DefaultConfig is Kafka's broker defaults.
@@ -45,6 +46,7 @@ func DefaultConfig() Config {
 		RetentionCheckInterval: 5 * time.Minute, CleanerBackoff: 15 * time.Second, Groups: DefaultGroupConfig(),
 		ProducerIDExpiration:              24 * time.Hour,
 		ProducerIDExpirationCheckInterval: 10 * time.Minute,
+		Txn:                               DefaultTxnConfig(),
 	}
 }
 
@@ -84,6 +86,7 @@ type Broker struct {
 	lastProducerExpiration time.Duration
 	nextCorr               int64
 	groups                 *groupCoordinator // the group coordinator's shards (groups.go)
+	txn                    *txnCoordinator   // the transaction coordinator (txn_coordinator.go)
 	pids                   producerIDManager // blocks of producer ids (producer_ids.go)
 }
 
@@ -244,6 +247,7 @@ func (b *Broker) handle(env *sim.Envelope) {
 				b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
 			})
 		}
+		b.onTxnPeerDisconnected(m.Peer)
 		// A leader we fetch from died: stop waiting for its answer.
 		for _, r := range b.replicas {
 			if !r.leader && r.fetchInFlight && kraft.BrokerNode(r.Leader) == m.Peer {

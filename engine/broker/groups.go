@@ -44,8 +44,8 @@ func (b *Broker) handleGroups(from sim.NodeID, m sim.Message) {
 	}
 }
 
-// handleFindCoordinator is KafkaApis.handleFindCoordinatorRequest for a
-// group: the coordinator is the leader of the group's __consumer_offsets
+// handleFindCoordinator is KafkaApis.handleFindCoordinatorRequest (for a
+// transactional id: findTxnCoordinator). For a group the coordinator is the leader of the group's __consumer_offsets
 // partition. Without the topic, the broker asks the controller to create
 // it (AutoTopicCreationManager) and answers COORDINATOR_NOT_AVAILABLE:
 // the client retries.
@@ -53,9 +53,10 @@ func (b *Broker) handleFindCoordinator(from sim.NodeID, m protocol.FindCoordinat
 	resp := protocol.FindCoordinatorResponse{CorrelationID: m.CorrelationID, Key: m.Key, NodeID: -1}
 	t := b.image.Topic(OffsetsTopic)
 	switch {
+	case m.KeyType == protocol.CoordinatorTypeTransaction:
+		b.findTxnCoordinator(&resp, m.Key)
 	case m.KeyType != protocol.CoordinatorTypeGroup:
-		// Transactions are not modelled: no transaction coordinator.
-		resp.Error = protocol.CoordinatorNotAvailable
+		resp.Error = protocol.InvalidRequest
 	case t == nil:
 		b.createOffsetsTopic()
 		resp.Error = protocol.CoordinatorNotAvailable

@@ -205,6 +205,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 	r.HW = min(r.HW, r.Log.EndOffset())
 	b.events(fmt.Sprintf("%s: leader of %s/%d at epoch %d (log end %d, high watermark %d)", b.Node, r.TP.Topic, r.TP.Partition, r.LeaderEpoch, r.Log.EndOffset(), r.HW))
 	b.loadCoordinator(r)
+	b.loadTxnCoordinator(r)
 	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)
 	}
@@ -214,6 +215,7 @@ func (b *Broker) becomeLeader(r *Replica) {
 // Requests waiting on this broker as leader fail with NOT_LEADER_OR_FOLLOWER.
 func (b *Broker) becomeFollower(r *Replica, wasLeader bool) {
 	b.unloadCoordinator(r)
+	b.unloadTxnCoordinator(r)
 	r.leader = false
 	r.followers = nil
 	if wasLeader {

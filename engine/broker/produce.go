@@ -200,4 +200,5 @@ func (b *Broker) onHWChange(r *Replica) {
 	b.completeMarkers(r)
 	b.completeFetches(r)
 	b.completeGroupWrites(r)
+	b.completeTxnWrites(r)
 }

@@ -25,6 +25,8 @@ type Description struct {
 	LastUpdateTimeMs       int64
 	Partitions             []protocol.TopicPartition
 	CoordinatorEpoch       int32
+	// CoordinatorID is the broker's id, filled in by the broker.
+	CoordinatorID int32
 }
 
 // TransactionDurationMs is kafka-transactions.sh's column: how long the
