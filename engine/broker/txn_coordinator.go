@@ -22,6 +22,9 @@ type txnCoordinator struct {
 	nextRef  uint64
 	markers  map[int64]*markerInFlight // WriteTxnMarkers sent, by correlation id
 	verifies map[int64]*verifyInFlight // AddPartitionsToTxn sent, by correlation id
+	// abortTick, expireTick: the periodic tasks, running while a
+	// partition is loaded (txn_state.go).
+	abortTick, expireTick *sim.Event
 }
 
 func (b *Broker) txnState() *txnCoordinator {

@@ -89,8 +89,7 @@ func (b *Broker) finishTxnLoad(tp *txnPart) {
 	b.events(fmt.Sprintf("%s: loaded %s/%d (%d transactional ids, coordinator epoch %d)", b.Node, TransactionStateTopic, r.TP.Partition,
 		len(p.TransactionalIDs()), tp.epoch))
 	b.applyTxnResult(tp, p.Loaded(b.sched.Clock.NowMs()))
-	b.scheduleTxnAbort(tp)
-	b.scheduleTxnExpiry(tp)
+	b.scheduleTxnTimers()
 }
 
 // unloadTxnCoordinator gives a partition up (onResignation): every
@@ -105,10 +104,8 @@ func (b *Broker) unloadTxnCoordinator(r *Replica) {
 		return
 	}
 	delete(b.txn.parts, r.TP.Partition)
-	for _, e := range []*sim.Event{tp.load, tp.abortTick, tp.expireTick} {
-		if e != nil {
-			e.Cancelled = true
-		}
+	if tp.load != nil {
+		tp.load.Cancelled = true
 	}
 	for _, w := range tp.writes {
 		if w.timeout != nil {
@@ -242,26 +239,47 @@ func (b *Broker) completeTxnWrites(r *Replica) {
 	}
 }
 
-// scheduleTxnAbort runs abortTimedOutTransactions every
-// transaction.abort.timed.out.transaction.cleanup.interval.ms.
-func (b *Broker) scheduleTxnAbort(tp *txnPart) {
-	tp.abortTick = b.after(b.txnConfig().AbortTimedOutInterval, "transaction-abort", func() {
-		if b.txn.parts[tp.r.TP.Partition] != tp {
-			return
-		}
-		b.applyTxnResult(tp, tp.p.AbortTimedOutTransactions(b.sched.Clock.NowMs()))
-		b.scheduleTxnAbort(tp)
-	})
+// scheduleTxnTimers starts the coordinator's periodic tasks once a
+// partition is loaded: abortTimedOutTransactions every
+// transaction.abort.timed.out.transaction.cleanup.interval.ms and
+// removeExpiredTransactionalIds every
+// transaction.remove.expired.transaction.cleanup.interval.ms, over every
+// loaded partition (one scheduler task each, as Kafka's).
+func (b *Broker) scheduleTxnTimers() {
+	tc := b.txnState()
+	cfg := b.txnConfig()
+	if tc.abortTick == nil {
+		b.txnEvery(cfg.AbortTimedOutInterval, "transaction-abort", &tc.abortTick, func(tp *txnPart, now int64) coordinator.Result {
+			return tp.p.AbortTimedOutTransactions(now)
+		})
+	}
+	if tc.expireTick == nil {
+		b.txnEvery(cfg.RemoveExpiredInterval, "transactionalId-expiration", &tc.expireTick, func(tp *txnPart, now int64) coordinator.Result {
+			return tp.p.ExpireTransactionalIDs(now)
+		})
+	}
 }
 
-// scheduleTxnExpiry runs removeExpiredTransactionalIds every
-// transaction.remove.expired.transaction.cleanup.interval.ms.
-func (b *Broker) scheduleTxnExpiry(tp *txnPart) {
-	tp.expireTick = b.after(b.txnConfig().RemoveExpiredInterval, "transactionalId-expiration", func() {
-		if b.txn.parts[tp.r.TP.Partition] != tp {
+// txnEvery runs task on every loaded partition, in partition order, every
+// d, keeping its next event in *slot; it stops (nil slot) once no
+// partition is left.
+func (b *Broker) txnEvery(d time.Duration, name string, slot **sim.Event, task func(tp *txnPart, now int64) coordinator.Result) {
+	*slot = b.after(d, name, func() {
+		tc := b.txnState()
+		ps := make([]int32, 0, len(tc.parts))
+		for p := range tc.parts {
+			ps = append(ps, p)
+		}
+		if len(ps) == 0 {
+			*slot = nil
 			return
 		}
-		b.applyTxnResult(tp, tp.p.ExpireTransactionalIDs(b.sched.Clock.NowMs()))
-		b.scheduleTxnExpiry(tp)
+		slices.Sort(ps)
+		for _, p := range ps {
+			if tp := tc.parts[p]; tp != nil && tp.p != nil {
+				b.applyTxnResult(tp, task(tp, b.sched.Clock.NowMs()))
+			}
+		}
+		b.txnEvery(d, name, slot, task)
 	})
 }
