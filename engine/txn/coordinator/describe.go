@@ -61,3 +61,10 @@ func tpList(tps []protocol.TopicPartition) string {
 	}
 	return strings.Join(s, ",")
 }
+
+func partitionCount(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
+}

@@ -169,8 +169,8 @@ func (p *Partition) endTransaction(now int64, txnID string, pid int64, epoch int
 			cb(protocol.CoordinatorNotAvailable, protocol.NoProducerID, protocol.NoProducerEpoch, r)
 			return
 		}
-		r.event("transactional id %s is %s (producer id %d, epoch %d): writing %s markers to %d partitions",
-			txnID, m.State, m.ProducerID, m.ProducerEpoch, result, len(m.Partitions))
+		r.event("transactional id %s is %s (producer id %d, epoch %d): writing %s markers to %s",
+			txnID, m.State, m.ProducerID, m.ProducerEpoch, result, partitionCount(len(m.Partitions)))
 		// The producer continues with the complete state's id and epoch
 		// (a new id at epoch 0 if this bump exhausted the epoch).
 		cb(protocol.None, complete.ProducerID, complete.ProducerEpoch, r)

@@ -40,8 +40,8 @@ func (p *Partition) Loaded(now int64) Result {
 			res.event("IllegalStateException: %v", err)
 			continue
 		}
-		res.event("transactional id %s was %s when %s was loaded: completing it (markers for %d partitions)",
-			id, m.State, p.name(), len(m.Partitions))
+		res.event("transactional id %s was %s when %s was loaded: completing it (markers for %s)",
+			id, m.State, p.name(), partitionCount(len(m.Partitions)))
 		p.addTxnMarkersToSend(m, t, &res)
 	}
 	return res
