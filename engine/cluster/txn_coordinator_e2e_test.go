@@ -432,3 +432,48 @@ func TestTxnCoordinatorStateSurvivesFailover(t *testing.T) {
 		t.Fatalf("AddPartitionsToTxn at the new coordinator: %+v", r)
 	}
 }
+
+// The marker channel follows leadership: when the leader a WriteTxnMarkers
+// went to dies before answering, the coordinator sends the marker again
+// to the partition's new leader (TransactionMarkerChannelManager re-queues
+// the partitions of a failed request and looks their leaders up again).
+func TestTxnCoordinatorMarkersFollowLeaderChange(t *testing.T) {
+	c := newTxnCluster(t, 16)
+	tc := newTxnClient(t, c, "p1")
+	coord := tc.coordinator("tx")
+	if err := c.CreateTopic("u", 3, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A partition of u led by a broker other than the coordinator.
+	var tp protocol.TopicPartition
+	var victim int32 = -1
+	for p := int32(0); p < 3 && victim < 0; p++ {
+		if l := c.Controller().Image().Partition("u", p).Leader; l != coord {
+			tp, victim = protocol.TopicPartition{Topic: "u", Partition: p}, l
+		}
+	}
+	if victim < 0 {
+		t.Fatal("every partition of u is led by the coordinator")
+	}
+	tc.initProducerID(coord, "tx", 60000)
+	if pr := tc.produce("tx", tp, "v"); pr.Error != protocol.None {
+		t.Fatalf("produce: %s", pr.Error.Name())
+	}
+	c.Network().Drop(sim.DropRule{To: kraft.BrokerNode(victim), Kind: "WriteTxnMarkers", Remaining: -1})
+	if e := tc.endTxn(coord, "tx", true); e.Error != protocol.None {
+		t.Fatalf("EndTxn: %+v", e)
+	}
+	if d := describe(t, c, "tx"); d.State != txnlog.PrepareCommit {
+		t.Fatalf("with the marker lost: %+v", d)
+	}
+	if err := c.CrashBroker(int(victim), false); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, "tx", txnlog.CompleteCommit)
+	if l := c.Controller().Image().Partition(tp.Topic, tp.Partition).Leader; l == victim || l < 0 {
+		t.Fatalf("%v still led by b%d", tp, l)
+	}
+	if got := markers(t, c, tp); len(got) != 1 || got[0] != "COMMIT "+itoa(tc.pid)+"/1" {
+		t.Fatalf("markers in %v at its new leader: %v", tp, got)
+	}
+}
