@@ -477,3 +477,27 @@ func TestTxnCoordinatorMarkersFollowLeaderChange(t *testing.T) {
 		t.Fatalf("markers in %v at its new leader: %v", tp, got)
 	}
 }
+
+// Without a transactional id, InitProducerId is an idempotent producer's:
+// any broker answers from its own block of producer ids, at epoch 0, and
+// no __transaction_state is involved (handleInitProducerId's null
+// transactional id).
+func TestIdempotentInitProducerIdFromAnyBroker(t *testing.T) {
+	c := newTxnCluster(t, 17)
+	tc := newTxnClient(t, c, "p1")
+	seen := map[int64]bool{}
+	for _, b := range []int32{1, 2, 3} {
+		r := retry(tc, func() protocol.InitProducerIdResponse {
+			return tc.call(b, func(corr int64) sim.Message {
+				return protocol.InitProducerIdRequest{CorrelationID: corr, ProducerID: -1, ProducerEpoch: -1}
+			}).(protocol.InitProducerIdResponse)
+		}, func(r protocol.InitProducerIdResponse) protocol.ErrorCode { return r.Error })
+		if r.Error != protocol.None || r.ProducerEpoch != 0 || r.ProducerID < 0 || seen[r.ProducerID] {
+			t.Fatalf("InitProducerId at b%d: %+v (ids seen %v)", b, r, seen)
+		}
+		seen[r.ProducerID] = true
+	}
+	if c.Controller().Image().Topic(broker.TransactionStateTopic) != nil {
+		t.Fatal("an idempotent producer created __transaction_state")
+	}
+}
