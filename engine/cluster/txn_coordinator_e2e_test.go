@@ -14,10 +14,10 @@ import (
 	"github.com/loglab/loglab/engine/txn/txnlog"
 )
 
-// txnClient is a bare node that speaks the transactional producer's
+// coordClient is a bare node that speaks the transactional producer's
 // requests with raw batches: the transaction coordinator and the
 // partition leaders tested without the producer client.
-type txnClient struct {
+type coordClient struct {
 	t    *testing.T
 	c    *Cluster
 	node sim.NodeID
@@ -28,8 +28,8 @@ type txnClient struct {
 	seq  map[protocol.TopicPartition]int32
 }
 
-func newTxnClient(t *testing.T, c *Cluster, name string) *txnClient {
-	tc := &txnClient{t: t, c: c, node: sim.NodeID(name), got: map[int64]sim.Message{}, seq: map[protocol.TopicPartition]int32{}}
+func newCoordClient(t *testing.T, c *Cluster, name string) *coordClient {
+	tc := &coordClient{t: t, c: c, node: sim.NodeID(name), got: map[int64]sim.Message{}, seq: map[protocol.TopicPartition]int32{}}
 	c.Network().Attach(tc.node, func(env *sim.Envelope) {
 		switch r := env.Msg.(type) {
 		case protocol.FindCoordinatorResponse:
@@ -45,7 +45,7 @@ func newTxnClient(t *testing.T, c *Cluster, name string) *txnClient {
 	return tc
 }
 
-func (tc *txnClient) call(to int32, build func(corr int64) sim.Message) sim.Message {
+func (tc *coordClient) call(to int32, build func(corr int64) sim.Message) sim.Message {
 	tc.t.Helper()
 	tc.corr++
 	corr := tc.corr
@@ -59,7 +59,7 @@ func (tc *txnClient) call(to int32, build func(corr int64) sim.Message) sim.Mess
 
 // retry repeats a call while it answers a retriable error, as the
 // producer's TransactionManager does.
-func retry[T sim.Message](tc *txnClient, call func() T, code func(T) protocol.ErrorCode) T {
+func coordRetry[T sim.Message](tc *coordClient, call func() T, code func(T) protocol.ErrorCode) T {
 	tc.t.Helper()
 	for range 200 {
 		r := call()
@@ -76,9 +76,9 @@ func retry[T sim.Message](tc *txnClient, call func() T, code func(T) protocol.Er
 
 // coordinator finds the transaction coordinator of txnID, letting the
 // first FindCoordinator create __transaction_state.
-func (tc *txnClient) coordinator(txnID string) int32 {
+func (tc *coordClient) coordinator(txnID string) int32 {
 	tc.t.Helper()
-	r := retry(tc, func() protocol.FindCoordinatorResponse {
+	r := coordRetry(tc, func() protocol.FindCoordinatorResponse {
 		return tc.call(1, func(corr int64) sim.Message {
 			return protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeTransaction, Key: txnID}
 		}).(protocol.FindCoordinatorResponse)
@@ -89,9 +89,9 @@ func (tc *txnClient) coordinator(txnID string) int32 {
 	return r.NodeID
 }
 
-func (tc *txnClient) initProducerID(coord int32, txnID string, timeoutMs int32) protocol.InitProducerIdResponse {
+func (tc *coordClient) initProducerID(coord int32, txnID string, timeoutMs int32) protocol.InitProducerIdResponse {
 	tc.t.Helper()
-	r := retry(tc, func() protocol.InitProducerIdResponse {
+	r := coordRetry(tc, func() protocol.InitProducerIdResponse {
 		return tc.call(coord, func(corr int64) sim.Message {
 			return protocol.InitProducerIdRequest{CorrelationID: corr, TransactionalID: txnID, TransactionTimeoutMs: timeoutMs,
 				ProducerID: -1, ProducerEpoch: -1}
@@ -105,7 +105,7 @@ func (tc *txnClient) initProducerID(coord int32, txnID string, timeoutMs int32) 
 }
 
 // produce sends one transactional batch to tp's leader.
-func (tc *txnClient) produce(txnID string, tp protocol.TopicPartition, value string) protocol.ProduceResponse {
+func (tc *coordClient) produce(txnID string, tp protocol.TopicPartition, value string) protocol.ProduceResponse {
 	tc.t.Helper()
 	leader := tc.c.Controller().Image().Partition(tp.Topic, tp.Partition).Leader
 	now := tc.c.NowMs()
@@ -116,7 +116,7 @@ func (tc *txnClient) produce(txnID string, tp protocol.TopicPartition, value str
 	if err != nil {
 		tc.t.Fatal(err)
 	}
-	r := retry(tc, func() protocol.ProduceResponse {
+	r := coordRetry(tc, func() protocol.ProduceResponse {
 		return tc.call(leader, func(corr int64) sim.Message {
 			return protocol.ProduceRequest{CorrelationID: corr, Acks: -1, TimeoutMs: 30000, TP: tp, Records: raw, TransactionalID: txnID}
 		}).(protocol.ProduceResponse)
@@ -132,9 +132,9 @@ func (tc *txnClient) produce(txnID string, tp protocol.TopicPartition, value str
 	return r
 }
 
-func (tc *txnClient) endTxn(coord int32, txnID string, commit bool) protocol.EndTxnResponse {
+func (tc *coordClient) endTxn(coord int32, txnID string, commit bool) protocol.EndTxnResponse {
 	tc.t.Helper()
-	r := retry(tc, func() protocol.EndTxnResponse {
+	r := coordRetry(tc, func() protocol.EndTxnResponse {
 		return tc.call(coord, func(corr int64) sim.Message {
 			return protocol.EndTxnRequest{CorrelationID: corr, TransactionalID: txnID, ProducerID: tc.pid, ProducerEpoch: tc.ep, Committed: commit}
 		}).(protocol.EndTxnResponse)
@@ -142,9 +142,9 @@ func (tc *txnClient) endTxn(coord int32, txnID string, commit bool) protocol.End
 	return r
 }
 
-// newTxnCluster is three brokers, a 5-partition __transaction_state and
+// newCoordCluster is three brokers, a 5-partition __transaction_state and
 // topic t (2 partitions, replication factor 3).
-func newTxnCluster(t *testing.T, seed uint64) *Cluster {
+func newCoordCluster(t *testing.T, seed uint64) *Cluster {
 	cfg := DefaultConfig()
 	cfg.Seed = seed
 	cfg.Broker.Txn.StateLogNumPartitions = 5
@@ -161,7 +161,7 @@ func newTxnCluster(t *testing.T, seed uint64) *Cluster {
 }
 
 // describe describes txnID at its coordinator (as the lab's show txn does).
-func describe(t *testing.T, c *Cluster, txnID string) coordinator.Description {
+func coordDescribe(t *testing.T, c *Cluster, txnID string) coordinator.Description {
 	t.Helper()
 	p := txnlog.PartitionFor(txnID, 5)
 	leader := c.Controller().Image().Partition(broker.TransactionStateTopic, p).Leader
@@ -173,7 +173,7 @@ func describe(t *testing.T, c *Cluster, txnID string) coordinator.Description {
 }
 
 // waitState runs until txnID's coordinator shows state s.
-func waitState(t *testing.T, c *Cluster, txnID string, s txnlog.TransactionState) coordinator.Description {
+func coordWaitState(t *testing.T, c *Cluster, txnID string, s txnlog.TransactionState) coordinator.Description {
 	t.Helper()
 	var d coordinator.Description
 	ok, _ := c.RunUntil(func() bool {
@@ -193,7 +193,7 @@ func waitState(t *testing.T, c *Cluster, txnID string, s txnlog.TransactionState
 }
 
 // markers lists the control batches in tp's leader log as "COMMIT pid/epoch".
-func markers(t *testing.T, c *Cluster, tp protocol.TopicPartition) []string {
+func coordMarkers(t *testing.T, c *Cluster, tp protocol.TopicPartition) []string {
 	t.Helper()
 	leader := c.Controller().Image().Partition(tp.Topic, tp.Partition).Leader
 	r := c.Broker(int(leader)).Replica(tp)
@@ -214,14 +214,14 @@ func markers(t *testing.T, c *Cluster, tp protocol.TopicPartition) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, m.Type.String()+" "+itoa(b.ProducerID)+"/"+itoa(int64(b.ProducerEpoch)))
+		out = append(out, m.Type.String()+" "+coordItoa(b.ProducerID)+"/"+coordItoa(int64(b.ProducerEpoch)))
 	}
 	return out
 }
 
-func itoa(n int64) string { return fmt.Sprint(n) }
+func coordItoa(n int64) string { return fmt.Sprint(n) }
 
-var txnT0, txnT1 = protocol.TopicPartition{Topic: "t", Partition: 0}, protocol.TopicPartition{Topic: "t", Partition: 1}
+var coordT0, coordT1 = protocol.TopicPartition{Topic: "t", Partition: 0}, protocol.TopicPartition{Topic: "t", Partition: 1}
 
 // A transaction end to end: the first FindCoordinator creates
 // __transaction_state (compacted, min.insync.replicas=2); InitProducerId
@@ -230,8 +230,8 @@ var txnT0, txnT1 = protocol.TopicPartition{Topic: "t", Partition: 0}, protocol.T
 // starts it; EndTxn(commit) answers with the bumped epoch and COMMIT
 // markers at that epoch land in both partitions, then CompleteCommit.
 func TestTxnCoordinatorCommit(t *testing.T) {
-	c := newTxnCluster(t, 11)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 11)
+	tc := newCoordClient(t, c, "p1")
 	coord := tc.coordinator("tx")
 	topic := c.Controller().Image().Topic(broker.TransactionStateTopic)
 	if topic == nil || len(topic.Partitions) != 5 || topic.Config("cleanup.policy", "") != "compact" ||
@@ -242,15 +242,15 @@ func TestTxnCoordinatorCommit(t *testing.T) {
 	if r.Error != protocol.None || r.ProducerEpoch != 0 {
 		t.Fatalf("InitProducerId: %+v", r)
 	}
-	if d := describe(t, c, "tx"); d.State != txnlog.Empty || d.ProducerID != r.ProducerID || d.TransactionStartTimeMs != -1 {
+	if d := coordDescribe(t, c, "tx"); d.State != txnlog.Empty || d.ProducerID != r.ProducerID || d.TransactionStartTimeMs != -1 {
 		t.Fatalf("after InitProducerId: %+v", d)
 	}
-	for _, tp := range []protocol.TopicPartition{txnT0, txnT1} {
+	for _, tp := range []protocol.TopicPartition{coordT0, coordT1} {
 		if pr := tc.produce("tx", tp, "v"); pr.Error != protocol.None {
 			t.Fatalf("produce to %v: %s", tp, pr.Error.Name())
 		}
 	}
-	d := describe(t, c, "tx")
+	d := coordDescribe(t, c, "tx")
 	if d.State != txnlog.Ongoing || len(d.Partitions) != 2 || d.TransactionStartTimeMs < 0 {
 		t.Fatalf("after producing: %+v", d)
 	}
@@ -258,13 +258,13 @@ func TestTxnCoordinatorCommit(t *testing.T) {
 	if e.Error != protocol.None || e.ProducerID != r.ProducerID || e.ProducerEpoch != 1 {
 		t.Fatalf("EndTxn: %+v, want NONE with epoch 1", e)
 	}
-	d = waitState(t, c, "tx", txnlog.CompleteCommit)
+	d = coordWaitState(t, c, "tx", txnlog.CompleteCommit)
 	if d.ProducerEpoch != 1 || len(d.Partitions) != 0 {
 		t.Fatalf("after commit: %+v", d)
 	}
-	want := "COMMIT " + itoa(r.ProducerID) + "/1"
-	for _, tp := range []protocol.TopicPartition{txnT0, txnT1} {
-		if got := markers(t, c, tp); len(got) != 1 || got[0] != want {
+	want := "COMMIT " + coordItoa(r.ProducerID) + "/1"
+	for _, tp := range []protocol.TopicPartition{coordT0, coordT1} {
+		if got := coordMarkers(t, c, tp); len(got) != 1 || got[0] != want {
 			t.Fatalf("markers in %v: %v, want [%s]", tp, got, want)
 		}
 	}
@@ -280,11 +280,11 @@ func TestTxnCoordinatorCommit(t *testing.T) {
 // the bumped epoch, then the new instance gets the epoch after it; the old
 // one is fenced at the partitions and the coordinator.
 func TestTxnCoordinatorFencesOpenTransaction(t *testing.T) {
-	c := newTxnCluster(t, 12)
-	old, next := newTxnClient(t, c, "old"), newTxnClient(t, c, "new")
+	c := newCoordCluster(t, 12)
+	old, next := newCoordClient(t, c, "old"), newCoordClient(t, c, "new")
 	coord := old.coordinator("tx")
 	old.initProducerID(coord, "tx", 60000)
-	if pr := old.produce("tx", txnT0, "zombie"); pr.Error != protocol.None {
+	if pr := old.produce("tx", coordT0, "zombie"); pr.Error != protocol.None {
 		t.Fatalf("produce: %s", pr.Error.Name())
 	}
 	next.corr++
@@ -299,13 +299,13 @@ func TestTxnCoordinatorFencesOpenTransaction(t *testing.T) {
 	if r.Error != protocol.None || r.ProducerID != old.pid || r.ProducerEpoch != 3 {
 		t.Fatalf("new instance: %+v, want producer id %d epoch 3 (fence 1, abort 2, init 3)", r, old.pid)
 	}
-	if got := markers(t, c, txnT0); len(got) != 1 || got[0] != "ABORT "+itoa(old.pid)+"/2" {
+	if got := coordMarkers(t, c, coordT0); len(got) != 1 || got[0] != "ABORT "+coordItoa(old.pid)+"/2" {
 		t.Fatalf("markers: %v", got)
 	}
 	if e := old.endTxn(coord, "tx", true); e.Error != protocol.ProducerFenced {
 		t.Fatalf("zombie's EndTxn: %s, want PRODUCER_FENCED", e.Error.Name())
 	}
-	if pr := old.produce("tx", txnT1, "zombie"); pr.Error != protocol.InvalidProducerEpoch {
+	if pr := old.produce("tx", coordT1, "zombie"); pr.Error != protocol.InvalidProducerEpoch {
 		t.Fatalf("zombie's produce: %s, want INVALID_PRODUCER_EPOCH", pr.Error.Name())
 	}
 }
@@ -314,18 +314,18 @@ func TestTxnCoordinatorFencesOpenTransaction(t *testing.T) {
 // coordinator's periodic check (every 10 s): epoch bumped (fencing the
 // producer) and ABORT markers written.
 func TestTxnCoordinatorTimeoutAborts(t *testing.T) {
-	c := newTxnCluster(t, 13)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 13)
+	tc := newCoordClient(t, c, "p1")
 	coord := tc.coordinator("tx")
 	tc.initProducerID(coord, "tx", 1000)
-	if pr := tc.produce("tx", txnT1, "v"); pr.Error != protocol.None {
+	if pr := tc.produce("tx", coordT1, "v"); pr.Error != protocol.None {
 		t.Fatalf("produce: %s", pr.Error.Name())
 	}
-	d := waitState(t, c, "tx", txnlog.CompleteAbort)
+	d := coordWaitState(t, c, "tx", txnlog.CompleteAbort)
 	if d.ProducerEpoch != 2 {
 		t.Fatalf("after the timeout: %+v, want epoch 2", d)
 	}
-	if got := markers(t, c, txnT1); len(got) != 1 || got[0] != "ABORT "+itoa(tc.pid)+"/2" {
+	if got := coordMarkers(t, c, coordT1); len(got) != 1 || got[0] != "ABORT "+coordItoa(tc.pid)+"/2" {
 		t.Fatalf("markers: %v", got)
 	}
 	if e := tc.endTxn(coord, "tx", true); e.Error != protocol.ProducerFenced {
@@ -338,11 +338,11 @@ func TestTxnCoordinatorTimeoutAborts(t *testing.T) {
 // __transaction_state partition over replays PrepareCommit and writes the
 // markers itself, then CompleteCommit.
 func TestTxnCoordinatorFailoverCompletesPrepareCommit(t *testing.T) {
-	c := newTxnCluster(t, 14)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 14)
+	tc := newCoordClient(t, c, "p1")
 	coord := tc.coordinator("tx")
 	tc.initProducerID(coord, "tx", 60000)
-	for _, tp := range []protocol.TopicPartition{txnT0, txnT1} {
+	for _, tp := range []protocol.TopicPartition{coordT0, coordT1} {
 		if pr := tc.produce("tx", tp, "v"); pr.Error != protocol.None {
 			t.Fatalf("produce: %s", pr.Error.Name())
 		}
@@ -352,19 +352,19 @@ func TestTxnCoordinatorFailoverCompletesPrepareCommit(t *testing.T) {
 	if e := tc.endTxn(coord, "tx", true); e.Error != protocol.None {
 		t.Fatalf("EndTxn: %+v", e)
 	}
-	if d := describe(t, c, "tx"); d.State != txnlog.PrepareCommit {
+	if d := coordDescribe(t, c, "tx"); d.State != txnlog.PrepareCommit {
 		t.Fatalf("before the crash: %+v", d)
 	}
 	if err := c.CrashBroker(int(coord), false); err != nil {
 		t.Fatal(err)
 	}
 	c.Network().Heal()
-	d := waitState(t, c, "tx", txnlog.CompleteCommit)
+	d := coordWaitState(t, c, "tx", txnlog.CompleteCommit)
 	if d.CoordinatorID == coord || d.ProducerEpoch != 1 {
 		t.Fatalf("after failover: %+v", d)
 	}
-	for _, tp := range []protocol.TopicPartition{txnT0, txnT1} {
-		if got := markers(t, c, tp); len(got) != 1 || got[0] != "COMMIT "+itoa(tc.pid)+"/1" {
+	for _, tp := range []protocol.TopicPartition{coordT0, coordT1} {
+		if got := coordMarkers(t, c, tp); len(got) != 1 || got[0] != "COMMIT "+coordItoa(tc.pid)+"/1" {
 			t.Fatalf("markers in %v: %v", tp, got)
 		}
 	}
@@ -377,8 +377,8 @@ func TestTxnCoordinatorFailoverCompletesPrepareCommit(t *testing.T) {
 // NOT_COORDINATOR. The partitions are added as a partition leader adds
 // them (AddPartitionsToTxn, VerifyOnly false), so no marker is needed.
 func TestTxnCoordinatorStateSurvivesFailover(t *testing.T) {
-	c := newTxnCluster(t, 15)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 15)
+	tc := newCoordClient(t, c, "p1")
 	c.Network().Attach(tc.node, func(env *sim.Envelope) {
 		switch r := env.Msg.(type) {
 		case protocol.FindCoordinatorResponse:
@@ -399,20 +399,20 @@ func TestTxnCoordinatorStateSurvivesFailover(t *testing.T) {
 	add := func(to int32) protocol.AddPartitionsToTxnResponse {
 		return tc.call(to, func(corr int64) sim.Message {
 			return protocol.AddPartitionsToTxnRequest{CorrelationID: corr, TransactionalID: "tx", ProducerID: tc.pid,
-				ProducerEpoch: tc.ep, Partitions: []protocol.TopicPartition{txnT1, txnT0}}
+				ProducerEpoch: tc.ep, Partitions: []protocol.TopicPartition{coordT1, coordT0}}
 		}).(protocol.AddPartitionsToTxnResponse)
 	}
 	if r := add(coord); r.Error != protocol.None || len(r.Results) != 2 || r.Results[0].Error != protocol.None || r.Results[1].Error != protocol.None {
 		t.Fatalf("AddPartitionsToTxn: %+v", r)
 	}
-	before := describe(t, c, "tx")
-	if before.State != txnlog.Ongoing || len(before.Partitions) != 2 || before.Partitions[0] != txnT0 {
+	before := coordDescribe(t, c, "tx")
+	if before.State != txnlog.Ongoing || len(before.Partitions) != 2 || before.Partitions[0] != coordT0 {
 		t.Fatalf("before the crash: %+v", before)
 	}
 	if err := c.CrashBroker(int(coord), false); err != nil {
 		t.Fatal(err)
 	}
-	after := waitState(t, c, "tx", txnlog.Ongoing)
+	after := coordWaitState(t, c, "tx", txnlog.Ongoing)
 	if after.CoordinatorID == coord || after.ProducerID != before.ProducerID || after.ProducerEpoch != before.ProducerEpoch ||
 		after.TransactionStartTimeMs != before.TransactionStartTimeMs || len(after.Partitions) != 2 || after.CoordinatorEpoch <= before.CoordinatorEpoch {
 		t.Fatalf("after failover: %+v, before: %+v", after, before)
@@ -438,8 +438,8 @@ func TestTxnCoordinatorStateSurvivesFailover(t *testing.T) {
 // to the partition's new leader (TransactionMarkerChannelManager re-queues
 // the partitions of a failed request and looks their leaders up again).
 func TestTxnCoordinatorMarkersFollowLeaderChange(t *testing.T) {
-	c := newTxnCluster(t, 16)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 16)
+	tc := newCoordClient(t, c, "p1")
 	coord := tc.coordinator("tx")
 	if err := c.CreateTopic("u", 3, 3, nil); err != nil {
 		t.Fatal(err)
@@ -463,17 +463,17 @@ func TestTxnCoordinatorMarkersFollowLeaderChange(t *testing.T) {
 	if e := tc.endTxn(coord, "tx", true); e.Error != protocol.None {
 		t.Fatalf("EndTxn: %+v", e)
 	}
-	if d := describe(t, c, "tx"); d.State != txnlog.PrepareCommit {
+	if d := coordDescribe(t, c, "tx"); d.State != txnlog.PrepareCommit {
 		t.Fatalf("with the marker lost: %+v", d)
 	}
 	if err := c.CrashBroker(int(victim), false); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, c, "tx", txnlog.CompleteCommit)
+	coordWaitState(t, c, "tx", txnlog.CompleteCommit)
 	if l := c.Controller().Image().Partition(tp.Topic, tp.Partition).Leader; l == victim || l < 0 {
 		t.Fatalf("%v still led by b%d", tp, l)
 	}
-	if got := markers(t, c, tp); len(got) != 1 || got[0] != "COMMIT "+itoa(tc.pid)+"/1" {
+	if got := coordMarkers(t, c, tp); len(got) != 1 || got[0] != "COMMIT "+coordItoa(tc.pid)+"/1" {
 		t.Fatalf("markers in %v at its new leader: %v", tp, got)
 	}
 }
@@ -483,11 +483,11 @@ func TestTxnCoordinatorMarkersFollowLeaderChange(t *testing.T) {
 // no __transaction_state is involved (handleInitProducerId's null
 // transactional id).
 func TestIdempotentInitProducerIdFromAnyBroker(t *testing.T) {
-	c := newTxnCluster(t, 17)
-	tc := newTxnClient(t, c, "p1")
+	c := newCoordCluster(t, 17)
+	tc := newCoordClient(t, c, "p1")
 	seen := map[int64]bool{}
 	for _, b := range []int32{1, 2, 3} {
-		r := retry(tc, func() protocol.InitProducerIdResponse {
+		r := coordRetry(tc, func() protocol.InitProducerIdResponse {
 			return tc.call(b, func(corr int64) sim.Message {
 				return protocol.InitProducerIdRequest{CorrelationID: corr, ProducerID: -1, ProducerEpoch: -1}
 			}).(protocol.InitProducerIdResponse)
