@@ -248,3 +248,8 @@ func (b *Broker) TransactionalIDs() []string {
 func (b *Broker) TxnLoading(partition int32) bool {
 	return b.txn != nil && b.txn.parts[partition] != nil && b.txn.parts[partition].p == nil
 }
+
+// TxnCoordinatorPartition is the __transaction_state partition of a
+// transactional id in this broker's metadata (its leader is the id's
+// coordinator), -1 while the topic does not exist.
+func (b *Broker) TxnCoordinatorPartition(txnID string) int32 { return b.txnPartitionFor(txnID) }
