@@ -21,9 +21,9 @@ type txnPart struct {
 	pending map[uint64]pendingTxnRequest
 	// writes: appended records waiting for the high watermark, in offset
 	// order.
-	writes                      []*txnWrite
-	load, abortTick, expireTick *sim.Event // cancelled on unload
-	retryScheduled              bool
+	writes         []*txnWrite
+	load           *sim.Event // cancelled on unload
+	retryScheduled bool
 }
 
 type pendingTxnRequest struct {
