@@ -412,6 +412,23 @@ func TestTxnCoordinatorStateSurvivesFailover(t *testing.T) {
 	if err := c.CrashBroker(int(coord), false); err != nil {
 		t.Fatal(err)
 	}
+	// While the new leader replays the partition, it answers
+	// COORDINATOR_LOAD_IN_PROGRESS.
+	p := txnlog.PartitionFor("tx", 5)
+	var loading int32 = -1
+	c.RunUntil(func() bool {
+		l := c.Controller().Image().Partition(broker.TransactionStateTopic, p).Leader
+		if l > 0 && l != coord && c.Broker(int(l)).TxnLoading(p) {
+			loading = l
+		}
+		return loading > 0
+	}, time.Minute)
+	if loading < 0 {
+		t.Fatal("no broker ever loaded the partition")
+	}
+	if r := add(loading); r.Error != protocol.CoordinatorLoadInProgress {
+		t.Fatalf("AddPartitionsToTxn while b%d loads: %+v, want COORDINATOR_LOAD_IN_PROGRESS", loading, r)
+	}
 	after := coordWaitState(t, c, "tx", txnlog.Ongoing)
 	if after.CoordinatorID == coord || after.ProducerID != before.ProducerID || after.ProducerEpoch != before.ProducerEpoch ||
 		after.TransactionStartTimeMs != before.TransactionStartTimeMs || len(after.Partitions) != 2 || after.CoordinatorEpoch <= before.CoordinatorEpoch {
