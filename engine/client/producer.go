@@ -27,13 +27,20 @@ type ProducerConfig struct {
 	DeliveryTimeout time.Duration      // delivery.timeout.ms (120 s)
 	MaxInFlight     int                // max.in.flight.requests.per.connection (5)
 	Compression     record.Compression // compression.type (none)
+	// EnableIdempotence is enable.idempotence (Kafka >= 3.0: true; see
+	// ValidateIdempotence for when it is turned off). DefaultProducerConfig
+	// leaves it false: the lab decides, so that its older sessions replay.
+	EnableIdempotence  bool
+	TransactionalID    string        // transactional.id ("": none)
+	TransactionTimeout time.Duration // transaction.timeout.ms (60 s)
 }
 
 // DefaultProducerConfig is the Java producer's defaults, idempotence aside.
 func DefaultProducerConfig() ProducerConfig {
 	return ProducerConfig{Acks: -1, Linger: 5 * time.Millisecond, BatchSize: 16384, Retries: math.MaxInt32,
 		RetryBackoff: DefaultRetryBackoff, RetryBackoffMax: DefaultRetryBackoffMax, MaxBlock: 60 * time.Second,
-		RequestTimeout: 30 * time.Second, DeliveryTimeout: 120 * time.Second, MaxInFlight: 5}
+		RequestTimeout: 30 * time.Second, DeliveryTimeout: 120 * time.Second, MaxInFlight: 5,
+		TransactionTimeout: 60 * time.Second}
 }
 
 // Delivery is the report for one record: where it landed, or the error.
@@ -87,6 +94,44 @@ type producerBatch struct {
 	// retry that metadata sends to a newer leader skips its backoff.
 	leaderEpoch               int32
 	attemptsWhenLeaderChanged int
+	// The idempotent producer's header fields, set when the batch is first
+	// drained (RecordAccumulator.drainBatchesForOneNode) and kept on retry;
+	// baseSequence -1 until then. sequenceReset: an epoch bump or a failed
+	// batch before it renumbered it (ProducerBatch.sequenceHasBeenReset).
+	producerID    int64
+	producerEpoch int16
+	baseSequence  int32
+	transactional bool
+	sequenceReset bool
+	// retried is ProducerBatch.inRetry: it was put back in the queue once.
+	retried bool
+}
+
+func newProducerBatch(tp protocol.TopicPartition, created time.Duration) *producerBatch {
+	return &producerBatch{tp: tp, created: created, sentTo: -1, leaderEpoch: -1,
+		producerID: protocol.NoProducerID, producerEpoch: protocol.NoProducerEpoch, baseSequence: -1}
+}
+
+func (b *producerBatch) hasSequence() bool { return b.baseSequence >= 0 }
+
+// lastSequence is ProducerBatch.lastSequence (wrapping like the broker's).
+func (b *producerBatch) lastSequence() int32 {
+	return incrementSequence(b.baseSequence, len(b.records)-1)
+}
+
+// setProducerState is ProducerBatch.setProducerState, at the first drain.
+func (b *producerBatch) setProducerState(pe producerIDAndEpoch, seq int32, transactional bool) {
+	b.producerID, b.producerEpoch, b.baseSequence, b.transactional = pe.id, pe.epoch, seq, transactional
+}
+
+// resetProducerState is ProducerBatch.resetProducerState: the header gets
+// a new id, epoch or sequence, so the batch is encoded again (Kafka
+// reopens its MemoryRecordsBuilder to rewrite the header; the records and
+// their CreateTime stay).
+func (b *producerBatch) resetProducerState(pe producerIDAndEpoch, seq int32) {
+	b.producerID, b.producerEpoch, b.baseSequence = pe.id, pe.epoch, seq
+	b.sequenceReset = true
+	b.raw = nil
 }
 
 // maybeUpdateLeaderEpoch is ProducerBatch.maybeUpdateLeaderEpoch: remember
@@ -124,6 +169,12 @@ type Producer struct {
 	inFlight []*producerBatch // sent, awaiting a response
 	corr     int64
 	drainEv  *sim.Event // the next drain; one at a time
+
+	// tm is the TransactionManager of an idempotent or transactional
+	// producer (nil with enable.idempotence=false, as in Kafka).
+	tm         *transactionManager
+	txnTimeout *sim.Event // request.timeout.ms of the transactional request in flight
+	crashed    bool
 }
 
 // NewProducer attaches a producer to the network.
@@ -132,6 +183,14 @@ func NewProducer(id sim.NodeID, cfg ProducerConfig, bootstrap []int32, net *sim.
 	p.sticky.BatchSize = cfg.BatchSize
 	p.meta = newMetadataCache(id, net, sched, rng, bootstrap, p.backoff(), p.onMetadata)
 	net.Attach(id, p.handle)
+	if cfg.EnableIdempotence {
+		p.tm = newTransactionManager(cfg.TransactionalID, int32(cfg.TransactionTimeout.Milliseconds()), func(s string) { events(string(id) + ": " + s) })
+		if cfg.TransactionalID == "" {
+			// The sender thread starts with the producer: an idempotent
+			// producer asks for its id before the first send.
+			p.scheduleDrain(0)
+		}
+	}
 	return p
 }
 
@@ -224,15 +283,21 @@ func (p *Producer) onMetadata() {
 		switch {
 		case d.record.partition >= 0:
 			d.Partition = d.record.partition
-			p.accumulate(d)
+			if p.addToTransaction(d) {
+				p.accumulate(d)
+			}
 		case d.Key != nil:
 			d.Partition = int32(KeyPartition(d.Key, n))
-			p.accumulate(d)
+			if p.addToTransaction(d) {
+				p.accumulate(d)
+			}
 		default:
 			avail := p.meta.available(d.Topic)
 			d.Partition = int32(p.sticky.Partition(d.Topic, avail, n, p.rng))
-			appended, full := p.accumulate(d)
-			p.sticky.Appended(d.Topic, appended, full, avail, n, p.rng)
+			if p.addToTransaction(d) {
+				appended, full := p.accumulate(d)
+				p.sticky.Appended(d.Topic, appended, full, avail, n, p.rng)
+			}
 		}
 	}
 	p.waiting = still
@@ -272,7 +337,8 @@ func (p *Producer) accumulate(d *Delivery) (int, bool) {
 		break
 	}
 	size := record.HeaderSize + recordSize(0, 0, d)
-	b := &producerBatch{tp: tp, records: []*Delivery{d}, bytes: size, created: p.sched.Clock.Elapsed(), sentTo: -1, leaderEpoch: -1}
+	b := newProducerBatch(tp, p.sched.Clock.Elapsed())
+	b.records, b.bytes = []*Delivery{d}, size
 	p.queues = append(p.queues, b)
 	p.scheduleDrain(p.cfg.Linger)
 	return size, p.full(b)
@@ -320,7 +386,9 @@ func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
 	if b.attempts > 0 {
 		return now >= b.retryAt || b.leaderChangedForRetry()
 	}
-	if p.full(b) || now-b.created >= p.cfg.Linger {
+	// A transaction being committed or aborted sends what it has at once
+	// (RecordAccumulator.ready's transactionCompleting).
+	if p.full(b) || now-b.created >= p.cfg.Linger || (p.tm != nil && p.tm.isCompleting()) {
 		return true
 	}
 	behind := 0
@@ -338,6 +406,12 @@ func (p *Producer) ready(b *producerBatch, now time.Duration) bool {
 // waiting out its backoff holds back the batches behind it, so with one
 // request in flight per connection the order holds.
 func (p *Producer) drain() {
+	if p.crashed {
+		return
+	}
+	if p.tm != nil && p.runTransactionManager() {
+		return
+	}
 	now := p.sched.Clock.Elapsed()
 	needMeta := false
 	for sent := true; sent; {
@@ -366,6 +440,10 @@ func (p *Producer) drain() {
 			if p.inFlightTo(leader) >= p.cfg.MaxInFlight {
 				continue
 			}
+			if p.tm != nil && p.shouldStopDrainBatchesForPartition(b) {
+				continue
+			}
+			p.assignSequence(b)
 			p.sendBatch(b, leader)
 			sent = true
 		}
@@ -427,16 +505,21 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 	}
 	if b.raw == nil {
 		// Encoded once: a retry resends these very bytes (Kafka's
-		// ProducerBatch keeps its MemoryRecords), CreateTime included.
+		// ProducerBatch keeps its MemoryRecords), CreateTime included;
+		// only an epoch bump or renumbering rewrites the header.
 		raw, err := p.encode(b)
 		if err != nil {
-			p.fail(b, protocol.CorruptMessage, "")
+			p.failBatch(b, protocol.CorruptMessage, "", false)
 			return
 		}
 		b.raw = raw
 	}
-	p.net.Send(p.ID, kraft.BrokerNode(leader), protocol.ProduceRequest{CorrelationID: b.corr, Acks: p.cfg.Acks,
-		TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TP: b.tp, Records: b.raw})
+	req := protocol.ProduceRequest{CorrelationID: b.corr, Acks: p.cfg.Acks,
+		TimeoutMs: int32(p.cfg.RequestTimeout.Milliseconds()), TP: b.tp, Records: b.raw}
+	if p.tm != nil {
+		req.TransactionalID = p.tm.txnID
+	}
+	p.net.Send(p.ID, kraft.BrokerNode(leader), req)
 	if p.cfg.Acks == 0 {
 		// Fire and forget: success is assumed the moment it is sent.
 		b.inFlight = false
@@ -448,7 +531,7 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 	p.inFlight = append(p.inFlight, b)
 	corr := b.corr
 	b.timeout = p.sched.After(p.cfg.RequestTimeout, "request-timeout "+string(p.ID), func() {
-		if b.inFlight && b.corr == corr {
+		if b.inFlight && b.corr == corr && !p.crashed {
 			p.requestTimedOut(leader)
 		}
 	})
@@ -467,17 +550,20 @@ func (p *Producer) requestTimedOut(broker int32) {
 	msg := fmt.Sprintf("Disconnected from node %d due to timeout", broker)
 	for _, b := range slices.Clone(p.inFlight) {
 		if b.sentTo == broker {
-			p.onResult(b, protocol.RequestTimedOut, -1, msg)
+			p.onResult(b, protocol.RequestTimedOut, -1, -1, msg)
 		}
+	}
+	if p.tm != nil && p.tm.inFlight != nil && p.tm.inFlight.sentTo == broker {
+		p.txnDisconnected()
 	}
 }
 
 func (p *Producer) encode(b *producerBatch) ([]byte, error) {
 	base := b.records[0].Timestamp
 	rb := record.Batch{
-		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, false, false),
+		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, b.transactional, false),
 		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: base, MaxTimestamp: base,
-		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+		ProducerID: b.producerID, ProducerEpoch: b.producerEpoch, BaseSequence: b.baseSequence,
 	}
 	for i, d := range b.records {
 		rb.MaxTimestamp = max(rb.MaxTimestamp, d.Timestamp)
@@ -487,13 +573,16 @@ func (p *Producer) encode(b *producerBatch) ([]byte, error) {
 }
 
 func (p *Producer) handle(env *sim.Envelope) {
+	if p.crashed {
+		return
+	}
 	switch m := env.Msg.(type) {
 	case protocol.MetadataResponse:
 		p.meta.handle(m)
 	case protocol.ProduceResponse:
 		for _, b := range p.inFlight {
 			if b.corr == m.CorrelationID {
-				p.onResult(b, m.Error, m.BaseOffset, "")
+				p.onResult(b, m.Error, m.BaseOffset, m.LogStartOffset, "")
 				return
 			}
 		}
@@ -503,15 +592,20 @@ func (p *Producer) handle(env *sim.Envelope) {
 		p.meta.disconnected(m.Peer)
 		for _, b := range slices.Clone(p.inFlight) {
 			if kraft.BrokerNode(b.sentTo) == m.Peer {
-				p.onResult(b, protocol.NetworkException, -1, fmt.Sprintf("Disconnected from node %d", b.sentTo))
+				p.onResult(b, protocol.NetworkException, -1, -1, fmt.Sprintf("Disconnected from node %d", b.sentTo))
 			}
 		}
+		if p.tm != nil && p.tm.inFlight != nil && kraft.BrokerNode(p.tm.inFlight.sentTo) == m.Peer {
+			p.txnDisconnected()
+		}
+	default:
+		p.handleTxnResponse(env.Msg)
 	}
 }
 
-// onResult completes or retries a batch; msg is the Java exception's
-// message should the batch fail.
-func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int64, msg string) {
+// onResult completes or retries a batch (Sender.completeBatch); msg is
+// the Java exception's message should the batch fail.
+func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base, logStartOffset int64, msg string) {
 	b.inFlight = false
 	if b.timeout != nil {
 		b.timeout.Cancelled = true
@@ -519,13 +613,20 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 	p.inFlight = slices.DeleteFunc(p.inFlight, func(x *producerBatch) bool { return x == b })
 	if b.expired {
 		// Already failed by delivery.timeout.ms: ProducerBatch.done
-		// ignores a second final state, even a success.
+		// ignores a second final state, even a success. The transaction
+		// manager still learns the sequence was acknowledged.
+		if code == protocol.None && p.tm != nil {
+			p.tm.handleCompletedBatch(b, base)
+		}
 		p.scheduleDrain(0)
 		return
 	}
 	now := p.sched.Clock.Elapsed()
 	switch {
 	case code == protocol.None:
+		if p.tm != nil {
+			p.tm.handleCompletedBatch(b, base)
+		}
 		for i, d := range b.records {
 			p.complete(d, base+int64(i), protocol.None, "")
 		}
@@ -538,29 +639,90 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base int6
 		// without counting an attempt. A batch that is already within
 		// batch.size splits into itself and is resent until
 		// delivery.timeout.ms: keep batch.size below max.message.bytes.
-		p.queues = append(p.split(b), p.queues...)
-	case code.Retriable() && b.attempts <= p.cfg.Retries && !p.deliveryTimedOut(b, now):
+		pieces := p.split(b)
+		if p.tm != nil {
+			p.tm.removeInFlightBatch(b)
+			for i := len(pieces) - 1; i >= 0; i-- {
+				p.tm.addInFlightBatch(pieces[i])
+				p.insertInSequenceOrder(pieces[i])
+			}
+		} else {
+			p.queues = append(pieces, p.queues...)
+		}
+	case p.canRetry(b, code, logStartOffset, now):
 		if code != b.lastErr {
 			// Say it once per kind of failure, not at every retry.
 			p.events(fmt.Sprintf("%s: produce to %s/%d failed with %s: retrying after %v, doubling up to %v", p.ID, b.tp.Topic, b.tp.Partition, code.Name(), p.cfg.RetryBackoff, p.backoff().max))
 		}
 		b.lastErr = code
+		b.retried = true
 		// KIP-580: the wait doubles with each attempt (RecordAccumulator's
 		// retryBackoff.backoff(attempts - 1)).
 		wait := p.backoff().backoff(b.attempts-1, p.rng)
 		b.retryAt = now + wait
-		// Kafka puts a retried batch back at the head of its partition's
-		// queue; with more than one request in flight, a later batch may
-		// already have been written, and order is lost.
-		p.queues = append([]*producerBatch{b}, p.queues...)
+		if p.tm != nil {
+			// RecordAccumulator.insertInSequenceOrder: retries go out in
+			// sequence order, whatever order their answers came back in.
+			p.insertInSequenceOrder(b)
+		} else {
+			// Kafka puts a retried batch back at the head of its
+			// partition's queue; with more than one request in flight, a
+			// later batch may already have been written, and order is lost.
+			p.queues = append([]*producerBatch{b}, p.queues...)
+		}
 		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.NetworkException || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
 			p.meta.refresh()
 		}
 		p.scheduleDrain(wait)
+	case code == protocol.DuplicateSequenceNumber && p.tm != nil:
+		// The broker no longer remembers this batch's offset, only that
+		// its sequence is older than what it has: success, offset unknown.
+		p.tm.handleCompletedBatch(b, -1)
+		for _, d := range b.records {
+			p.complete(d, -1, protocol.None, "")
+		}
 	default:
-		p.fail(b, code, msg)
+		// Sequences are only reused if the batch still had retries left:
+		// otherwise it may be in the log.
+		p.failBatch(b, code, msg, b.attempts <= p.cfg.Retries)
 	}
 	p.scheduleDrain(0)
+}
+
+// canRetry is Sender.canRetry: time and attempts left, and the error
+// retriable (for an idempotent producer, as TransactionManager.canRetry
+// decides, which also retries OUT_OF_ORDER_SEQUENCE_NUMBER).
+func (p *Producer) canRetry(b *producerBatch, code protocol.ErrorCode, logStartOffset int64, now time.Duration) bool {
+	if p.deliveryTimedOut(b, now) || b.attempts > p.cfg.Retries {
+		return false
+	}
+	if p.tm == nil {
+		return code.Retriable()
+	}
+	return p.tm.canRetry(code, logStartOffset, b)
+}
+
+// insertInSequenceOrder puts a batch with a sequence back in its
+// partition's queue before any batch with a higher sequence or none.
+func (p *Producer) insertInSequenceOrder(b *producerBatch) {
+	at := -1
+	for i, x := range p.queues {
+		if x.tp != b.tp {
+			continue
+		}
+		if at < 0 {
+			at = i // the partition's head
+		}
+		if x.hasSequence() && x.baseSequence < b.baseSequence {
+			at = i + 1
+			continue
+		}
+		break
+	}
+	if at < 0 {
+		at = 0
+	}
+	p.queues = slices.Insert(p.queues, at, b)
 }
 
 // split is ProducerBatch.split: the records again, in order, in batches
@@ -579,12 +741,18 @@ func (p *Producer) split(b *producerBatch) []*producerBatch {
 				continue
 			}
 		}
-		cur = &producerBatch{tp: b.tp, records: []*Delivery{d}, bytes: record.HeaderSize + recordSize(0, 0, d),
-			created: b.created, closed: true, sentTo: -1, leaderEpoch: -1}
+		cur = newProducerBatch(b.tp, b.created)
+		cur.records, cur.bytes, cur.closed = []*Delivery{d}, record.HeaderSize+recordSize(0, 0, d), true
 		out = append(out, cur)
 	}
+	seq := b.baseSequence
 	for _, x := range out {
 		x.lastErr = protocol.MessageTooLarge
+		if b.hasSequence() {
+			// The pieces share the rejected batch's sequences.
+			x.setProducerState(producerIDAndEpoch{b.producerID, b.producerEpoch}, seq, b.transactional)
+			seq = incrementSequence(seq, len(x.records))
+		}
 	}
 	return out
 }
@@ -603,12 +771,25 @@ func (p *Producer) expire(b *producerBatch) {
 	age := p.sched.Clock.Elapsed() - b.created
 	p.events(fmt.Sprintf("%s: delivery.timeout.ms=%d reached for %d record(s) of %s/%d %s: failing them", p.ID, p.cfg.DeliveryTimeout.Milliseconds(), len(b.records), b.tp.Topic, b.tp.Partition, where))
 	// Java prints a TopicPartition as topic-partition.
-	p.fail(b, protocol.DeliveryTimeout, fmt.Sprintf("Expiring %d record(s) for %s-%d:%d ms has passed since batch creation", len(b.records), b.tp.Topic, b.tp.Partition, age.Milliseconds()))
+	p.failBatch(b, protocol.DeliveryTimeout, fmt.Sprintf("Expiring %d record(s) for %s-%d:%d ms has passed since batch creation", len(b.records), b.tp.Topic, b.tp.Partition, age.Milliseconds()), false)
+	if p.tm != nil && b.retried {
+		// Sent, failed, and now out of time: it may be in the log. No new
+		// batch goes to the partition until what is in flight tells.
+		p.tm.markSequenceUnresolved(b)
+	}
 }
 
-func (p *Producer) fail(b *producerBatch, code protocol.ErrorCode, msg string) {
+// failBatch is Sender.failBatch: the records fail, and the transaction
+// manager hears of it (adjust: the batch's sequences may be reused).
+func (p *Producer) failBatch(b *producerBatch, code protocol.ErrorCode, msg string, adjust bool) {
 	for _, d := range b.records {
 		p.complete(d, -1, code, msg)
+	}
+	if p.tm != nil {
+		if msg == "" {
+			msg = errorMessage(code)
+		}
+		p.tm.handleFailedBatch(b, &txnError{code, msg}, adjust)
 	}
 }
 
@@ -622,9 +803,11 @@ func (c ProducerConfig) Describe() string {
 	if c.Acks == -1 {
 		acks = "all"
 	}
-	// enable.idempotence is always false: loglab has no idempotent producer
-	// yet, though Kafka 3.0+ enables it by default.
-	return strings.Join([]string{"acks=" + acks, "enable.idempotence=false", fmt.Sprintf("linger.ms=%d", c.Linger.Milliseconds()), fmt.Sprintf("batch.size=%d", c.BatchSize),
+	idem := fmt.Sprintf("enable.idempotence=%t", c.EnableIdempotence)
+	if c.TransactionalID != "" {
+		idem += fmt.Sprintf(" transactional.id=%s transaction.timeout.ms=%d", c.TransactionalID, c.TransactionTimeout.Milliseconds())
+	}
+	return strings.Join([]string{"acks=" + acks, idem, fmt.Sprintf("linger.ms=%d", c.Linger.Milliseconds()), fmt.Sprintf("batch.size=%d", c.BatchSize),
 		fmt.Sprintf("max.in.flight.requests.per.connection=%d", c.MaxInFlight), fmt.Sprintf("retries=%d", c.Retries),
 		fmt.Sprintf("retry.backoff.ms=%d", c.RetryBackoff.Milliseconds()), fmt.Sprintf("retry.backoff.max.ms=%d", c.RetryBackoffMax.Milliseconds()),
 		fmt.Sprintf("max.block.ms=%d", c.MaxBlock.Milliseconds()),

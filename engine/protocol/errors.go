@@ -79,6 +79,10 @@ const (
 const (
 	DeliveryTimeout ErrorCode = -100 // delivery.timeout.ms passed (Sender.sendProducerData expires the batch)
 	MaxBlockTimeout ErrorCode = -101 // max.block.ms passed waiting for metadata (KafkaProducer.waitOnMetadata)
+	// The transactional producer's client-side exceptions.
+	TransactionAborted ErrorCode = -102 // TransactionAbortedException: a batch dropped by abortTransaction
+	IllegalState       ErrorCode = -103 // IllegalStateException: a transactional call in the wrong state
+	KafkaException     ErrorCode = -104 // KafkaException: the client gave up (e.g. unacknowledged sequences)
 )
 
 // TimeoutExceptionClass is the Java class the client-side timeouts raise.
@@ -95,6 +99,7 @@ var names = map[ErrorCode]string{
 	InvalidUpdateVersion: "INVALID_UPDATE_VERSION", StaleBrokerEpoch: "STALE_BROKER_EPOCH",
 	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE",
 	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
+	TransactionAborted: "TransactionAbortedException", IllegalState: "IllegalStateException", KafkaException: "KafkaException",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
 	OffsetMetadataTooLarge:      "OFFSET_METADATA_TOO_LARGE", CoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
 	CoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE", NotCoordinator: "NOT_COORDINATOR",
