@@ -60,6 +60,8 @@ type Delivery struct {
 	Attempts int
 	record   pendingRecord
 	sentAt   time.Duration // when Send was called: max.block.ms counts from here
+	// sentInTxn: Send was called while a transaction was in progress.
+	sentInTxn bool
 }
 
 type pendingRecord struct {
@@ -216,6 +218,7 @@ func (p *Producer) MetadataRequests() int { return p.meta.requests }
 func (p *Producer) Send(topic string, partition int32, key, value []byte) *Delivery {
 	d := &Delivery{Topic: topic, Partition: -1, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
 		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}, sentAt: p.sched.Clock.Elapsed()}
+	d.sentInTxn = p.tm != nil && p.tm.state == TxnInTransaction
 	p.waiting = append(p.waiting, d)
 	if n := p.meta.partitions(topic); n == 0 || int(partition) >= n {
 		p.meta.requestUpdate(true)

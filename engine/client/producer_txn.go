@@ -250,7 +250,7 @@ func (p *Producer) addToTransaction(d *Delivery) bool {
 	if p.tm == nil {
 		return true
 	}
-	if e := p.tm.maybeAddPartition(protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}); e != nil {
+	if e := p.tm.maybeAddPartition(protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}, d.sentInTxn); e != nil {
 		p.complete(d, -1, e.code, e.message)
 		return false
 	}
@@ -258,9 +258,11 @@ func (p *Producer) addToTransaction(d *Delivery) bool {
 }
 
 // hasIncomplete is RecordAccumulator.hasIncomplete: batches not yet
-// acknowledged nor failed.
+// acknowledged nor failed. Records still waiting for metadata count too:
+// Java's send() blocks its caller in waitOnMetadata, so a commit can only
+// come after them; loglab's Send returns at once.
 func (p *Producer) hasIncomplete() bool {
-	return len(p.queues) > 0 || slices.ContainsFunc(p.inFlight, func(b *producerBatch) bool { return !b.expired })
+	return len(p.waiting)+len(p.queues) > 0 || slices.ContainsFunc(p.inFlight, func(b *producerBatch) bool { return !b.expired })
 }
 
 // abortBatches is RecordAccumulator.abortBatches after a fatal error: every
@@ -286,7 +288,13 @@ func (p *Producer) abortBatches(e *txnError) {
 // sent (they have no sequence); those sent must still be answered.
 func (p *Producer) abortUndrainedBatches(e *txnError) {
 	var keep []*producerBatch
-	n := 0
+	// Records still waiting for metadata were never appended: they fail
+	// too (in Java their send() would still be blocked).
+	n := len(p.waiting)
+	for _, d := range p.waiting {
+		p.complete(d, -1, e.code, e.message)
+	}
+	p.waiting = nil
 	for _, b := range p.queues {
 		if b.hasSequence() {
 			keep = append(keep, b)

@@ -408,12 +408,19 @@ func (tm *transactionManager) sendOffsetsToTransaction(offsets []protocol.Offset
 // maybeAddPartition is called by send() once the partition is known. With
 // transaction version 2 the partition is in the transaction at once: the
 // partition leader adds it at the coordinator when the batch arrives.
-func (tm *transactionManager) maybeAddPartition(tp protocol.TopicPartition) *txnError {
+//
+// sentInTxn: Send was called inside the transaction. Java's send() blocks
+// while it waits for metadata, so commitTransaction cannot come before the
+// record is added; loglab's Send returns at once, so a record sent in the
+// transaction still joins it if the commit started meanwhile.
+func (tm *transactionManager) maybeAddPartition(tp protocol.TopicPartition, sentInTxn bool) *txnError {
 	if e := tm.maybeFailWithError(); e != nil {
 		return e
 	}
-	if e := tm.throwIfPendingState("send"); e != nil {
-		return e
+	if !sentInTxn {
+		if e := tm.throwIfPendingState("send"); e != nil {
+			return e
+		}
 	}
 	if !tm.isTransactional() {
 		return nil
@@ -422,7 +429,7 @@ func (tm *transactionManager) maybeAddPartition(tp protocol.TopicPartition) *txn
 	switch {
 	case !tm.hasProducerID():
 		return &txnError{protocol.IllegalState, "Cannot add partition " + name + " to transaction before completing a call to initTransactions"}
-	case tm.state != TxnInTransaction:
+	case tm.state != TxnInTransaction && !(sentInTxn && tm.state == TxnCommitting):
 		// Kafka's message has the two spaces.
 		return &txnError{protocol.IllegalState, "Cannot add partition " + name + " to transaction while in state  " + tm.state.String()}
 	}
