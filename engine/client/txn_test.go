@@ -216,7 +216,9 @@ func TestAbortDropsUnsentBatches(t *testing.T) {
 // with the cause, abort works and the producer goes on.
 func TestFailedBatchMakesTheTransactionAbortable(t *testing.T) {
 	f := newFakeTxnBroker(t, 1)
-	f.produce = func(int, protocol.ProduceRequest) (protocol.ErrorCode, bool) { return protocol.InvalidProducerEpoch, false }
+	f.produce = func(int, protocol.ProduceRequest) (protocol.ErrorCode, bool) {
+		return protocol.InvalidProducerEpoch, false
+	}
 	p := initTxnProducer(t, f, nil)
 	p.BeginTransaction()
 	d := p.Send("t", 0, nil, []byte("a"))
