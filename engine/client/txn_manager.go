@@ -663,9 +663,10 @@ func (tm *transactionManager) handleCompletedBatch(b *producerBatch, baseOffset 
 }
 
 // maybeTransitionToErrorState: a fenced producer is done for; any failed
-// batch of a transaction makes the transaction abortable.
+// batch of a transaction makes the transaction abortable (with transaction
+// version 2 no client-side epoch bump: the abort's EndTxn bumps it).
 func (tm *transactionManager) maybeTransitionToErrorState(e *txnError) {
-	if e.code == protocol.ProducerFenced {
+	if e.code == protocol.ProducerFenced || e.code == protocol.InvalidProducerIDMapping {
 		tm.transitionToFatalError(e)
 	} else if tm.isTransactional() {
 		tm.transitionToAbortableError(e)
@@ -827,10 +828,12 @@ func (tm *transactionManager) handleFindCoordinator(r *txnRequest, m protocol.Fi
 		r.op.done()
 	case m.Error.Retriable():
 		tm.reenqueue(r)
+	case m.Error == protocol.TransactionAbortable:
+		tm.abortableError(r, newTxnError(m.Error))
 	default:
-		kind := "group"
+		kind := "GROUP"
 		if r.find.KeyType == protocol.CoordinatorTypeTransaction {
-			kind = "transaction"
+			kind = "TRANSACTION"
 		}
 		tm.fatalError(r, &txnError{protocol.KafkaException, fmt.Sprintf("Could not find a coordinator with type %s with key %s due to unexpected error: %s", kind, r.find.Key, m.Error.Name())})
 	}
@@ -880,11 +883,11 @@ func (tm *transactionManager) handleEndTxn(r *txnRequest, m protocol.EndTxnRespo
 		tm.reenqueue(r)
 	case m.Error == protocol.InvalidProducerEpoch || m.Error == protocol.ProducerFenced:
 		tm.fatalError(r, newTxnError(protocol.ProducerFenced))
-	case m.Error == protocol.InvalidTxnState:
+	case m.Error == protocol.InvalidTxnState || m.Error == protocol.InvalidProducerIDMapping:
 		tm.fatalError(r, newTxnError(m.Error))
-	case m.Error == protocol.UnknownProducerID || m.Error == protocol.InvalidProducerIDMapping:
-		// abortableErrorIfPossible: the client can always bump (Kafka >= 2.5).
-		tm.epochBumpRequired = true
+	case m.Error == protocol.UnknownProducerID:
+		// abortableErrorIfPossible: with transaction version 2 the abort's
+		// EndTxn bumps the epoch, so no client-side bump is needed.
 		tm.abortableError(r, newTxnError(m.Error))
 	case m.Error == protocol.TransactionAbortable:
 		tm.abortableError(r, newTxnError(m.Error))
