@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
 )
 
 // TransactionManager.State.isTransitionValid, every pair.
@@ -323,5 +324,33 @@ func TestSendOffsetsToTransaction(t *testing.T) {
 	if op.Err != protocol.IllegalGeneration || p.TxnState() != "ABORTABLE_ERROR" ||
 		op.Message != "Transaction offset Commit failed due to consumer group metadata mismatch: Specified group generation id is not valid." {
 		t.Fatalf("zombie consumer's offsets: %s %q, state %s", op.Err.Name(), op.Message, p.TxnState())
+	}
+}
+
+// The EndTxn's answer is lost: after request.timeout.ms the request counts
+// as disconnected (TxnRequestHandler.onComplete's wasDisconnected), so the
+// producer finds the coordinator again and resends the same EndTxn.
+func TestLostEndTxnAnswerFindsCoordinatorAndRetries(t *testing.T) {
+	f := newFakeTxnBroker(t, 1)
+	p := initTxnProducer(t, f, nil)
+	p.BeginTransaction()
+	f.runUntilDone(p.Send("t", 0, nil, []byte("a")))
+	f.net.Drop(sim.DropRule{Kind: "EndTxnResponse", Remaining: 1})
+	op := p.CommitTransaction()
+	f.run(func() bool { return op.Done })
+	got := f.kinds()
+	want := []string{"FindCoordinator", "InitProducerId", "EndTxn", "FindCoordinator", "EndTxn"}
+	if !slices.Equal(got, want) || op.Err != protocol.None {
+		t.Fatalf("requests %v (commit %s), want %v", got, op.Err.Name(), want)
+	}
+	var ends []protocol.EndTxnRequest
+	for _, m := range f.got {
+		if e, ok := m.(protocol.EndTxnRequest); ok {
+			ends = append(ends, e)
+		}
+	}
+	first, second := ends[0], ends[1]
+	if first.ProducerEpoch != second.ProducerEpoch || !second.Committed {
+		t.Fatalf("the retried EndTxn %+v differs from the first %+v", second, first)
 	}
 }
