@@ -354,3 +354,26 @@ func TestLostEndTxnAnswerFindsCoordinatorAndRetries(t *testing.T) {
 		t.Fatalf("the retried EndTxn %+v differs from the first %+v", second, first)
 	}
 }
+
+// A crashed producer is a dead process: nothing of it runs any more (no
+// drain, no metadata retry, no request), whatever it was doing.
+func TestCrashedProducerGoesQuiet(t *testing.T) {
+	f := newFakeTxnBroker(t, 1)
+	f.net.Drop(sim.DropRule{Kind: "MetadataResponse", Remaining: 1}) // a metadata request stays in flight
+	p := initTxnProducer(t, f, nil)
+	p.BeginTransaction()
+	p.Send("t", 0, nil, []byte("a"))
+	p.Crash()
+	sent := f.net.Sent("p")
+	for steps := 0; ; steps++ {
+		if _, ok := f.sched.Step(); !ok {
+			break
+		}
+		if steps > 10_000 {
+			t.Fatal("events keep firing after the crash")
+		}
+	}
+	if f.net.Sent("p") != sent {
+		t.Fatalf("the crashed producer sent %d more messages", f.net.Sent("p")-sent)
+	}
+}
