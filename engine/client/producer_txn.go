@@ -153,20 +153,31 @@ func (p *Producer) handleTxnResponse(msg sim.Message) {
 	}
 	r := tm.inFlight
 	var corr int64
+	code := protocol.None
 	switch m := msg.(type) {
 	case protocol.FindCoordinatorResponse:
-		corr = m.CorrelationID
+		corr, code = m.CorrelationID, m.Error
 	case protocol.InitProducerIdResponse:
-		corr = m.CorrelationID
+		corr, code = m.CorrelationID, m.Error
 	case protocol.EndTxnResponse:
-		corr = m.CorrelationID
+		corr, code = m.CorrelationID, m.Error
 	case protocol.TxnOffsetCommitResponse:
 		corr = m.CorrelationID
+		for _, pr := range m.Partitions {
+			if pr.Error != protocol.None {
+				code = pr.Error
+				break
+			}
+		}
 	default:
 		return
 	}
 	if corr != r.corr {
 		return
+	}
+	if code != protocol.None && p.events != nil {
+		// Say why the same request goes out again (or why it failed).
+		p.events(fmt.Sprintf("%s: %s from broker %d: %s", p.ID, msg.Kind(), r.sentTo, code.Name()))
 	}
 	tm.inFlight = nil
 	if p.txnTimeout != nil {
