@@ -38,7 +38,8 @@ func (s *Shard) commit(now int64, req Request, m protocol.OffsetCommitRequest) R
 			resp.Partitions = append(resp.Partitions, protocol.OffsetCommitPartitionResponse{TP: p.TP, Error: protocol.OffsetMetadataTooLarge})
 			continue
 		}
-		c := committed{Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata, CommitTimestamp: now, ExpireTimestamp: -1}
+		c := committed{Offset: p.Offset, LeaderEpoch: p.LeaderEpoch, Metadata: p.Metadata, CommitTimestamp: now, ExpireTimestamp: -1,
+			RecordOffset: s.nextOffset + int64(len(out.Records))}
 		s.setOffset(m.GroupID, p.TP, c)
 		out.Records = append(out.Records, offsetCommitRecord(m.GroupID, p.TP, c))
 		resp.Partitions = append(resp.Partitions, protocol.OffsetCommitPartitionResponse{TP: p.TP, Error: protocol.None})
@@ -97,7 +98,10 @@ func validateConsumerCommit(e *consumerEntry, memberID string, epoch int32) prot
 // fetch is OffsetMetadataManager.fetchOffsets / fetchAllOffsets: a
 // KIP-848 member must name itself at its epoch; anyone may read a
 // classic group's offsets. A partition without a committed offset reads
-// -1, and so does every partition of an unknown group.
+// -1, and so does every partition of an unknown group. With RequireStable
+// (every consumer since Kafka 2.5 asks so) a partition with a pending
+// transactional offset answers UNSTABLE_OFFSET_COMMIT; fetching all
+// offsets lists only committed ones, as Kafka's fetchAllOffsets does.
 func (s *Shard) fetch(req Request, m protocol.OffsetFetchRequest) Result {
 	resp := protocol.OffsetFetchResponse{}
 	if e := s.consumer[m.GroupID]; e != nil && (m.MemberID != "" || m.MemberEpoch >= 0) {
@@ -113,7 +117,12 @@ func (s *Shard) fetch(req Request, m protocol.OffsetFetchRequest) Result {
 	}
 	for _, tp := range tps {
 		p := protocol.OffsetFetchPartition{TP: tp, Offset: -1, LeaderEpoch: -1}
-		if c, ok := offs[tp]; ok {
+		if m.RequireStable && s.hasPendingTxnOffsets(m.GroupID, tp) {
+			// A transaction is about to change this offset: a consumer
+			// starting from it now could reprocess what the transaction
+			// already consumed (KIP-447). It asks again.
+			p.Error = protocol.UnstableOffsetCommit
+		} else if c, ok := offs[tp]; ok {
 			p.Offset, p.LeaderEpoch, p.Metadata = c.Offset, c.LeaderEpoch, c.Metadata
 		}
 		resp.Partitions = append(resp.Partitions, p)

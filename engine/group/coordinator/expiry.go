@@ -14,7 +14,11 @@ import (
 // group became Empty (a classic consumer group, Kafka's
 // currentStateTimestamp) or after their commit (a simple group, a
 // KIP-848 group); a group left with no members and no offsets is deleted.
-// A group with members keeps its offsets (see the package doc).
+// A group with members keeps its offsets (see the package doc). As
+// OffsetMetadataManager.cleanupExpiredOffsets, an offset with a pending
+// transactional offset for its partition is kept, and a group with an
+// open transaction is not deleted: the transaction's COMMIT would
+// otherwise bring offsets back into a group that no longer exists.
 func (s *Shard) ExpireOffsets(now int64) Result {
 	var out Result
 	ids := sortedKeys(s.classic)
@@ -34,7 +38,7 @@ func (s *Shard) ExpireOffsets(now int64) Result {
 			if c.ExpireTimestamp >= 0 {
 				expired = now >= c.ExpireTimestamp
 			}
-			if expired {
+			if expired && !s.hasPendingTxnOffsets(id, tp) {
 				delete(s.offsets[id], tp)
 				out.Records = append(out.Records, tombstone(&offsets.OffsetCommitKey{Group: id, Topic: tp.Topic, Partition: tp.Partition}))
 				n++
@@ -43,7 +47,7 @@ func (s *Shard) ExpireOffsets(now int64) Result {
 		if n > 0 {
 			out.Events = append(out.Events, fmt.Sprintf("group %s: removed %d expired offsets", id, n))
 		}
-		if len(s.offsets[id]) > 0 {
+		if len(s.offsets[id]) > 0 || len(s.openTxns(id)) > 0 {
 			continue
 		}
 		delete(s.offsets, id)

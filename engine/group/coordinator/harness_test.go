@@ -21,7 +21,18 @@ type harness struct {
 	now     int64
 	ref     uint64
 	log     []offsets.Record
+	entries []logEntry // the partition as a loader reads it
 	replies map[uint64]sim.Message
+}
+
+// logEntry is one record of the partition with its offset and its
+// batch's producer id, or a transaction marker.
+type logEntry struct {
+	offset     int64
+	producerID int64
+	rec        offsets.Record
+	marker     bool
+	committed  bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -32,6 +43,10 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) apply(r Result) {
+	pid := int64(-1)
+	if r.Txn != nil {
+		pid = r.Txn.ProducerID
+	}
 	for _, rec := range r.Records {
 		k, err := offsets.EncodeKey(rec.Key)
 		if err != nil {
@@ -46,6 +61,12 @@ func (h *harness) apply(r Result) {
 			h.t.Fatalf("decode: %v", err)
 		}
 		h.log = append(h.log, back)
+		off := int64(len(h.entries))
+		h.entries = append(h.entries, logEntry{offset: off, producerID: pid, rec: back})
+		if r.Txn != nil {
+			// The broker hands an appended transactional commit back.
+			h.s.ReplayRecord(off, pid, back)
+		}
 	}
 	for _, rp := range r.Replies {
 		h.replies[rp.Ref] = rp.Msg
@@ -54,6 +75,7 @@ func (h *harness) apply(r Result) {
 
 func (h *harness) do(client string, msg sim.Message) uint64 {
 	h.ref++
+	h.s.SetLogEndOffset(int64(len(h.entries)))
 	h.apply(h.s.Handle(h.now, Request{Ref: h.ref, Client: client, UUID: fmt.Sprintf("uuid%d", h.ref), Msg: msg}))
 	return h.ref
 }
@@ -69,11 +91,24 @@ func (h *harness) tick(ms int64) {
 	h.now = end
 }
 
+// marker appends producer pid's COMMIT or ABORT marker, as the
+// partition leader does on WriteTxnMarkers, and hands it to the shard.
+func (h *harness) marker(pid int64, committed bool) []string {
+	h.entries = append(h.entries, logEntry{offset: int64(len(h.entries)), producerID: pid, marker: true, committed: committed})
+	return h.s.ReplayEndTxnMarker(pid, committed)
+}
+
 // reload replays the log into a new shard, as a new leader does.
 func (h *harness) reload() {
 	s := New(0, h.s.cfg)
 	s.SetTopics(h.s.topics)
-	s.Replay(h.log)
+	for _, e := range h.entries {
+		if e.marker {
+			s.ReplayEndTxnMarker(e.producerID, e.committed)
+		} else {
+			s.ReplayRecord(e.offset, e.producerID, e.rec)
+		}
+	}
 	s.Loaded(h.now)
 	h.s = s
 }

@@ -2,11 +2,11 @@ package coordinator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/loglab/loglab/engine/group/classic"
 	"github.com/loglab/loglab/engine/group/consumer"
 	"github.com/loglab/loglab/engine/group/offsets"
-	"github.com/loglab/loglab/engine/protocol"
 )
 
 // replayState is what the records say so far, latest value per key, as
@@ -28,59 +28,46 @@ func newReplayState() *replayState {
 		memberCurrent: map[string]map[string]*offsets.ConsumerGroupCurrentMemberAssignmentValue{}}
 }
 
-// Replay applies records read from the partition's log, in offset order:
-// a key's latest value wins and a tombstone deletes it, which is also
-// what compaction keeps. Call Loaded once the log up to the high
-// watermark has been replayed. Records of types loglab does not decode
-// are skipped, as Kafka's loader skips unknown types.
-func (s *Shard) Replay(records []offsets.Record) {
+// replayGroupRecord is GroupCoordinatorShard.replay for a group record
+// while the partition loads: a key's latest value wins and a tombstone
+// deletes it, which is also what compaction keeps. Records of types
+// loglab does not decode are skipped, as Kafka's loader skips unknown
+// types. Offset commits go through ReplayRecord.
+func (s *Shard) replayGroupRecord(r offsets.Record) {
 	if s.replay == nil {
 		s.replay = newReplayState()
 	}
 	rs := s.replay
-	for _, r := range records {
-		switch k := r.Key.(type) {
-		case *offsets.OffsetCommitKey:
-			tp := protocol.TopicPartition{Topic: k.Topic, Partition: k.Partition}
-			if v, ok := r.Value.(*offsets.OffsetCommitValue); ok {
-				s.setOffset(k.Group, tp, committed{Offset: v.Offset, LeaderEpoch: v.LeaderEpoch, Metadata: v.Metadata,
-					CommitTimestamp: v.CommitTimestamp, ExpireTimestamp: v.ExpireTimestamp})
-			} else if s.offsets[k.Group] != nil {
-				delete(s.offsets[k.Group], tp)
-				if len(s.offsets[k.Group]) == 0 {
-					delete(s.offsets, k.Group)
-				}
-			}
-		case *offsets.GroupMetadataKey:
-			if v, ok := r.Value.(*offsets.GroupMetadataValue); ok {
-				rs.classic[k.Group] = v
-			} else {
-				delete(rs.classic, k.Group)
-			}
-		case *offsets.ConsumerGroupMetadataKey:
-			if v, ok := r.Value.(*offsets.ConsumerGroupMetadataValue); ok {
-				rs.groupEpoch[k.GroupID] = v.Epoch
-			} else {
-				delete(rs.groupEpoch, k.GroupID)
-			}
-		case *offsets.TargetAssignmentMetadataKey:
-			if v, ok := r.Value.(*offsets.ConsumerGroupTargetAssignmentMetadataValue); ok {
-				rs.assignEpoch[k.GroupID] = v.AssignmentEpoch
-			} else {
-				delete(rs.assignEpoch, k.GroupID)
-			}
-		case *offsets.MemberKey:
-			switch k.RecordType {
-			case offsets.TypeConsumerGroupMemberMetadata:
-				v, _ := r.Value.(*offsets.ConsumerGroupMemberMetadataValue)
-				setMember(rs.memberMeta, k, v)
-			case offsets.TypeConsumerGroupTargetAssignmentMember:
-				v, _ := r.Value.(*offsets.ConsumerGroupTargetAssignmentMemberValue)
-				setMember(rs.memberTarget, k, v)
-			case offsets.TypeConsumerGroupCurrentMemberAssignment:
-				v, _ := r.Value.(*offsets.ConsumerGroupCurrentMemberAssignmentValue)
-				setMember(rs.memberCurrent, k, v)
-			}
+	switch k := r.Key.(type) {
+	case *offsets.GroupMetadataKey:
+		if v, ok := r.Value.(*offsets.GroupMetadataValue); ok {
+			rs.classic[k.Group] = v
+		} else {
+			delete(rs.classic, k.Group)
+		}
+	case *offsets.ConsumerGroupMetadataKey:
+		if v, ok := r.Value.(*offsets.ConsumerGroupMetadataValue); ok {
+			rs.groupEpoch[k.GroupID] = v.Epoch
+		} else {
+			delete(rs.groupEpoch, k.GroupID)
+		}
+	case *offsets.TargetAssignmentMetadataKey:
+		if v, ok := r.Value.(*offsets.ConsumerGroupTargetAssignmentMetadataValue); ok {
+			rs.assignEpoch[k.GroupID] = v.AssignmentEpoch
+		} else {
+			delete(rs.assignEpoch, k.GroupID)
+		}
+	case *offsets.MemberKey:
+		switch k.RecordType {
+		case offsets.TypeConsumerGroupMemberMetadata:
+			v, _ := r.Value.(*offsets.ConsumerGroupMemberMetadataValue)
+			setMember(rs.memberMeta, k, v)
+		case offsets.TypeConsumerGroupTargetAssignmentMember:
+			v, _ := r.Value.(*offsets.ConsumerGroupTargetAssignmentMemberValue)
+			setMember(rs.memberTarget, k, v)
+		case offsets.TypeConsumerGroupCurrentMemberAssignment:
+			v, _ := r.Value.(*offsets.ConsumerGroupCurrentMemberAssignmentValue)
+			setMember(rs.memberCurrent, k, v)
 		}
 	}
 }
@@ -97,7 +84,7 @@ func setMember[V any](m map[string]map[string]*V, k *offsets.MemberKey, v *V) {
 }
 
 // LoadStats is what a load found, for the broker's trace.
-type LoadStats struct{ Groups, Offsets int }
+type LoadStats struct{ Groups, Offsets, PendingTxnOffsets int }
 
 // Loaded builds the groups the replayed records describe, as
 // GroupMetadataManager.onLoaded does at virtual time now: classic groups
@@ -127,14 +114,25 @@ func (s *Shard) Loaded(now int64) LoadStats {
 	for _, id := range sortedKeys(rs.groupEpoch) {
 		s.consumer[id] = s.restoreConsumer(now, rs, id)
 	}
-	for _, id := range sortedKeys(s.offsets) {
+	groups := sortedKeys(s.offsets)
+	for pid := range s.pendingTxn {
+		groups = append(groups, sortedKeys(s.pendingTxn[pid])...)
+	}
+	slices.Sort(groups)
+	for _, id := range slices.Compact(groups) {
 		if s.classic[id] == nil && s.consumer[id] == nil {
 			s.classic[id] = &classicEntry{g: classic.New(id, s.cfg.Classic, now), written: 0, hosts: map[string]string{}}
 		}
 	}
+	s.loaded = true
 	st := LoadStats{Groups: len(s.classic) + len(s.consumer)}
 	for _, offs := range s.offsets {
 		st.Offsets += len(offs)
+	}
+	for _, g := range s.pendingTxn {
+		for _, offs := range g {
+			st.PendingTxnOffsets += len(offs)
+		}
 	}
 	return st
 }
@@ -173,5 +171,8 @@ func (s *Shard) restoreConsumer(now int64, rs *replayState, id string) *consumer
 
 // String says what a load found, as the broker traces it.
 func (st LoadStats) String() string {
+	if st.PendingTxnOffsets > 0 {
+		return fmt.Sprintf("%d groups, %d offsets, %d pending transactional offsets", st.Groups, st.Offsets, st.PendingTxnOffsets)
+	}
 	return fmt.Sprintf("%d groups, %d offsets", st.Groups, st.Offsets)
 }

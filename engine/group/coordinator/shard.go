@@ -56,6 +56,8 @@ type Result struct {
 	Records []offsets.Record
 	Replies []Reply
 	Events  []string
+	// Txn is set when Records are a transactional offset commit.
+	Txn *TxnWrite
 }
 
 func (r *Result) add(o Result) {
@@ -71,6 +73,10 @@ type committed struct {
 	Metadata        string
 	CommitTimestamp int64
 	ExpireTimestamp int64 // -1: none
+	// RecordOffset is where its record is in the partition's log
+	// (OffsetAndMetadata.recordOffset): a transaction's COMMIT marker
+	// materializes its offset only over an older one.
+	RecordOffset int64
 }
 
 // classicEntry is a classic group with what the shard writes about it.
@@ -104,14 +110,26 @@ type Shard struct {
 	topics    assignor.Topics
 	topicIDs  map[[16]byte]string
 	replay    *replayState // while loading
+	loaded    bool
+	// pendingTxn is pendingTransactionalOffsets: the offsets of
+	// transactions not yet decided, by producer id.
+	pendingTxn map[int64]groupOffsets
+	// nextOffset is the log end offset the broker will append the next
+	// result's records at (SetLogEndOffset).
+	nextOffset int64
 }
 
 // New is an empty shard for a partition.
 func New(partition int32, cfg Config) *Shard {
 	return &Shard{Partition: partition, cfg: cfg, classic: map[string]*classicEntry{},
 		consumer: map[string]*consumerEntry{}, offsets: map[string]map[protocol.TopicPartition]committed{},
-		topics: assignor.Topics{}, topicIDs: map[[16]byte]string{}}
+		topics: assignor.Topics{}, topicIDs: map[[16]byte]string{}, pendingTxn: map[int64]groupOffsets{}}
 }
+
+// SetLogEndOffset tells the shard where the records of its next result
+// will be appended, so the offsets it commits know their place in the
+// log (their record offset).
+func (s *Shard) SetLogEndOffset(o int64) { s.nextOffset = o }
 
 // SetTopics gives the shard the cluster's topics (name -> partition
 // count): KIP-848 groups assign from them and its records name topics by
@@ -142,6 +160,8 @@ func (s *Shard) Handle(now int64, req Request) Result {
 		return s.commit(now, req, m)
 	case protocol.OffsetFetchRequest:
 		return s.fetch(req, m)
+	case protocol.TxnOffsetCommitRequest:
+		return s.txnCommit(now, req, m)
 	case protocol.ConsumerGroupHeartbeatRequest:
 		return s.consumerHeartbeat(now, req, m)
 	}

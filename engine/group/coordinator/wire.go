@@ -29,6 +29,8 @@ func GroupID(m sim.Message) (string, bool) {
 		return r.GroupID, true
 	case protocol.ConsumerGroupHeartbeatRequest:
 		return r.GroupID, true
+	case protocol.TxnOffsetCommitRequest:
+		return r.GroupID, true
 	}
 	return "", false
 }
@@ -49,6 +51,8 @@ func CorrelationID(m sim.Message) int64 {
 	case protocol.OffsetFetchRequest:
 		return r.CorrelationID
 	case protocol.ConsumerGroupHeartbeatRequest:
+		return r.CorrelationID
+	case protocol.TxnOffsetCommitRequest:
 		return r.CorrelationID
 	}
 	return 0
@@ -78,6 +82,9 @@ func WithCorrelation(m sim.Message, id int64) sim.Message {
 	case protocol.ConsumerGroupHeartbeatResponse:
 		r.CorrelationID = id
 		return r
+	case protocol.TxnOffsetCommitResponse:
+		r.CorrelationID = id
+		return r
 	}
 	return m
 }
@@ -103,6 +110,12 @@ func ErrorResponse(m sim.Message, c protocol.ErrorCode) sim.Message {
 		out = resp
 	case protocol.OffsetFetchRequest:
 		out = protocol.OffsetFetchResponse{Error: c}
+	case protocol.TxnOffsetCommitRequest:
+		resp := protocol.TxnOffsetCommitResponse{}
+		for _, p := range r.Offsets {
+			resp.Partitions = append(resp.Partitions, protocol.OffsetCommitPartitionResponse{TP: p.TP, Error: c})
+		}
+		out = resp
 	case protocol.ConsumerGroupHeartbeatRequest:
 		out = protocol.ConsumerGroupHeartbeatResponse{Error: c, MemberID: r.MemberID, MemberEpoch: r.MemberEpoch}
 	default:
