@@ -125,6 +125,16 @@ func (b *Broker) handleGroupRequest(from sim.NodeID, m sim.Message) {
 		b.send(from, coordinator.ErrorResponse(m, protocol.CoordinatorLoadInProgress))
 		return
 	}
+	if tc, ok := m.(protocol.TxnOffsetCommitRequest); ok {
+		b.verifyTxnOffsetCommit(from, tc, cs)
+		return
+	}
+	b.runGroupRequest(cs, from, m)
+}
+
+// runGroupRequest hands a request to its loaded shard.
+func (b *Broker) runGroupRequest(cs *coordShard, from sim.NodeID, m sim.Message) {
+	g := b.groupState()
 	g.nextRef++
 	ref := g.nextRef
 	cs.pending[ref] = pendingGroupRequest{from: from, req: m}
@@ -135,6 +145,9 @@ func (b *Broker) handleGroupRequest(from sim.NodeID, m sim.Message) {
 	case protocol.ConsumerGroupHeartbeatRequest:
 		cs.shard.SetTopics(b.subscribableTopics())
 	}
+	// The records of this request go at the log end: the shard notes
+	// where its offsets are written.
+	cs.shard.SetLogEndOffset(cs.r.Log.EndOffset())
 	b.applyGroupResult(cs, cs.shard.Handle(b.sched.Clock.NowMs(), req))
 }
 

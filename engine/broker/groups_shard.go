@@ -71,17 +71,11 @@ func (b *Broker) finishLoad(cs *coordShard) {
 	}
 	shard := coordinator.New(r.TP.Partition, b.cfg.Groups.coordinatorConfig())
 	shard.SetTopics(b.subscribableTopics())
-	recs, err := r.Log.Records(r.Log.StartOffset(), 0)
+	batches, err := readBatches(r, r.Log.StartOffset())
 	if err != nil {
 		b.events(fmt.Sprintf("%s: cannot read %s/%d to load it: %v", b.Node, OffsetsTopic, r.TP.Partition, err))
 	}
-	var decoded []offsets.Record
-	for _, rec := range recs {
-		if d, err := offsets.Decode(rec.Key, rec.Value); err == nil {
-			decoded = append(decoded, d)
-		}
-	}
-	shard.Replay(decoded)
+	replayCoordinatorLog(shard, batches)
 	stats := shard.Loaded(b.sched.Clock.NowMs())
 	cs.shard, cs.lastWritten = shard, r.Log.EndOffset()
 	b.events(fmt.Sprintf("%s: loaded %s/%d (%s)", b.Node, OffsetsTopic, r.TP.Partition, stats))
@@ -131,14 +125,15 @@ func (b *Broker) applyGroupResult(cs *coordShard, res coordinator.Result) {
 		b.events(fmt.Sprintf("%s: %s", b.Node, e))
 	}
 	if len(res.Records) > 0 {
-		if err := b.appendGroupRecords(cs, res.Records); err != nil {
+		if err := b.appendGroupRecords(cs, res.Records, res.Txn); err != nil {
 			// Kafka reverts the shard to its last committed state and fails
-			// the request; loglab keeps the state (see the README).
+			// the request; loglab keeps the state (see the README), except
+			// a transactional commit's, which only counts once appended.
 			b.events(fmt.Sprintf("%s: cannot append to %s/%d: %v", b.Node, OffsetsTopic, cs.r.TP.Partition, err))
 			for _, rp := range res.Replies {
 				if p, ok := cs.pending[rp.Ref]; ok {
 					delete(cs.pending, rp.Ref)
-					b.send(p.from, coordinator.ErrorResponse(p.req, protocol.CoordinatorNotAvailable))
+					b.send(p.from, coordinator.ErrorResponse(p.req, groupAppendError(err)))
 				}
 			}
 			b.scheduleGroupTick(cs)
@@ -152,12 +147,19 @@ func (b *Broker) applyGroupResult(cs *coordShard, res coordinator.Result) {
 	b.scheduleGroupTick(cs)
 }
 
-// appendGroupRecords writes records as one RecordBatch v2, as leader.
-func (b *Broker) appendGroupRecords(cs *coordShard, recs []offsets.Record) error {
+// appendGroupRecords writes records as one RecordBatch v2, as leader. A
+// transactional offset commit is one transactional batch of the producer
+// (CoordinatorPartitionWriter.append with its producer id and epoch, no
+// sequence: the coordinator, not the producer, writes it), whose records
+// the shard then holds as that producer's pending offsets.
+func (b *Broker) appendGroupRecords(cs *coordShard, recs []offsets.Record, txn *coordinator.TxnWrite) error {
 	now := b.sched.Clock.NowMs()
-	batch := record.Batch{Attributes: record.ComputeAttributes(record.None, record.CreateTime, false, false),
+	batch := record.Batch{Attributes: record.ComputeAttributes(record.None, record.CreateTime, txn != nil, false),
 		LastOffsetDelta: int32(len(recs) - 1), BaseTimestamp: now, MaxTimestamp: now,
 		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
+	if txn != nil {
+		batch.ProducerID, batch.ProducerEpoch = txn.ProducerID, txn.ProducerEpoch
+	}
 	for i, rc := range recs {
 		k, err := offsets.EncodeKey(rc.Key)
 		if err != nil {
@@ -170,9 +172,14 @@ func (b *Broker) appendGroupRecords(cs *coordShard, recs []offsets.Record) error
 		batch.Records = append(batch.Records, record.Record{OffsetDelta: int32(i), Key: k, Value: v})
 	}
 	r := cs.r
-	info, err := r.Log.AppendAsLeader(&batch, r.LeaderEpoch)
+	info, err := appendCoordinatorBatch(r, &batch)
 	if err != nil {
 		return err
+	}
+	if txn != nil {
+		for i, rc := range recs {
+			cs.shard.ReplayRecord(info.FirstOffset+int64(i), txn.ProducerID, rc)
+		}
 	}
 	cs.lastWritten = info.LastOffset + 1
 	b.completeFetches(r)

@@ -1,11 +1,135 @@
 package broker
 
-// CONTRACT STUB (to be replaced): the group coordinator's side of
-// transactions.
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loglab/loglab/engine/group/coordinator"
+	"github.com/loglab/loglab/engine/group/offsets"
+	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/producerstate"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// The group coordinator's side of transactions: TxnOffsetCommit, the
+// markers that decide its offsets, and the load that rebuilds them.
+
+// verifyTxnOffsetCommit is GroupCoordinatorService.commitTransactionalOffsets
+// with transaction version 2: the group's __consumer_offsets partition is
+// added to the producer's transaction first (the producer sends no
+// AddOffsetsToTxn), and only then does the shard validate the consumer and
+// write the offsets, so the transaction's markers reach the partition.
+func (b *Broker) verifyTxnOffsetCommit(from sim.NodeID, m protocol.TxnOffsetCommitRequest, cs *coordShard) {
+	tp := protocol.TopicPartition{Topic: OffsetsTopic, Partition: cs.r.TP.Partition}
+	b.addPartitionToTxn(m.TransactionalID, m.ProducerID, m.ProducerEpoch, tp, func(c protocol.ErrorCode) {
+		if c != protocol.None {
+			b.events(fmt.Sprintf("%s: TxnOffsetCommit of transaction %s for group %s: %s (adding %s/%d to the transaction)",
+				b.Node, m.TransactionalID, m.GroupID, c.Name(), OffsetsTopic, tp.Partition))
+			b.send(from, coordinator.ErrorResponse(m, c))
+			return
+		}
+		if b.groups == nil || b.groups.shards[tp.Partition] != cs || cs.shard == nil || !cs.r.leader {
+			// The partition moved while the transaction coordinator answered.
+			b.send(from, coordinator.ErrorResponse(m, protocol.NotCoordinator))
+			return
+		}
+		b.runGroupRequest(cs, from, m)
+	})
+}
 
 // onTxnMarker runs on the leader of a __consumer_offsets partition when a
 // COMMIT or ABORT marker of producer pid is appended there: the group
-// coordinator makes that producer's pending transactional offsets visible
-// (commit) or drops them (abort), Kafka's
-// GroupMetadataManager.handleTxnCompletion / replayEndTransactionMarker.
-func (b *Broker) onTxnMarker(r *Replica, pid int64, committed bool) {}
+// coordinator makes that producer's pending transactional offsets the
+// committed ones (commit) or drops them (abort), Kafka's
+// OffsetMetadataManager.replayEndTransactionMarker. A shard still loading
+// reads the marker from the log when it finishes.
+func (b *Broker) onTxnMarker(r *Replica, pid int64, committed bool) {
+	if r.TP.Topic != OffsetsTopic || b.groups == nil {
+		return
+	}
+	cs := b.groups.shards[r.TP.Partition]
+	if cs == nil || cs.r != r || cs.shard == nil {
+		return
+	}
+	result := "ABORT"
+	if committed {
+		result = "COMMIT"
+	}
+	for _, e := range cs.shard.ReplayEndTxnMarker(pid, committed) {
+		b.events(fmt.Sprintf("%s: %s marker of producer %d: %s", b.Node, result, pid, e))
+	}
+}
+
+// appendCoordinatorBatch appends a batch the coordinator itself writes.
+// TODO(H-log): AppendAsCoordinator (producer state with origin
+// Coordinator: no sequence check) once the log has it.
+func appendCoordinatorBatch(r *Replica, b *record.Batch) (log.AppendInfo, error) {
+	return r.Log.AppendAsLeader(b, r.LeaderEpoch)
+}
+
+// groupAppendError is CoordinatorRuntime's handleOperationException for a
+// failed write: the producer state's refusal (a fenced epoch) is the
+// answer, anything else COORDINATOR_NOT_AVAILABLE so the client retries.
+func groupAppendError(err error) protocol.ErrorCode {
+	var pe producerstate.Error
+	if errors.As(err, &pe) {
+		return protocol.ErrorCode(pe.Code)
+	}
+	return protocol.CoordinatorNotAvailable
+}
+
+// readBatches reads the partition's batches from offset from to its end,
+// as Kafka's CoordinatorLoaderImpl does: it needs each batch's producer
+// id and its control markers, not only the records.
+func readBatches(r *Replica, from int64) ([]record.Batch, error) {
+	var out []record.Batch
+	for from < r.Log.EndOffset() {
+		fd, err := r.Log.Read(from, 1<<20, r.Log.EndOffset())
+		if err != nil {
+			return out, err
+		}
+		batches, err := fd.Batches()
+		if err != nil {
+			return out, err
+		}
+		if len(batches) == 0 {
+			break
+		}
+		for _, bt := range batches {
+			if bt.NextOffset() > from {
+				out = append(out, bt)
+				from = bt.NextOffset()
+			}
+		}
+	}
+	return out, nil
+}
+
+// replayCoordinatorLog is CoordinatorLoaderImpl.load's loop: a control
+// batch is a transaction marker (replayEndTransactionMarker), a record of
+// a transactional batch a pending offset of its producer, any other
+// record replayed at its offset. Records loglab cannot decode are
+// skipped, as Kafka's loader skips unknown types.
+func replayCoordinatorLog(shard *coordinator.Shard, batches []record.Batch) {
+	for _, bt := range batches {
+		if bt.IsControl() {
+			for _, rec := range bt.Records {
+				if mk, err := record.ParseControlRecord(rec); err == nil && (mk.Type == record.Commit || mk.Type == record.Abort) {
+					shard.ReplayEndTxnMarker(bt.ProducerID, mk.Type == record.Commit)
+				}
+			}
+			continue
+		}
+		pid := int64(-1)
+		if bt.IsTransactional() {
+			pid = bt.ProducerID
+		}
+		for _, rec := range bt.Records {
+			if d, err := offsets.Decode(rec.Key, rec.Value); err == nil {
+				shard.ReplayRecord(bt.Offset(rec), pid, d)
+			}
+		}
+	}
+}
