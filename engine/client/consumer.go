@@ -7,7 +7,6 @@ import (
 
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
-	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/sim"
 )
 
@@ -18,6 +17,11 @@ type ConsumerConfig struct {
 	FetchMaxWait    time.Duration // fetch.max.wait.ms (500 ms)
 	FetchMaxBytes   int32         // max.partition.fetch.bytes (1 MiB)
 	AutoOffsetReset string        // auto.offset.reset: latest (default), earliest, none
+	// IsolationLevel is isolation.level: read_uncommitted (the default)
+	// reads up to the high watermark, aborted transactions included;
+	// read_committed reads up to the last stable offset and drops the
+	// records of aborted transactions.
+	IsolationLevel string
 
 	// Group membership (none without GroupID).
 	GroupID                     string   // group.id
@@ -38,13 +42,16 @@ type ConsumerConfig struct {
 // DefaultConsumerConfig is the Java consumer's defaults.
 func DefaultConsumerConfig() ConsumerConfig {
 	return ConsumerConfig{MaxPollRecords: 500, FetchMinBytes: 1, FetchMaxWait: 500 * time.Millisecond, FetchMaxBytes: 1 << 20, AutoOffsetReset: "latest",
-		GroupProtocol: GroupProtocolClassic, PartitionAssignmentStrategy: []string{"range", "cooperative-sticky"},
+		IsolationLevel: ReadUncommitted, GroupProtocol: GroupProtocolClassic, PartitionAssignmentStrategy: []string{"range", "cooperative-sticky"},
 		EnableAutoCommit: true, AutoCommitInterval: 5 * time.Second, SessionTimeout: 45 * time.Second,
 		HeartbeatInterval: 3 * time.Second, MaxPollInterval: 5 * time.Minute}
 }
 
 // Validate refuses what KafkaConsumer's constructor refuses.
 func (cfg ConsumerConfig) Validate() error {
+	if err := validateIsolationLevel(cfg.IsolationLevel); err != nil {
+		return err
+	}
 	switch cfg.GroupProtocol {
 	case GroupProtocolClassic, GroupProtocolConsumer:
 	default:
@@ -91,7 +98,11 @@ type assignment struct {
 	resetting bool
 	corr      int64
 	buffered  []ConsumedRecord
-	err       protocol.ErrorCode
+	// fetchedEnd is where the position goes once buffered is consumed:
+	// past the last batch the fetch returned, control batches and
+	// aborted transactions included (CompletedFetch.nextFetchOffset).
+	fetchedEnd int64
+	err        protocol.ErrorCode
 	// backingOff: a retry is scheduled; fetches wait for it rather than
 	// start another chain of retries (each metadata update used to add
 	// one, until a consumer of a dead leader retried every millisecond).
@@ -166,7 +177,7 @@ func (c *Consumer) Assign(tps []protocol.TopicPartition) {
 	for _, tp := range tps {
 		// With a group.id, manually assigned partitions also start from
 		// their committed offsets.
-		c.assign = append(c.assign, &assignment{tp: tp, position: -1, hw: -1, lastEpoch: -1, needCommitted: c.group != nil})
+		c.assign = append(c.assign, &assignment{tp: tp, position: -1, hw: -1, lastEpoch: -1, fetchedEnd: -1, needCommitted: c.group != nil})
 	}
 	c.meta.refresh()
 }
@@ -211,7 +222,7 @@ func (c *Consumer) Seek(tp protocol.TopicPartition, offset int64) error {
 	if a == nil {
 		return fmt.Errorf("%s/%d is not assigned to %s", tp.Topic, tp.Partition, c.ID)
 	}
-	a.position, a.buffered, a.err, a.outOfRange = offset, nil, protocol.None, nil
+	a.position, a.buffered, a.err, a.outOfRange, a.fetchedEnd = offset, nil, protocol.None, nil, -1
 	a.fetching, a.resetting = false, false
 	a.corr = -1 // ignore the answer to any fetch in flight
 	return nil
@@ -260,6 +271,14 @@ func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
 			a.lastEpoch = a.buffered[n-1].LeaderEpoch
 		}
 		a.buffered = a.buffered[n:]
+		if len(a.buffered) == 0 && a.fetchedEnd >= 0 {
+			// FetchCollector.fetchRecords: the position passes what the
+			// application never sees (markers, aborted batches).
+			if a.fetchedEnd > a.position {
+				a.position = a.fetchedEnd
+			}
+			a.fetchedEnd = -1
+		}
 	}
 	c.fetchAll()
 	return out, nil
@@ -304,7 +323,7 @@ func (c *Consumer) fetch(a *assignment) {
 	// past the new leader's log end comes back as OFFSET_OUT_OF_RANGE.
 	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.FetchRequest{CorrelationID: a.corr, ReplicaID: -1, TP: a.tp,
 		FetchOffset: a.position, CurrentLeaderEpoch: epoch, LastFetchedEpoch: -1, MaxBytes: c.cfg.FetchMaxBytes,
-		MinBytes: c.cfg.FetchMinBytes, MaxWaitMs: int32(c.cfg.FetchMaxWait.Milliseconds())})
+		MinBytes: c.cfg.FetchMinBytes, MaxWaitMs: int32(c.cfg.FetchMaxWait.Milliseconds()), IsolationLevel: c.cfg.isolationLevel()})
 	corr := a.corr
 	c.sched.After(c.cfg.FetchMaxWait+30*time.Second, "fetch-timeout "+string(c.ID), func() {
 		if a.fetching && a.corr == corr {
@@ -327,7 +346,10 @@ func (c *Consumer) reset(a *assignment, leader int32) {
 		return
 	}
 	a.resetting = true
-	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.ListOffsetsRequest{CorrelationID: a.corr, TP: a.tp, Timestamp: ts})
+	// A read_committed consumer's "latest" is the last stable offset
+	// (ListOffsetsRequest with its isolation level).
+	c.net.Send(c.ID, kraft.BrokerNode(leader), protocol.ListOffsetsRequest{CorrelationID: a.corr, TP: a.tp, Timestamp: ts,
+		IsolationLevel: c.cfg.isolationLevel()})
 	corr := a.corr
 	c.sched.After(30*time.Second, "list-offsets-timeout "+string(c.ID), func() {
 		if a.resetting && a.corr == corr {
@@ -388,6 +410,11 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 	switch m.Error {
 	case protocol.None:
 		a.hw = m.HighWatermark
+		if c.cfg.IsolationLevel == ReadCommitted {
+			// A read_committed consumer's lag counts to the last stable
+			// offset (FetchCollector updates it instead of the HW).
+			a.hw = m.LastStableOffset
+		}
 	case protocol.OffsetOutOfRange:
 		c.events(fmt.Sprintf("%s: %s/%d offset %d is out of range [%d, %d]", c.ID, a.tp.Topic, a.tp.Partition, a.position, m.LogStartOffset, m.HighWatermark))
 		if c.cfg.AutoOffsetReset == "none" {
@@ -403,21 +430,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 		c.retryLater(a)
 		return
 	}
-	for raw := m.Records; len(raw) > 0; {
-		b, n, err := record.Decode(raw)
-		if err != nil {
-			break
-		}
-		raw = raw[n:]
-		if b.IsControl() {
-			continue
-		}
-		for _, r := range b.Records {
-			if off := b.Offset(r); off >= a.position {
-				a.buffered = append(a.buffered, ConsumedRecord{TP: a.tp, Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, LeaderEpoch: b.PartitionLeaderEpoch})
-			}
-		}
-	}
+	a.buffered, a.fetchedEnd = completedFetch(a.tp, m.Records, a.position, c.cfg.IsolationLevel == ReadCommitted, m.AbortedTransactions)
 }
 
 // Buffered counts records fetched but not yet polled.

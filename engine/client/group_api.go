@@ -233,7 +233,7 @@ func (c *Consumer) GroupError() error {
 func (c *Consumer) addPartitions(tps []protocol.TopicPartition) {
 	for _, tp := range tps {
 		if c.find(tp) == nil {
-			c.assign = append(c.assign, &assignment{tp: tp, position: -1, hw: -1, lastEpoch: -1, needCommitted: true})
+			c.assign = append(c.assign, &assignment{tp: tp, position: -1, hw: -1, lastEpoch: -1, fetchedEnd: -1, needCommitted: true})
 		}
 	}
 	slices.SortFunc(c.assign, func(a, b *assignment) int {
