@@ -70,6 +70,11 @@ type groupMember struct {
 
 	pending []*coordRequest // requests in flight to the coordinator, in send order
 
+	// meta is the group metadata the last completed membership gave
+	// (GroupMetadata); metaSet is false before any.
+	meta    ConsumerGroupMetadata
+	metaSet bool
+
 	lastPoll       time.Duration // Kafka's pollTimer: reset by every poll
 	nextAutoCommit time.Duration
 	fatal          error

@@ -484,6 +484,7 @@ func (m *classicMember) onSyncGroup(r protocol.SyncGroupResponse) {
 	sortTPs(assigned)
 	m.state = phaseStable
 	m.needsJoinPrepare = true
+	g.setGroupMetadata(m.generation, m.id) // ConsumerCoordinator.onJoinComplete
 	revoked, added, rejoin := joinCompleteChanges(c.Assignment(), assigned)
 	if rejoin {
 		// Only the cooperative protocol gets here with partitions to give up:

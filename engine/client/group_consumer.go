@@ -235,6 +235,9 @@ func (m *consumerMember) onHeartbeat(r protocol.ConsumerGroupHeartbeatResponse) 
 	}
 	prev := m.memberEpoch
 	m.memberEpoch = r.MemberEpoch
+	if r.MemberEpoch > 0 {
+		g.setGroupMetadata(r.MemberEpoch, m.id)
+	}
 	if !m.joined {
 		m.joined = true
 		g.event("joined group %s as member %s with epoch %d (consumer protocol)", c.cfg.GroupID, m.id, m.memberEpoch)
