@@ -13,7 +13,21 @@
 // engine/group/classic, KIP-848 consumer groups (ConsumerGroupHeartbeat)
 // engine/group/consumer, committed offsets live here.
 //
+// Transactions (KIP-98, KIP-447): a TxnOffsetCommit is validated against
+// the consumer the producer speaks for (a zombie gets ILLEGAL_GENERATION,
+// UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID) and written as one
+// transactional batch of that producer; its offsets stay pending for the
+// producer (OffsetFetch with RequireStable answers UNSTABLE_OFFSET_COMMIT)
+// until the transaction's COMMIT marker makes them the committed ones,
+// where they were written after the committed one, or its ABORT marker
+// drops them. Replay rebuilds pending offsets from the batches' producer
+// ids and decides them with the markers, as Kafka's loader does.
+//
 // Where loglab differs from Kafka:
+//   - A transactional commit's offsets become pending once the broker has
+//     appended their batch (ReplayRecord); Kafka replays them when it
+//     writes and reverts the shard if the write fails. Either way a
+//     refused write leaves nothing pending.
 //   - A request's response waits for everything the shard has written so
 //     far to commit, and reads (OffsetFetch) see writes not yet committed
 //     (they are answered only after those commit). Kafka runs reads
