@@ -22,9 +22,15 @@ import (
 // AddOffsetsToTxn), and only then does the shard validate the consumer and
 // write the offsets, so the transaction's markers reach the partition.
 func (b *Broker) verifyTxnOffsetCommit(from sim.NodeID, m protocol.TxnOffsetCommitRequest, cs *coordShard) {
+	if m.GroupID == "" {
+		// Checked before the transaction is touched (isGroupIdNotEmpty).
+		b.send(from, coordinator.ErrorResponse(m, protocol.InvalidGroupID))
+		return
+	}
 	tp := protocol.TopicPartition{Topic: OffsetsTopic, Partition: cs.r.TP.Partition}
 	b.addPartitionToTxn(m.TransactionalID, m.ProducerID, m.ProducerEpoch, tp, func(c protocol.ErrorCode) {
 		if c != protocol.None {
+			c = coordinatorOperationError(c)
 			b.events(fmt.Sprintf("%s: TxnOffsetCommit of transaction %s for group %s: %s (adding %s/%d to the transaction)",
 				b.Node, m.TransactionalID, m.GroupID, c.Name(), OffsetsTopic, tp.Partition))
 			b.send(from, coordinator.ErrorResponse(m, c))
@@ -69,15 +75,33 @@ func appendCoordinatorBatch(r *Replica, b *record.Batch) (log.AppendInfo, error)
 	return r.Log.AppendAsLeader(b, r.LeaderEpoch)
 }
 
-// groupAppendError is CoordinatorRuntime's handleOperationException for a
-// failed write: the producer state's refusal (a fenced epoch) is the
-// answer, anything else COORDINATOR_NOT_AVAILABLE so the client retries.
+// groupAppendError is the answer to a request whose records the log
+// refused: the producer state's refusal (a fenced epoch) as
+// handleOperationException passes it on, anything else
+// COORDINATOR_NOT_AVAILABLE so the client retries.
 func groupAppendError(err error) protocol.ErrorCode {
 	var pe producerstate.Error
 	if errors.As(err, &pe) {
-		return protocol.ErrorCode(pe.Code)
+		return coordinatorOperationError(protocol.ErrorCode(pe.Code))
 	}
 	return protocol.CoordinatorNotAvailable
+}
+
+// coordinatorOperationError is CoordinatorOperationExceptionHelper.handleOperationException:
+// the errors a group coordinator write can fail with, as the client must
+// see them (a partition or replication problem means "find the
+// coordinator again", NETWORK_EXCEPTION from the transaction verification
+// a plain retry).
+func coordinatorOperationError(c protocol.ErrorCode) protocol.ErrorCode {
+	switch c {
+	case protocol.NetworkException:
+		return protocol.CoordinatorLoadInProgress
+	case protocol.UnknownTopicOrPartition, protocol.NotEnoughReplicas, protocol.RequestTimedOut:
+		return protocol.CoordinatorNotAvailable
+	case protocol.NotLeaderOrFollower:
+		return protocol.NotCoordinator
+	}
+	return c
 }
 
 // readBatches reads the partition's batches from offset from to its end,
