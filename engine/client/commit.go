@@ -364,7 +364,7 @@ func (c *Consumer) CommittedOffsets() []protocol.OffsetCommitPartition {
 // one OffsetFetch; those without one are reset by auto.offset.reset.
 func (c *Consumer) fetchCommittedIfNeeded() {
 	g := c.group
-	if g == nil || c.offsetFetchCorr != 0 {
+	if g == nil || c.offsetFetchCorr != 0 || c.offsetFetchBackoff {
 		return
 	}
 	var tps []protocol.TopicPartition
@@ -401,9 +401,14 @@ func (c *Consumer) onOffsetFetch(m protocol.OffsetFetchResponse) {
 		}
 		return
 	}
+	var unstable []protocol.TopicPartition
 	for _, p := range m.Partitions {
 		a := c.find(p.TP)
 		if a == nil || !a.needCommitted {
+			continue
+		}
+		if p.Error == protocol.UnstableOffsetCommit {
+			unstable = append(unstable, p.TP)
 			continue
 		}
 		if p.Error != protocol.None {
@@ -418,5 +423,17 @@ func (c *Consumer) onOffsetFetch(m protocol.OffsetFetchResponse) {
 		} else {
 			c.events(fmt.Sprintf("%s: found no committed offset for %s/%d", c.ID, p.TP.Topic, p.TP.Partition))
 		}
+	}
+	if len(unstable) > 0 {
+		// OffsetFetchResponseHandler: UnstableOffsetCommitException, retried
+		// after retry.backoff.ms; the partitions are not fetched meanwhile.
+		c.events(fmt.Sprintf("%s: the following partitions still have unstable offsets which are not cleared on the broker side: %s, "+
+			"this could be either transactional offsets waiting for completion, or normal offsets waiting for replication after appending to local log",
+			c.ID, partitionNames(unstable)))
+		c.offsetFetchBackoff = true
+		c.sched.After(DefaultRetryBackoff, "offset-fetch-retry "+string(c.ID), func() {
+			c.offsetFetchBackoff = false
+			c.fetchCommittedIfNeeded()
+		})
 	}
 }

@@ -152,6 +152,9 @@ type Consumer struct {
 	commits         []*Commit // commits not yet answered
 	committed       []committed
 	offsetFetchCorr int64
+	// offsetFetchBackoff: an OffsetFetch found unstable offsets (a
+	// transaction is committing them); the next waits retry.backoff.ms.
+	offsetFetchBackoff bool
 	commitsDone     int
 	commitsFailed   int
 }

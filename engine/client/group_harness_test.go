@@ -40,6 +40,9 @@ type fakeGroupBroker struct {
 	// notCoordinator answers that many Heartbeats NOT_COORDINATOR, as a
 	// broker that just lost the group's __consumer_offsets partition.
 	notCoordinator int
+	// unstable answers that many OffsetFetches UNSTABLE_OFFSET_COMMIT for
+	// every partition, as while a transaction's offsets are pending.
+	unstable int
 }
 
 type pendingReply struct {
@@ -194,10 +197,18 @@ func (f *fakeGroupBroker) handle(env *sim.Envelope) {
 	case protocol.OffsetFetchRequest:
 		f.got = append(f.got, "OffsetFetch")
 		resp := protocol.OffsetFetchResponse{CorrelationID: m.CorrelationID}
+		unstable := f.unstable > 0 && m.RequireStable
+		if unstable {
+			f.unstable--
+		}
 		for _, tp := range m.TPs {
 			off, ok := f.commits[tp]
 			if !ok {
 				off = -1
+			}
+			if unstable {
+				resp.Partitions = append(resp.Partitions, protocol.OffsetFetchPartition{TP: tp, Offset: -1, LeaderEpoch: -1, Error: protocol.UnstableOffsetCommit})
+				continue
 			}
 			resp.Partitions = append(resp.Partitions, protocol.OffsetFetchPartition{TP: tp, Offset: off, LeaderEpoch: -1})
 		}

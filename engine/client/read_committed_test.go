@@ -2,6 +2,7 @@ package client
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,5 +253,34 @@ func TestLatestResetByIsolationLevel(t *testing.T) {
 	c2, _ := f2.consume(ReadUncommitted, "latest")
 	if pos := c2.Position(tps(0)[0]); pos != 8 || !slices.Equal(f2.listed, []int8{protocol.ReadUncommitted}) {
 		t.Fatalf("read_uncommitted latest: position %d, ListOffsets %v", pos, f2.listed)
+	}
+}
+
+// While a transaction's offsets are pending the coordinator answers
+// UNSTABLE_OFFSET_COMMIT (the consumer always asks RequireStable): the
+// consumer reads nothing from the partition, asks again after
+// retry.backoff.ms, and starts from the committed offset once the
+// transaction is decided (ConsumerCoordinator's OffsetFetchResponseHandler).
+func TestUnstableOffsetCommitIsRetried(t *testing.T) {
+	f := newGroupTest(t, 1)
+	f.produce(0, 6)
+	f.commits[tps(0)[0]] = 4
+	f.unstable = 3
+	c := f.newConsumer("c1", nil)
+	got := f.run(5*time.Second, c)[c]
+	if len(got) != 2 || got[0].Offset != 4 {
+		t.Fatalf("read %v, want offsets 4 and 5", offsetsOf(got))
+	}
+	fetches := 0
+	for _, k := range f.got {
+		if k == "OffsetFetch" {
+			fetches++
+		}
+	}
+	if fetches != 4 || f.unstable != 0 {
+		t.Fatalf("%d OffsetFetches, want 3 unstable answers then one more", fetches)
+	}
+	if !slices.ContainsFunc(f.events, func(e string) bool { return strings.Contains(e, "still have unstable offsets") && strings.Contains(e, "orders/0") }) {
+		t.Fatal("the unstable offsets were not traced")
 	}
 }
