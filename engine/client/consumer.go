@@ -155,8 +155,8 @@ type Consumer struct {
 	// offsetFetchBackoff: an OffsetFetch found unstable offsets (a
 	// transaction is committing them); the next waits retry.backoff.ms.
 	offsetFetchBackoff bool
-	commitsDone     int
-	commitsFailed   int
+	commitsDone        int
+	commitsFailed      int
 }
 
 // NewConsumer attaches a consumer to the network.

@@ -280,7 +280,9 @@ func TestUnstableOffsetCommitIsRetried(t *testing.T) {
 	if fetches != 4 || f.unstable != 0 {
 		t.Fatalf("%d OffsetFetches, want 3 unstable answers then one more", fetches)
 	}
-	if !slices.ContainsFunc(f.events, func(e string) bool { return strings.Contains(e, "still have unstable offsets") && strings.Contains(e, "orders/0") }) {
+	if !slices.ContainsFunc(f.events, func(e string) bool {
+		return strings.Contains(e, "still have unstable offsets") && strings.Contains(e, "orders/0")
+	}) {
 		t.Fatal("the unstable offsets were not traced")
 	}
 }
