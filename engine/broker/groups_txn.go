@@ -68,11 +68,12 @@ func (b *Broker) onTxnMarker(r *Replica, pid int64, committed bool) {
 	}
 }
 
-// appendCoordinatorBatch appends a batch the coordinator itself writes.
-// TODO(H-log): AppendAsCoordinator (producer state with origin
-// Coordinator: no sequence check) once the log has it.
+// appendCoordinatorBatch appends a batch the group coordinator itself
+// writes, with the COORDINATOR origin (CoordinatorPartitionWriter): a
+// transactional offset commit carries the producer's id and epoch but no
+// sequence, so only its epoch is checked.
 func appendCoordinatorBatch(r *Replica, b *record.Batch) (log.AppendInfo, error) {
-	return r.Log.AppendAsLeader(b, r.LeaderEpoch)
+	return r.Log.AppendAsCoordinator(b, r.LeaderEpoch)
 }
 
 // groupAppendError is the answer to a request whose records the log
