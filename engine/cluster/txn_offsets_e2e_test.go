@@ -14,10 +14,11 @@ import (
 	"github.com/loglab/loglab/engine/sim"
 )
 
-// txnRawClient is a bare node that sends transaction requests (produce,
-// TxnOffsetCommit, WriteTxnMarkers as a transaction coordinator would)
-// and keeps every response by correlation id.
-type txnRawClient struct {
+// offsetsRawClient is a bare node that sends transaction requests
+// (FindCoordinator, InitProducerId, produce, TxnOffsetCommit, EndTxn) as
+// a transactional producer would, and keeps every response by
+// correlation id.
+type offsetsRawClient struct {
 	t    *testing.T
 	c    *Cluster
 	node sim.NodeID
@@ -25,8 +26,8 @@ type txnRawClient struct {
 	got  map[int64]sim.Message
 }
 
-func newTxnRawClient(t *testing.T, c *Cluster, name string) *txnRawClient {
-	rc := &txnRawClient{t: t, c: c, node: sim.NodeID(name), got: map[int64]sim.Message{}}
+func newOffsetsRawClient(t *testing.T, c *Cluster, name string) *offsetsRawClient {
+	rc := &offsetsRawClient{t: t, c: c, node: sim.NodeID(name), got: map[int64]sim.Message{}}
 	c.Network().Attach(rc.node, func(env *sim.Envelope) {
 		var id int64
 		switch r := env.Msg.(type) {
@@ -38,7 +39,7 @@ func newTxnRawClient(t *testing.T, c *Cluster, name string) *txnRawClient {
 			id = r.CorrelationID
 		case protocol.TxnOffsetCommitResponse:
 			id = r.CorrelationID
-		case protocol.WriteTxnMarkersResponse:
+		case protocol.EndTxnResponse:
 			id = r.CorrelationID
 		case protocol.ProduceResponse:
 			id = r.CorrelationID
@@ -52,7 +53,7 @@ func newTxnRawClient(t *testing.T, c *Cluster, name string) *txnRawClient {
 	return rc
 }
 
-func (rc *txnRawClient) call(to int32, build func(corr int64) sim.Message) sim.Message {
+func (rc *offsetsRawClient) call(to int32, build func(corr int64) sim.Message) sim.Message {
 	rc.t.Helper()
 	rc.corr++
 	corr := rc.corr
@@ -65,7 +66,7 @@ func (rc *txnRawClient) call(to int32, build func(corr int64) sim.Message) sim.M
 }
 
 // offsetFetch reads the group's committed offset of t-0 (and its error).
-func (rc *txnRawClient) offsetFetch(to int32, tp protocol.TopicPartition, requireStable bool) protocol.OffsetFetchPartition {
+func (rc *offsetsRawClient) offsetFetch(to int32, tp protocol.TopicPartition, requireStable bool) protocol.OffsetFetchPartition {
 	rc.t.Helper()
 	r := rc.call(to, func(corr int64) sim.Message {
 		return protocol.OffsetFetchRequest{CorrelationID: corr, GroupID: "g", MemberEpoch: -1, TPs: []protocol.TopicPartition{tp}, RequireStable: requireStable}
@@ -76,39 +77,113 @@ func (rc *txnRawClient) offsetFetch(to int32, tp protocol.TopicPartition, requir
 	return r.Partitions[0]
 }
 
-func (rc *txnRawClient) txnOffsetCommit(to int32, pid int64, epoch int16, tp protocol.TopicPartition, offset int64) protocol.ErrorCode {
+// retriable repeats a call while it answers a retriable error, as the
+// producer's TransactionManager does (NOT_ENOUGH_REPLICAS is a produce's
+// "could not verify the transaction yet").
+func (rc *offsetsRawClient) retriable(call func() protocol.ErrorCode) protocol.ErrorCode {
 	rc.t.Helper()
-	r := rc.call(to, func(corr int64) sim.Message {
-		return protocol.TxnOffsetCommitRequest{CorrelationID: corr, TransactionalID: "tx", GroupID: "g", ProducerID: pid, ProducerEpoch: epoch,
-			GenerationID: -1, Offsets: []protocol.OffsetCommitPartition{{TP: tp, Offset: offset, LeaderEpoch: -1}}}
-	}).(protocol.TxnOffsetCommitResponse)
-	if len(r.Partitions) != 1 {
-		rc.t.Fatalf("TxnOffsetCommit: %+v", r)
+	for range 300 {
+		switch c := call(); c {
+		case protocol.CoordinatorLoadInProgress, protocol.CoordinatorNotAvailable, protocol.ConcurrentTransactions,
+			protocol.NotCoordinator, protocol.NotEnoughReplicas:
+			rc.c.RunUntil(func() bool { return false }, 100*time.Millisecond)
+		default:
+			return c
+		}
 	}
-	return r.Partitions[0].Error
+	rc.t.Fatal("still retriable after 300 tries")
+	return protocol.None
 }
 
-// marker writes producer pid's COMMIT or ABORT into tp through its
-// leader, as the transaction coordinator's WriteTxnMarkers does
-// (transaction version 2: the marker carries the bumped epoch).
-func (rc *txnRawClient) marker(to int32, pid int64, epoch int16, tp protocol.TopicPartition, commit bool) {
+// offsetsTxnProducer is a transactional producer driven by raw requests: its
+// id and epoch from InitProducerId, its sequences per partition.
+type offsetsTxnProducer struct {
+	rc    *offsetsRawClient
+	id    string
+	pid   int64
+	epoch int16
+	seq   map[protocol.TopicPartition]int32
+}
+
+// initTxn finds txnID's transaction coordinator (the first
+// FindCoordinator creates __transaction_state) and gets a producer id.
+func (rc *offsetsRawClient) initTxn(txnID string) *offsetsTxnProducer {
 	rc.t.Helper()
-	r := rc.call(to, func(corr int64) sim.Message {
-		return protocol.WriteTxnMarkersRequest{CorrelationID: corr, ProducerID: pid, ProducerEpoch: epoch, Committed: commit,
-			Partitions: []protocol.TopicPartition{tp}, CoordinatorEpoch: 0, TransactionVersion: 2}
-	}).(protocol.WriteTxnMarkersResponse)
-	if len(r.Partitions) != 1 || r.Partitions[0].Error != protocol.None {
-		rc.t.Fatalf("WriteTxnMarkers: %+v", r)
+	p := &offsetsTxnProducer{rc: rc, id: txnID, seq: map[protocol.TopicPartition]int32{}}
+	if c := rc.retriable(func() protocol.ErrorCode {
+		r := rc.call(p.coordinator(), func(corr int64) sim.Message {
+			return protocol.InitProducerIdRequest{CorrelationID: corr, TransactionalID: txnID, TransactionTimeoutMs: 60000,
+				ProducerID: -1, ProducerEpoch: -1}
+		}).(protocol.InitProducerIdResponse)
+		p.pid, p.epoch = r.ProducerID, r.ProducerEpoch
+		return r.Error
+	}); c != protocol.None {
+		rc.t.Fatalf("InitProducerId %s: %s", txnID, c.Name())
+	}
+	return p
+}
+
+// coordinator is the broker FindCoordinator names for the transactional
+// id now (-1 while there is none: the caller retries).
+func (p *offsetsTxnProducer) coordinator() int32 {
+	r := p.rc.call(1, func(corr int64) sim.Message {
+		return protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeTransaction, Key: p.id}
+	}).(protocol.FindCoordinatorResponse)
+	if r.Error != protocol.None {
+		return 1 // answered COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR by b1: retried
+	}
+	return r.NodeID
+}
+
+// end commits or aborts the transaction (EndTxn, transaction version 2:
+// the answer carries the producer's next epoch) and waits until the
+// coordinator's markers are in every partition of the transaction, which
+// the test checks by done.
+func (p *offsetsTxnProducer) end(commit bool, done func() bool) {
+	rc := p.rc
+	rc.t.Helper()
+	if c := rc.retriable(func() protocol.ErrorCode {
+		r := rc.call(p.coordinator(), func(corr int64) sim.Message {
+			return protocol.EndTxnRequest{CorrelationID: corr, TransactionalID: p.id, ProducerID: p.pid, ProducerEpoch: p.epoch, Committed: commit}
+		}).(protocol.EndTxnResponse)
+		if r.Error == protocol.None {
+			p.pid, p.epoch = r.ProducerID, r.ProducerEpoch
+			clear(p.seq)
+		}
+		return r.Error
+	}); c != protocol.None {
+		rc.t.Fatalf("EndTxn %s: %s", p.id, c.Name())
+	}
+	if ok, err := rc.c.RunUntil(done, time.Minute); !ok || err != nil {
+		rc.t.Fatalf("the markers of %s never arrived: %v", p.id, err)
 	}
 }
 
-// produceTxn appends values as one transactional batch of producer pid
-// at base sequence seq to tp through its leader (acks=all).
-func (rc *txnRawClient) produceTxn(to int32, txnID string, pid int64, epoch int16, seq int32, tp protocol.TopicPartition, values ...string) int64 {
+// commitOffset is sendOffsetsToTransaction's TxnOffsetCommit to the group
+// coordinator, outside any group membership (generation -1).
+func (p *offsetsTxnProducer) commitOffset(to int32, tp protocol.TopicPartition, offset int64) protocol.ErrorCode {
+	rc := p.rc
+	rc.t.Helper()
+	return rc.retriable(func() protocol.ErrorCode {
+		r := rc.call(to, func(corr int64) sim.Message {
+			return protocol.TxnOffsetCommitRequest{CorrelationID: corr, TransactionalID: p.id, GroupID: "g", ProducerID: p.pid, ProducerEpoch: p.epoch,
+				GenerationID: -1, Offsets: []protocol.OffsetCommitPartition{{TP: tp, Offset: offset, LeaderEpoch: -1}}}
+		}).(protocol.TxnOffsetCommitResponse)
+		if len(r.Partitions) != 1 {
+			rc.t.Fatalf("TxnOffsetCommit: %+v", r)
+		}
+		return r.Partitions[0].Error
+	})
+}
+
+// produce appends values as one transactional batch to tp through its
+// leader (acks=all); it returns the batch's base offset.
+func (p *offsetsTxnProducer) produce(tp protocol.TopicPartition, values ...string) int64 {
+	rc := p.rc
 	rc.t.Helper()
 	now := rc.c.NowMs()
 	b := record.Batch{Attributes: record.ComputeAttributes(record.None, record.CreateTime, true, false), BaseTimestamp: now, MaxTimestamp: now,
-		ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq, LastOffsetDelta: int32(len(values) - 1)}
+		ProducerID: p.pid, ProducerEpoch: p.epoch, BaseSequence: p.seq[tp], LastOffsetDelta: int32(len(values) - 1)}
 	for i, v := range values {
 		b.Records = append(b.Records, record.Record{OffsetDelta: int32(i), Value: []byte(v)})
 	}
@@ -116,19 +191,50 @@ func (rc *txnRawClient) produceTxn(to int32, txnID string, pid int64, epoch int1
 	if err != nil {
 		rc.t.Fatal(err)
 	}
-	r := rc.call(to, func(corr int64) sim.Message {
-		return protocol.ProduceRequest{CorrelationID: corr, Acks: -1, TimeoutMs: 30000, TP: tp, Records: raw, TransactionalID: txnID}
-	}).(protocol.ProduceResponse)
-	if r.Error != protocol.None {
-		rc.t.Fatalf("produce %v: %s", values, r.Error.Name())
+	var base int64
+	if c := rc.retriable(func() protocol.ErrorCode {
+		leader := rc.c.Controller().Image().Partition(tp.Topic, tp.Partition).Leader
+		r := rc.call(leader, func(corr int64) sim.Message {
+			return protocol.ProduceRequest{CorrelationID: corr, Acks: -1, TimeoutMs: 30000, TP: tp, Records: raw, TransactionalID: p.id}
+		}).(protocol.ProduceResponse)
+		base = r.BaseOffset
+		return r.Error
+	}); c != protocol.None {
+		rc.t.Fatalf("produce %v: %s", values, c.Name())
 	}
-	return r.BaseOffset
+	p.seq[tp] += int32(len(values))
+	return base
 }
 
-// groupCoordinator creates __consumer_offsets through FindCoordinator and
+// offsetsControlBatches counts the markers in a partition's leader log below its
+// high watermark.
+func offsetsControlBatches(t *testing.T, c *Cluster, tp protocol.TopicPartition) int {
+	t.Helper()
+	pi := c.Controller().Image().Partition(tp.Topic, tp.Partition)
+	if pi == nil || pi.Leader <= 0 {
+		return -1
+	}
+	r := c.Broker(int(pi.Leader)).Replica(tp)
+	if r == nil {
+		return -1
+	}
+	batches, err := r.Log.BatchesFrom(r.Log.StartOffset())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, b := range batches {
+		if b.Header.IsControl() && b.Header.NextOffset() <= r.HW {
+			n++
+		}
+	}
+	return n
+}
+
+// offsetsGroupCoordinator creates __consumer_offsets through FindCoordinator and
 // waits for the group's partition to be loaded; it returns the leader and
 // the partition.
-func groupCoordinator(t *testing.T, c *Cluster, rc *txnRawClient) (int32, protocol.TopicPartition) {
+func offsetsGroupCoordinator(t *testing.T, c *Cluster, rc *offsetsRawClient) (int32, protocol.TopicPartition) {
 	t.Helper()
 	rc.call(1, func(corr int64) sim.Message {
 		return protocol.FindCoordinatorRequest{CorrelationID: corr, KeyType: protocol.CoordinatorTypeGroup, Key: "g"}
@@ -149,7 +255,7 @@ func groupCoordinator(t *testing.T, c *Cluster, rc *txnRawClient) (int32, protoc
 	return coord, protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: p}
 }
 
-func newTxnCluster(t *testing.T) *Cluster {
+func newOffsetsTxnCluster(t *testing.T) *Cluster {
 	cfg := DefaultConfig()
 	cfg.Seed = 13
 	cfg.Broker.Groups.OffsetsTopicNumPartitions = 3
@@ -161,18 +267,21 @@ func newTxnCluster(t *testing.T) *Cluster {
 	return c
 }
 
-// A transactional offset commit is pending until its marker: OffsetFetch
-// with RequireStable answers UNSTABLE_OFFSET_COMMIT meanwhile, an ABORT
-// leaves the group's offset as it was, a COMMIT replaces it, and a new
-// coordinator replaying __consumer_offsets after a failover rebuilds both
-// the committed offsets and a still-pending one.
+// A transactional offset commit is pending until the transaction ends:
+// the group coordinator adds its __consumer_offsets partition to the
+// transaction, OffsetFetch with RequireStable answers
+// UNSTABLE_OFFSET_COMMIT meanwhile, the ABORT marker the transaction
+// coordinator writes there leaves the group's offset as it was, the
+// COMMIT marker replaces it, and a new group coordinator replaying
+// __consumer_offsets after a failover rebuilds both the committed offsets
+// and a still-pending one.
 func TestTxnOffsetCommitDecidedByMarkers(t *testing.T) {
-	c := newTxnCluster(t)
-	rc := newTxnRawClient(t, c, "app")
-	coord, otp := groupCoordinator(t, c, rc)
+	c := newOffsetsTxnCluster(t)
+	rc := newOffsetsRawClient(t, c, "app")
+	coord, otp := offsetsGroupCoordinator(t, c, rc)
 	t0 := protocol.TopicPartition{Topic: "t", Partition: 0}
 	t1 := protocol.TopicPartition{Topic: "t", Partition: 1}
-	const pid = int64(1000)
+	markers := func(n int) func() bool { return func() bool { return offsetsControlBatches(t, c, otp) == n } }
 
 	plain := rc.call(coord, func(corr int64) sim.Message {
 		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
@@ -182,8 +291,9 @@ func TestTxnOffsetCommitDecidedByMarkers(t *testing.T) {
 		t.Fatalf("plain commit: %+v", plain)
 	}
 
-	// Transaction 1 (epoch 0) commits t-0=9, then aborts.
-	if code := rc.txnOffsetCommit(coord, pid, 0, t0, 9); code != protocol.None {
+	// Transaction 1 commits t-0=9, then aborts.
+	p := rc.initTxn("tx")
+	if code := p.commitOffset(coord, t0, 9); code != protocol.None {
 		t.Fatalf("TxnOffsetCommit: %s", code.Name())
 	}
 	leader := c.Broker(int(coord)).Replica(otp)
@@ -196,22 +306,22 @@ func TestTxnOffsetCommitDecidedByMarkers(t *testing.T) {
 	if got := rc.offsetFetch(coord, t0, false); got.Error != protocol.None || got.Offset != 5 {
 		t.Fatalf("OffsetFetch while the transaction is open: %+v", got)
 	}
-	rc.marker(coord, pid, 1, otp, false)
+	p.end(false, markers(1))
 	if got := rc.offsetFetch(coord, t0, true); got.Error != protocol.None || got.Offset != 5 {
 		t.Fatalf("after the ABORT: %+v, want 5", got)
 	}
 
-	// Transaction 2 (epoch 1) commits t-0=11 and commits.
-	if code := rc.txnOffsetCommit(coord, pid, 1, t0, 11); code != protocol.None {
+	// Transaction 2 commits t-0=11 and commits.
+	if code := p.commitOffset(coord, t0, 11); code != protocol.None {
 		t.Fatalf("TxnOffsetCommit 2: %s", code.Name())
 	}
-	rc.marker(coord, pid, 2, otp, true)
+	p.end(true, markers(2))
 	if got := rc.offsetFetch(coord, t0, true); got.Error != protocol.None || got.Offset != 11 {
 		t.Fatalf("after the COMMIT: %+v, want 11", got)
 	}
 
-	// Transaction 3 (epoch 2) leaves t-1=3 pending; the coordinator fails over.
-	if code := rc.txnOffsetCommit(coord, pid, 2, t1, 3); code != protocol.None {
+	// Transaction 3 leaves t-1=3 pending; the group coordinator fails over.
+	if code := p.commitOffset(coord, t1, 3); code != protocol.None {
 		t.Fatalf("TxnOffsetCommit 3: %s", code.Name())
 	}
 	batches, err := leader.Log.BatchesFrom(0)
@@ -246,7 +356,7 @@ func TestTxnOffsetCommitDecidedByMarkers(t *testing.T) {
 	if got := rc.offsetFetch(next, t1, true); got.Error != protocol.UnstableOffsetCommit {
 		t.Fatalf("t-1 from the new coordinator: %+v, want UNSTABLE_OFFSET_COMMIT", got)
 	}
-	rc.marker(next, pid, 3, otp, true)
+	p.end(true, markers(3))
 	if got := rc.offsetFetch(next, t1, true); got.Error != protocol.None || got.Offset != 3 {
 		t.Fatalf("t-1 after the COMMIT on the new coordinator: %+v, want 3", got)
 	}
@@ -257,30 +367,26 @@ func TestTxnOffsetCommitDecidedByMarkers(t *testing.T) {
 // position passes both markers; read_uncommitted reads the aborted
 // records too.
 func TestReadCommittedConsumerSkipsAbortedTransaction(t *testing.T) {
-	c := newTxnCluster(t)
+	c := newOffsetsTxnCluster(t)
 	if err := c.CreateTopic("t", 1, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	tp := protocol.TopicPartition{Topic: "t", Partition: 0}
-	rc := newTxnRawClient(t, c, "app")
-	var leader int32
-	ok, _ := c.RunUntil(func() bool {
-		leader = c.Controller().Image().Partition("t", 0).Leader
-		return leader > 0
-	}, time.Minute)
-	if !ok {
+	rc := newOffsetsRawClient(t, c, "app")
+	if ok, _ := c.RunUntil(func() bool { return c.Controller().Image().Partition("t", 0).Leader > 0 }, time.Minute); !ok {
 		t.Fatal("no leader for t-0")
 	}
-	// 0-1 producer 1000's transaction, aborted (marker at 2); 3-4 producer
-	// 2000's, committed (marker at 5).
-	if off := rc.produceTxn(leader, "txA", 1000, 0, 0, tp, "a0", "a1"); off != 0 {
+	// 0-1 transaction txA, aborted (marker at 2); 3-4 txB, committed
+	// (marker at 5).
+	a, b := rc.initTxn("txA"), rc.initTxn("txB")
+	if off := a.produce(tp, "a0", "a1"); off != 0 {
 		t.Fatalf("aborted batch at %d", off)
 	}
-	rc.marker(leader, 1000, 1, tp, false)
-	if off := rc.produceTxn(leader, "txB", 2000, 0, 0, tp, "b0", "b1"); off != 3 {
+	a.end(false, func() bool { return offsetsControlBatches(t, c, tp) == 1 })
+	if off := b.produce(tp, "b0", "b1"); off != 3 {
 		t.Fatalf("committed batch at %d", off)
 	}
-	rc.marker(leader, 2000, 1, tp, true)
+	b.end(true, func() bool { return offsetsControlBatches(t, c, tp) == 2 })
 
 	read := func(name, isolation string) (*client.Consumer, []string) {
 		cfg := client.DefaultConsumerConfig()
