@@ -420,3 +420,77 @@ func TestReadCommittedConsumerSkipsAbortedTransaction(t *testing.T) {
 		t.Fatalf("read_uncommitted read %v", all)
 	}
 }
+
+// A group consumer that starts while a transaction holds pending offsets
+// for its partition (a restarted consume-transform-produce application)
+// gets UNSTABLE_OFFSET_COMMIT (it asks RequireStable, as every consumer
+// since Kafka 2.5 does) and reads nothing from the partition until the
+// transaction commits; then it starts from the transaction's offset, not
+// from the older committed one (KIP-447).
+func TestConsumerWaitsForPendingTransactionalOffsets(t *testing.T) {
+	c := newOffsetsTxnCluster(t)
+	if err := c.CreateTopic("in", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	in := protocol.TopicPartition{Topic: "in", Partition: 0}
+	feeder, err := c.CreateProducer("feeder", client.DefaultProducerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []Message
+	for i := range 10 {
+		msgs = append(msgs, Message{Value: []byte{byte('0' + i)}, Partition: 0})
+	}
+	if _, err := c.Produce(feeder, "in", msgs); err != nil {
+		t.Fatal(err)
+	}
+	rc := newOffsetsRawClient(t, c, "app")
+	coord, otp := offsetsGroupCoordinator(t, c, rc)
+	plain := rc.call(coord, func(corr int64) sim.Message {
+		return protocol.OffsetCommitRequest{CorrelationID: corr, GroupID: "g", GenerationIDOrMemberEpoch: -1,
+			Offsets: []protocol.OffsetCommitPartition{{TP: in, Offset: 2, LeaderEpoch: -1}}}
+	}).(protocol.OffsetCommitResponse)
+	if plain.Partitions[0].Error != protocol.None {
+		t.Fatalf("plain commit: %+v", plain)
+	}
+	p := rc.initTxn("tx")
+	if code := p.commitOffset(coord, in, 6); code != protocol.None {
+		t.Fatalf("TxnOffsetCommit: %s", code.Name())
+	}
+	c.DrainEvents()
+
+	cfg := client.DefaultConsumerConfig()
+	cfg.GroupID, cfg.IsolationLevel, cfg.EnableAutoCommit = "g", client.ReadCommitted, false
+	co, err := c.CreateGroupConsumer("c", cfg, []string{"in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Poll(co, 100, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 || !slices.Equal(co.Assignment(), []protocol.TopicPartition{in}) {
+		t.Fatalf("while the transaction is open: read %d records, assigned %v", len(got), co.Assignment())
+	}
+	if !hasEvent(c.DrainEvents(), "c: the following partitions still have unstable offsets", "in/0") {
+		t.Fatal("UNSTABLE_OFFSET_COMMIT not traced")
+	}
+	p.end(true, func() bool { return offsetsControlBatches(t, c, otp) == 1 })
+	var offs []int64
+	ok, err := c.RunUntil(func() bool {
+		recs, err := co.Poll(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			offs = append(offs, r.Offset)
+		}
+		return len(offs) >= 4
+	}, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("after the commit: read %v", offs)
+	}
+	if !slices.Equal(offs, []int64{6, 7, 8, 9}) {
+		t.Fatalf("read %v, want 6..9: the transaction's offset, not the older committed 2", offs)
+	}
+}
