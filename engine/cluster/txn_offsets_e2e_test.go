@@ -162,12 +162,19 @@ func (p *offsetsTxnProducer) end(commit bool, done func() bool) {
 // commitOffset is sendOffsetsToTransaction's TxnOffsetCommit to the group
 // coordinator, outside any group membership (generation -1).
 func (p *offsetsTxnProducer) commitOffset(to int32, tp protocol.TopicPartition, offset int64) protocol.ErrorCode {
+	return p.commitOffsetAs(to, tp, offset, client.ConsumerGroupMetadata{GroupID: "g", GenerationID: -1})
+}
+
+// commitOffsetAs is the TxnOffsetCommit carrying a consumer's group
+// metadata (KafkaConsumer.groupMetadata()).
+func (p *offsetsTxnProducer) commitOffsetAs(to int32, tp protocol.TopicPartition, offset int64, g client.ConsumerGroupMetadata) protocol.ErrorCode {
 	rc := p.rc
 	rc.t.Helper()
 	return rc.retriable(func() protocol.ErrorCode {
 		r := rc.call(to, func(corr int64) sim.Message {
-			return protocol.TxnOffsetCommitRequest{CorrelationID: corr, TransactionalID: p.id, GroupID: "g", ProducerID: p.pid, ProducerEpoch: p.epoch,
-				GenerationID: -1, Offsets: []protocol.OffsetCommitPartition{{TP: tp, Offset: offset, LeaderEpoch: -1}}}
+			return protocol.TxnOffsetCommitRequest{CorrelationID: corr, TransactionalID: p.id, GroupID: g.GroupID, ProducerID: p.pid, ProducerEpoch: p.epoch,
+				GenerationID: g.GenerationID, MemberID: g.MemberID, GroupInstanceID: g.GroupInstanceID,
+				Offsets: []protocol.OffsetCommitPartition{{TP: tp, Offset: offset, LeaderEpoch: -1}}}
 		}).(protocol.TxnOffsetCommitResponse)
 		if len(r.Partitions) != 1 {
 			rc.t.Fatalf("TxnOffsetCommit: %+v", r)
@@ -492,5 +499,46 @@ func TestConsumerWaitsForPendingTransactionalOffsets(t *testing.T) {
 	}
 	if !slices.Equal(offs, []int64{6, 7, 8, 9}) {
 		t.Fatalf("read %v, want 6..9: the transaction's offset, not the older committed 2", offs)
+	}
+}
+
+// KIP-447: the group coordinator fences a zombie consumer's transactional
+// offsets by the group metadata the producer passes on. Metadata taken
+// before the group moved to a new generation (what a zombie, a consumer
+// the group moved on from, keeps handing out) is refused
+// ILLEGAL_GENERATION; the current metadata is accepted.
+func TestTxnOffsetCommitFencesAZombieConsumer(t *testing.T) {
+	c := newOffsetsTxnCluster(t)
+	if err := c.CreateTopic("in", 2, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	in := protocol.TopicPartition{Topic: "in", Partition: 0}
+	cfg := client.DefaultConsumerConfig()
+	cfg.GroupID, cfg.IsolationLevel, cfg.EnableAutoCommit = "g", client.ReadCommitted, false
+	c1, err := c.CreateGroupConsumer("c1", cfg, []string{"in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.RunUntil(func() bool { return c1.GroupMetadata().GenerationID >= 1 }, time.Minute); !ok {
+		t.Fatalf("c1 never joined: %+v", c1.GroupMetadata())
+	}
+	old := c1.GroupMetadata()
+	if old.MemberID == "" || old.GroupID != "g" {
+		t.Fatalf("c1's metadata %+v", old)
+	}
+	if _, err := c.CreateGroupConsumer("c2", cfg, []string{"in"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := c.RunUntil(func() bool { return c1.GroupMetadata().GenerationID > old.GenerationID }, time.Minute); !ok {
+		t.Fatalf("no new generation: %+v", c1.GroupMetadata())
+	}
+	rc := newOffsetsRawClient(t, c, "app")
+	coord, _ := offsetsGroupCoordinator(t, c, rc)
+	p := rc.initTxn("tx")
+	if code := p.commitOffsetAs(coord, in, 4, old); code != protocol.IllegalGeneration {
+		t.Fatalf("the zombie's generation %d: %s, want ILLEGAL_GENERATION", old.GenerationID, code.Name())
+	}
+	if code := p.commitOffsetAs(coord, in, 4, c1.GroupMetadata()); code != protocol.None {
+		t.Fatalf("the current metadata %+v: %s", c1.GroupMetadata(), code.Name())
 	}
 }
