@@ -129,8 +129,10 @@ type outOfRange struct{ position, logStart int64 }
 // Consumer is a Kafka consumer, with manually assigned partitions (Assign)
 // or a member of a consumer group (group.id and Subscribe, group*.go): it
 // fetches from each leader from its position, reads only below the high
-// watermark, and resets its position by auto.offset.reset when it has none
-// (no committed offset, for a group) or it fell out of range.
+// watermark (below the last stable offset with isolation.level=
+// read_committed, which also drops aborted transactions' records), and
+// resets its position by auto.offset.reset when it has none (no committed
+// offset, for a group) or it fell out of range.
 //
 // As in the Java consumer, nothing is fetched (and no position reset)
 // outside Poll: Poll returns what earlier fetches buffered and sends the
