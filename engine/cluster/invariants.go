@@ -44,7 +44,10 @@ func (v Violation) String() string {
 //     acknowledged with acks=1 are checked too, and their loss reported
 //     as "acks=1-loss", which is not a bug but the lesson;
 //   - the consumer groups' invariants (invariants_groups.go): one owner
-//     per partition, committed offsets never going back.
+//     per partition, committed offsets never going back;
+//   - the producers' and transactions' invariants (invariants_txn.go): no
+//     duplicate or reordered idempotent batch, no write from a fenced
+//     producer, all-or-nothing transactions, read_committed isolation.
 type Checker struct {
 	c          *Cluster
 	EveryStep  bool
@@ -70,6 +73,7 @@ type Checker struct {
 	metaRead int64 // metadata records scanned for unclean elections
 	steps    int
 	groups   *groupWatch // the consumer groups' invariants (invariants_groups.go)
+	txns     *txnWatch   // the producers' and transactions' invariants (invariants_txn.go)
 }
 
 func newChecker(c *Cluster) *Checker {
@@ -113,6 +117,7 @@ func (k *Checker) Check() []Violation {
 		}
 	}
 	k.checkGroups()
+	k.scanProducers()
 	return k.violations[before:]
 }
 
