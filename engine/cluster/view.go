@@ -141,7 +141,8 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 	p.LogStartOffset, p.LogEndOffset, p.HighWatermark = l.StartOffset(), l.EndOffset(), shown.HW
 	p.Config = l.Config().Describe()
 	from := max(l.StartOffset(), l.EndOffset()-view.RecordsShown)
-	recs, err := l.Records(from, view.RecordsShown)
+	p.LastStableOffset = lastStableOffset(shown)
+	recs, err := tailRecords(l, from, view.RecordsShown)
 	if err != nil {
 		recs = nil // the view is a picture, not a request: show what could be read
 	}
@@ -150,6 +151,11 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 	}
 	held := make(map[int64][]byte, len(recs))
 	for _, r := range recs {
+		if r.Control != "" {
+			p.Records = append(p.Records, view.Record{Offset: r.Offset, Timestamp: r.Timestamp, Control: r.Control,
+				ProducerID: r.ProducerID, Committed: r.Offset < shown.HW})
+			continue
+		}
 		held[r.Offset] = r.Value
 		key, value := string(r.Key), string(r.Value)
 		if isInternalTopic(topic) && r.Key != nil {
@@ -160,7 +166,7 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 		p.Records = append(p.Records, view.Record{
 			Offset: r.Offset, Timestamp: r.Timestamp, Key: key, KeyIsNull: r.Key == nil,
 			Value: value, ValueIsNull: r.Value == nil, Committed: r.Offset < shown.HW,
-			Acked: ackedAs(acked[ackKey{tp, r.Offset}], r.Value),
+			Acked: ackedAs(acked[ackKey{tp, r.Offset}], r.Value), Txn: r.Txn, ProducerID: r.ProducerID,
 		})
 	}
 	if leaderShown && err == nil {

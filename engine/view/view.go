@@ -170,8 +170,12 @@ type Partition struct {
 	Leader         int // -1: none
 	LeaderEpoch    int
 	HighWatermark  int64
-	ISR            []int
-	Replicas       []Replica
+	// LastStableOffset is the offset below which every transaction is
+	// decided: read_committed consumers read up to it, never past the
+	// high watermark.
+	LastStableOffset int64
+	ISR              []int
+	Replicas         []Replica
 	// ShownBroker is the broker whose log Records, the offsets and
 	// Segments come from: the leader's when it leads, else the first
 	// replica that has the log open (0: none). Opening a record asks
@@ -278,6 +282,14 @@ type Record struct {
 	ValueIsNull bool // a tombstone
 	Committed   bool // below the high watermark: visible to consumers
 	Acked       bool // a producer was told it is written (acks=1 or all)
+	// Control is "COMMIT" or "ABORT" for a transaction marker: a control
+	// record, never returned to applications, that takes an offset.
+	Control string
+	// Txn is a transactional record's fate in this log: "open",
+	// "committed" or "aborted" ("" outside transactions).
+	Txn string
+	// ProducerID is the idempotent producer that wrote it (-1: none).
+	ProducerID int64
 }
 
 // RecordsShown is how many of a partition's newest records a view carries.
