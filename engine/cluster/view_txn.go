@@ -76,4 +76,4 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 
 // lastStableOffset is the offset below which every transaction of the
 // replica's partition is decided: what read_committed consumers may read.
-func lastStableOffset(r *broker.Replica) int64 { return r.HW }
+func lastStableOffset(r *broker.Replica) int64 { return r.LastStableOffset() }

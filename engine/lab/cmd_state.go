@@ -10,7 +10,7 @@ import (
 var showISRCommand = &command{
 	name:    "show isr",
 	usage:   "show isr TOPIC/PARTITION",
-	summary: "the partition's leader, epoch and ISR, and every replica's log end offset and high watermark",
+	summary: "the partition's leader, epoch and ISR, and every replica's log end offset and high watermark (and last stable offset while a transaction holds it below the high watermark)",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -51,7 +51,12 @@ var showISRCommand = &command{
 			if r.IsLeader() {
 				role = "leader"
 			}
-			fmt.Fprintf(&b, "\n  broker %d: %s epoch %d, log end offset %d, high watermark %d, metadata offset %d", id, role, r.LeaderEpoch, r.Log.EndOffset(), r.HW, br.MetadataOffset())
+			fmt.Fprintf(&b, "\n  broker %d: %s epoch %d, log end offset %d, high watermark %d", id, role, r.LeaderEpoch, r.Log.EndOffset(), r.HW)
+			if lso := r.LastStableOffset(); lso != r.HW {
+				// An open transaction holds read_committed readers back.
+				fmt.Fprintf(&b, ", last stable offset %d", lso)
+			}
+			fmt.Fprintf(&b, ", metadata offset %d", br.MetadataOffset())
 		}
 		return b.String(), nil
 	},

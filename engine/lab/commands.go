@@ -55,6 +55,7 @@ func init() {
 		showNetworkCommand,
 		showGroupCommand,
 		showRebalancesCommand,
+		showProducersCommand,
 		groupListCommand,
 		groupResetOffsetsCommand,
 		checkInvariantsCommand,
