@@ -31,7 +31,7 @@ func (l *Lab) partitionArg(a *args, broker int) (string, int, *log.Log, error) {
 var showLogCommand = &command{
 	name:    "show log",
 	usage:   "show log TOPIC/PARTITION [from=OFFSET] [max=BATCHES] [broker=ID]",
-	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment (__consumer_offsets with --offsets-decoder)",
+	summary: "print a partition's batches and records as kafka-dump-log --print-data-log does, segment by segment (__consumer_offsets with --offsets-decoder, __transaction_state with --transaction-log-decoder)",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -73,9 +73,10 @@ var showLogCommand = &command{
 				if err != nil {
 					return "", err
 				}
-				// __consumer_offsets is printed as kafka-dump-log
-				// --offsets-decoder prints it: its records are binary.
-				opts := dumplog.Options{PrintDataLog: true, OffsetsDecoder: topic == brokers.OffsetsTopic}
+				// The coordinators' topics are printed as kafka-dump-log
+				// --offsets-decoder and --transaction-log-decoder print
+				// them: their records are binary.
+				opts := dumplog.Options{PrintDataLog: true, OffsetsDecoder: topic == brokers.OffsetsTopic, TransactionLogDecoder: topic == brokers.TransactionStateTopic}
 				if err := dumplog.BatchWith(&b, bi.Position, raw, opts); err != nil {
 					return "", err
 				}
