@@ -20,7 +20,9 @@ var clusterCommand = &command{
 		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000] " +
 		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300] " +
 		"[offsets.topic.num.partitions=50] [offsets.topic.replication.factor=3] [offsets.topic.segment.bytes=104857600] [group.initial.rebalance.delay.ms=3000] " +
-		"[group.consumer.heartbeat.interval.ms=5000] [group.consumer.session.timeout.ms=45000] [offsets.retention.minutes=10080]",
+		"[group.consumer.heartbeat.interval.ms=5000] [group.consumer.session.timeout.ms=45000] [offsets.retention.minutes=10080] " +
+		"[transaction.state.log.num.partitions=50] [transaction.state.log.replication.factor=3] [transaction.max.timeout.ms=900000] " +
+		"[transaction.abort.timed.out.transaction.cleanup.interval.ms=10000] [producer.id.expiration.ms=86400000]",
 	summary: "start a new cluster (replacing any current one and its data); brokers register with the controller before it returns",
 	run: func(l *Lab, a *args) (string, error) {
 		def := cluster.DefaultConfig()
@@ -37,6 +39,8 @@ var clusterCommand = &command{
 		cfg.AutoLeaderRebalance = a.boolean("auto.leader.rebalance.enable", def.AutoLeaderRebalance)
 		cfg.ImbalanceCheckInterval = time.Duration(a.integer("leader.imbalance.check.interval.seconds", int(def.ImbalanceCheckInterval.Seconds()), 1, 1<<30)) * time.Second
 		groupOptions(a, &cfg.Broker.Groups, def.Broker.Groups)
+		txnOptions(a, &cfg.Broker.Txn, def.Broker.Txn)
+		cfg.Broker.ProducerIDExpiration = a.millis("producer.id.expiration.ms", def.Broker.ProducerIDExpiration)
 		if err := noPositional(a); err != nil {
 			return "", err
 		}
@@ -93,6 +97,16 @@ func groupOptions(a *args, g *broker.GroupConfig, def broker.GroupConfig) {
 	if g.ConsumerHeartbeatInterval >= g.ConsumerSessionTimeout {
 		a.fail("group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms")
 	}
+}
+
+// txnOptions reads the transaction coordinator's broker settings. A
+// small transaction.state.log.num.partitions keeps a lesson's coordinator
+// easy to find, as offsets.topic.num.partitions does for groups.
+func txnOptions(a *args, t *broker.TxnConfig, def broker.TxnConfig) {
+	t.StateLogNumPartitions = int32(a.integer("transaction.state.log.num.partitions", int(def.StateLogNumPartitions), 1, cluster.MaxPartitions))
+	t.StateLogReplicationFactor = int16(a.integer("transaction.state.log.replication.factor", int(def.StateLogReplicationFactor), 1, 32767))
+	t.MaxTimeout = a.millis("transaction.max.timeout.ms", def.MaxTimeout)
+	t.AbortTimedOutInterval = a.millis("transaction.abort.timed.out.transaction.cleanup.interval.ms", def.AbortTimedOutInterval)
 }
 
 var tickCommand = &command{
