@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -21,8 +22,10 @@ const consoleProducer = "console-producer"
 var producerCreateCommand = &command{
 	name: "producer create",
 	usage: "producer create NAME [acks=all] [linger.ms=5] [batch.size=16384] [max.in.flight.requests.per.connection=5] [retries=2147483647] " +
-		"[retry.backoff.ms=100] [retry.backoff.max.ms=1000] [max.block.ms=60000] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] [enable.idempotence=false]",
-	summary: "create a producer; max.in.flight is short for max.in.flight.requests.per.connection",
+		"[retry.backoff.ms=100] [retry.backoff.max.ms=1000] [max.block.ms=60000] [request.timeout.ms=30000] [delivery.timeout.ms=120000] [compression.type=none] " +
+		"[enable.idempotence=true] [transactional.id=ID] [transaction.timeout.ms=60000]",
+	summary: "create a producer; max.in.flight is short for max.in.flight.requests.per.connection; idempotent by default (Kafka 3.0+) unless acks, retries or max.in.flight rule it out; " +
+		"with transactional.id it calls initTransactions() at once, as an application does",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -46,7 +49,10 @@ var producerCreateCommand = &command{
 		cfg.RequestTimeout = a.millis("request.timeout.ms", cfg.RequestTimeout)
 		cfg.DeliveryTimeout = a.millis("delivery.timeout.ms", cfg.DeliveryTimeout)
 		codec := a.enum("compression.type", "none", compressionTypes()...)
-		idempotence := a.boolean("enable.idempotence", false)
+		cfg.EnableIdempotence = a.boolean("enable.idempotence", true)
+		cfg.TransactionalID = a.str("transactional.id", "")
+		cfg.TransactionTimeout = a.millis("transaction.timeout.ms", cfg.TransactionTimeout)
+		explicit := map[string]bool{"enable.idempotence": a.has("enable.idempotence"), "transactional.id": a.has("transactional.id")}
 		if err := a.finish(); err != nil {
 			return "", err
 		}
@@ -63,16 +69,32 @@ var producerCreateCommand = &command{
 		if cfg.Compression, err = record.ParseCompression(codec); err != nil {
 			return "", err
 		}
-		if idempotence {
-			return "", fmt.Errorf("enable.idempotence=true is not modelled yet (it comes with the transactions work); loglab's producer is non-idempotent, Kafka 3+'s default is idempotent")
+		if a.has("transactional.id") && cfg.TransactionalID == "" {
+			return "", fmt.Errorf("transactional.id must not be empty")
+		}
+		if err := cfg.ValidateIdempotence(func(key string) bool { return explicit[key] }); err != nil {
+			return "", err
 		}
 		if cfg.DeliveryTimeout < cfg.Linger+cfg.RequestTimeout {
 			return "", fmt.Errorf("delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms (Kafka refuses this configuration)")
 		}
-		if _, err := l.cluster.CreateProducer(name, cfg); err != nil {
+		p, err := l.cluster.CreateProducer(name, cfg)
+		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("created producer %s: %s", name, cfg.Describe()), nil
+		created := fmt.Sprintf("created producer %s: %s", name, cfg.Describe())
+		if !p.Transactional() {
+			return created, nil
+		}
+		out, err := initTransactions(l, p)
+		if err != nil {
+			var failed *txnFailed
+			if errors.As(err, &failed) {
+				return "", &txnFailed{created + "\n" + failed.msg}
+			}
+			return "", err
+		}
+		return created + "\n" + out, nil
 	},
 }
 
@@ -273,7 +295,10 @@ func (l *Lab) producer(name string) (*client.Producer, error) {
 		if p := l.cluster.Producer(consoleProducer); p != nil {
 			return p, nil
 		}
-		return l.cluster.CreateProducer(consoleProducer, client.DefaultProducerConfig())
+		// kafka-console-producer's defaults are the producer's: idempotent.
+		cfg := client.DefaultProducerConfig()
+		cfg.EnableIdempotence = true
+		return l.cluster.CreateProducer(consoleProducer, cfg)
 	}
 	if p := l.cluster.Producer(name); p != nil {
 		return p, nil
