@@ -20,13 +20,13 @@ type Focus struct {
 // partitionParts are the words after `partition T/P` that name one of the
 // partition's own elements; replicaParts those after `partition T/P replica B`.
 var (
-	partitionParts = map[string]bool{"leader": true, "epoch": true, "isr": true, "hw": true, "log-start": true, "log-end": true, "lost": true, "segments": true}
+	partitionParts = map[string]bool{"leader": true, "epoch": true, "isr": true, "hw": true, "log-start": true, "log-end": true, "lso": true, "lost": true, "segments": true}
 	replicaParts   = map[string]bool{"hw": true, "leo": true, "isr": true}
 )
 
 // focusForms is the grammar, for error messages (README.md "Focus" has the
 // meaning of each form and its STATE).
-const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lost|segments], partition T/P record N, " +
+const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lso|lost|segments], partition T/P record N, " +
 	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, violations, inspector batch|lookup, " +
 	"group G [epoch|timeline], group G member C, group G partition|committed T/P"
 

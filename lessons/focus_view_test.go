@@ -163,6 +163,7 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"partition orders/0 hw":            "1",
 		"partition orders/0 log-start":     "0",
 		"partition orders/0 log-end":       "3",
+		"partition orders/0 lso":           "0",
 		"partition orders/0 record 0":      "committed",
 		"partition orders/0 record 1":      "uncommitted",
 		"partition orders/0 lost":          "5,7",

@@ -42,11 +42,22 @@ func leaderFocusState(p view.Partition) string {
 	return strconv.Itoa(p.Leader)
 }
 
+// committedState is a drawn record's focus state: committed or
+// uncommitted (below the high watermark or not), then for a transaction's
+// record its fate (open, committed, aborted); a marker is "marker COMMIT"
+// or "marker ABORT".
 func committedState(r view.Record) string {
-	if r.Committed {
-		return "committed"
+	if r.Control != "" {
+		return "marker " + r.Control
 	}
-	return "uncommitted"
+	s := "uncommitted"
+	if r.Committed {
+		s = "committed"
+	}
+	if r.Txn != "" {
+		s += " txn-" + r.Txn
+	}
+	return s
 }
 
 // lostFocusState lists the lost offsets the list draws, "…" where it
