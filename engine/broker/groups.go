@@ -163,11 +163,12 @@ func (b *Broker) coordinatorHint(p int32) string {
 }
 
 // subscribableTopics is the metadata KIP-848 groups assign from: every
-// topic but the internal one.
+// topic but the coordinators' internal ones (creating __transaction_state
+// must not look like a metadata change to every group).
 func (b *Broker) subscribableTopics() assignor.Topics {
 	out := assignor.Topics{}
 	for _, t := range b.image.Topics {
-		if t.Name != OffsetsTopic {
+		if t.Name != OffsetsTopic && t.Name != TransactionStateTopic {
 			out[t.Name] = int32(len(t.Partitions))
 		}
 	}

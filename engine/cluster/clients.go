@@ -184,7 +184,10 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 		}
 		return len(out) > 0
 	}
-	defer func() { c.ledger.lastDone = c.ledger.deliver(c.processingScope(co), string(co.ID), out) }()
+	defer func() {
+		c.ledger.lastDone = c.ledger.deliver(c.processingScope(co), string(co.ID), out)
+		c.checker.notePolled(string(co.ID), co.Config().IsolationLevel == client.ReadCommitted, out)
+	}()
 	if poll() {
 		return out, pollErr
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/loglab/loglab/engine/group/coordinator"
 	"github.com/loglab/loglab/engine/group/offsets"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
 )
 
 // The consumer groups' safety invariants (issue 12 item 8):
@@ -47,6 +48,11 @@ type groupWatch struct {
 	// committed is each group's newest committed offset per partition,
 	// as the log's committed records give it.
 	committed map[string]map[protocol.TopicPartition]int64
+	// committedAt is where in __consumer_offsets each committed offset was
+	// written; pendingTxn holds, per producer id, the transactional offset
+	// commits waiting for their marker.
+	committedAt map[string]map[protocol.TopicPartition]int64
+	pendingTxn  map[int64][]pendingCommit
 	// classicMembers and consumerMembers are each group's members as
 	// its committed membership records give them (a classic group's
 	// GroupMetadata, a KIP-848 group's member metadata records): a
@@ -66,6 +72,7 @@ type groupWatch struct {
 func (k *Checker) groupWatch() *groupWatch {
 	if k.groups == nil {
 		k.groups = &groupWatch{scanned: map[int32]int64{}, committed: map[string]map[protocol.TopicPartition]int64{},
+			committedAt: map[string]map[protocol.TopicPartition]int64{}, pendingTxn: map[int64][]pendingCommit{},
 			classicMembers: map[string]int{}, consumerMembers: map[string]map[string]bool{}, seeks: map[string]map[protocol.TopicPartition]bool{}, described: map[string]coordState{}, members: map[string][]string{}}
 	}
 	return k.groups
@@ -202,25 +209,81 @@ func (k *Checker) scanCommittedOffsets(w *groupWatch) {
 		if from >= r.HW {
 			continue
 		}
-		recs, err := r.Log.Records(from, 0)
-		if err != nil {
-			continue
-		}
-		for _, rec := range recs {
-			if rec.Offset >= r.HW {
+		for from < r.HW {
+			fd, err := r.Log.Read(from, 1<<20, r.HW)
+			if err != nil {
 				break
 			}
-			w.scanned[p] = rec.Offset + 1
-			d, err := offsets.Decode(rec.Key, rec.Value)
-			if err != nil {
-				continue
+			bs, err := fd.Batches()
+			if err != nil || len(bs) == 0 {
+				break
 			}
-			for _, v := range w.apply(d, rec.Offset, k.unclean) {
-				k.report(CommittedOffsetMonotonic, v)
+			for i := range bs {
+				if bs[i].LastOffset() >= r.HW {
+					break
+				}
+				for _, v := range w.applyBatch(&bs[i], k.unclean) {
+					k.report(CommittedOffsetMonotonic, v)
+				}
+				w.scanned[p] = bs[i].NextOffset()
+			}
+			if next := bs[len(bs)-1].NextOffset(); next > from && w.scanned[p] == next {
+				from = next
+			} else {
+				break
 			}
 		}
 		w.scanned[p] = max(w.scanned[p], r.HW)
 	}
+}
+
+// applyBatch folds one committed __consumer_offsets batch into the watch.
+// A transaction's offset commits (a transactional batch) count only once
+// their producer's COMMIT marker is committed, and then only where no
+// commit written later in the log has been applied already (Kafka's
+// replayEndTransactionMarker); an ABORT drops them.
+func (w *groupWatch) applyBatch(b *record.Batch, unclean map[protocol.TopicPartition]bool) []string {
+	if b.IsControl() {
+		pending := w.pendingTxn[b.ProducerID]
+		delete(w.pendingTxn, b.ProducerID)
+		if len(b.Records) == 0 {
+			return nil
+		}
+		if m, err := record.ParseControlRecord(b.Records[0]); err != nil || m.Type != record.Commit {
+			return nil
+		}
+		var out []string
+		for _, pc := range pending {
+			if key, ok := pc.d.Key.(*offsets.OffsetCommitKey); ok {
+				tp := protocol.TopicPartition{Topic: key.Topic, Partition: key.Partition}
+				if at, seen := w.committedAt[key.Group][tp]; seen && at > pc.at {
+					continue // a later plain commit already decided this partition
+				}
+			}
+			out = append(out, w.apply(pc.d, pc.at, unclean)...)
+		}
+		return out
+	}
+	var out []string
+	for _, rec := range b.Records {
+		d, err := offsets.Decode(rec.Key, rec.Value)
+		if err != nil {
+			continue
+		}
+		at := b.Offset(rec)
+		if b.IsTransactional() {
+			w.pendingTxn[b.ProducerID] = append(w.pendingTxn[b.ProducerID], pendingCommit{d: d, at: at})
+			continue
+		}
+		out = append(out, w.apply(d, at, unclean)...)
+	}
+	return out
+}
+
+// pendingCommit is a transactional offset commit waiting for its marker.
+type pendingCommit struct {
+	d  offsets.Record
+	at int64
 }
 
 // apply folds one committed __consumer_offsets record (at log offset at)
@@ -240,8 +303,12 @@ func (w *groupWatch) apply(d offsets.Record, at int64, unclean map[protocol.Topi
 		if w.committed[key.Group] == nil {
 			w.committed[key.Group] = map[protocol.TopicPartition]int64{}
 		}
+		if w.committedAt[key.Group] == nil {
+			w.committedAt[key.Group] = map[protocol.TopicPartition]int64{}
+		}
 		prev, seen := w.committed[key.Group][tp]
 		w.committed[key.Group][tp] = v.Offset
+		w.committedAt[key.Group][tp] = at
 		if seen && v.Offset < prev && w.seeks[key.Group][tp] {
 			delete(w.seeks[key.Group], tp)
 			return nil

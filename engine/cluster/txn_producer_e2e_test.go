@@ -191,7 +191,6 @@ func TestTransactionalProducerCommitsConsumerOffsets(t *testing.T) {
 	// bump makes it OUT_OF_ORDER_SEQUENCE_NUMBER; groups_txn.go's TODO is
 	// AppendAsCoordinator), and the checker's committed-offset-monotonic
 	// counts an aborted transaction's offsets as committed.
-	t.Skip("pending: groups_txn.go's appendCoordinatorBatch must use AppendAsCoordinator, and the checker must skip aborted transactional offsets")
 	c := txnProducerCluster(t)
 	if err := c.CreateTopic("in", 1, 3, nil); err != nil {
 		t.Fatal(err)

@@ -16,9 +16,9 @@ var consumerCreateCommand = &command{
 		"[fetch.min.bytes=1] [fetch.max.wait.ms=500] [group.protocol=classic|consumer] " +
 		"[partition.assignment.strategy=range,cooperative-sticky] [group.remote.assignor=uniform|range] [group.instance.id=ID] " +
 		"[enable.auto.commit=true] [auto.commit.interval.ms=5000] [session.timeout.ms=45000] [heartbeat.interval.ms=3000] " +
-		"[max.poll.interval.ms=300000]",
+		"[max.poll.interval.ms=300000] [isolation.level=read_uncommitted|read_committed]",
 	summary: "create a consumer: with group= it subscribes to topics= and joins the group (group.id); without, " +
-		"topics= assigns all their partitions and assign= the ones named",
+		"topics= assigns all their partitions and assign= the ones named; read_committed reads up to the last stable offset and skips aborted transactions",
 	run: func(l *Lab, a *args) (string, error) {
 		if err := l.requireCluster(); err != nil {
 			return "", err
@@ -34,6 +34,7 @@ var consumerCreateCommand = &command{
 		cfg.MaxPollRecords = a.integer("max.poll.records", cfg.MaxPollRecords, 1, 100000)
 		cfg.FetchMinBytes = int32(a.integer("fetch.min.bytes", int(cfg.FetchMinBytes), 0, 1<<26))
 		cfg.FetchMaxWait = a.millisOrZero("fetch.max.wait.ms", cfg.FetchMaxWait)
+		cfg.IsolationLevel = a.enum("isolation.level", cfg.IsolationLevel, client.ReadUncommitted, client.ReadCommitted)
 		group, err := consumerGroupOptions(a, &cfg)
 		if err != nil {
 			return "", err
