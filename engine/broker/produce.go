@@ -93,8 +93,16 @@ func needsTxnVerification(r *Replica, h record.BatchHeader, txnID string) bool {
 	if txnID == "" || !h.IsTransactional() || h.ProducerID < 0 {
 		return false
 	}
+	// UnifiedLog.hasOngoingTransaction(producerId, producerEpoch): a batch
+	// of a newer epoch starts a new transaction even while the previous
+	// one is still open here. With transaction version 2 EndTxn answers
+	// with the bumped epoch before the markers are written, so the next
+	// transaction's first batch can overtake the last one's marker: it
+	// must be verified (the coordinator answers CONCURRENT_TRANSACTIONS
+	// until the markers are out, and the producer retries), or it would
+	// join the old transaction and the new marker would be refused.
 	e, known := r.Log.Producer(h.ProducerID)
-	return !known || !e.HasOngoingTxn()
+	return !known || !e.HasOngoingTxn() || e.Epoch != h.ProducerEpoch
 }
 
 // appendError maps a refused append to Kafka's error code: the producer

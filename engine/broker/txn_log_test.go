@@ -114,6 +114,12 @@ func TestTransactionalBatchNeedsVerification(t *testing.T) {
 	if needsTxnVerification(r, mustHeader(t, idempotentBatch(t, 5, 0, 1, true)), "tx") {
 		t.Fatal("a producer with a transaction open here is not verified again")
 	}
+	// UnifiedLog.hasOngoingTransaction(producerId, producerEpoch): the next
+	// transaction's batch (transaction version 2 bumped the epoch) may
+	// arrive before the last one's marker, and starts a new transaction.
+	if !needsTxnVerification(r, mustHeader(t, idempotentBatch(t, 5, 1, 0, true)), "tx") {
+		t.Fatal("a newer epoch's batch skipped verification while the older epoch's transaction is open here")
+	}
 }
 
 func mustHeader(t *testing.T, raw []byte) record.BatchHeader {

@@ -51,7 +51,10 @@ func (l *Log) FirstUnstableOffset() (int64, bool) {
 func (l *Log) LastStableOffset(hw int64) int64 {
 	l.onHighWatermarkUpdated(hw)
 	if fuo, ok := l.FirstUnstableOffset(); ok && fuo < hw {
-		return fuo
+		// Retention may delete the segment an open transaction began in
+		// (it is bounded by the high watermark only): the LSO then stays at
+		// the log start, never below it (maybeIncrementFirstUnstableOffset).
+		return max(fuo, l.startOffset)
 	}
 	return hw
 }

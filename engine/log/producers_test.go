@@ -405,3 +405,22 @@ func TestRetentionDeletesTxnIndexAndSnapshot(t *testing.T) {
 		t.Fatalf("the kept segment's snapshot went too: %v", names)
 	}
 }
+
+// UnifiedLog.maybeIncrementFirstUnstableOffset: when the log start moves
+// past where an open transaction began (retention is bounded by the high
+// watermark only), the last stable offset is the log start, never below.
+func TestLastStableOffsetNotBelowLogStart(t *testing.T) {
+	l := openLog(t, storage.NewMem(), DefaultConfig())
+	mustAppend(t, l, mkBatch(1000, rec("a", "1"))) // 0
+	mustAppend(t, l, pbatch(7, 0, 0, 2, true))     // 1-2: an open transaction
+	mustAppend(t, l, pbatch(8, 0, 0, 3, false))    // 3-5
+	if got := l.LastStableOffset(6); got != 1 {
+		t.Fatalf("LSO %d with the transaction open from offset 1, want 1", got)
+	}
+	if err := l.MaybeIncrementLogStartOffset(4); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.LastStableOffset(6); got != 4 {
+		t.Fatalf("LSO %d after the log start moved to 4, want 4", got)
+	}
+}
