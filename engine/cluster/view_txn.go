@@ -24,6 +24,7 @@ type tailRecord struct {
 // transaction's data, so reading to the end finds every fate there is.
 func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 	var out []tailRecord
+	start := from
 	open := map[int64][]int{} // producer id -> indexes of its undecided records in out
 	for from < l.EndOffset() {
 		fd, err := l.Read(from, 1<<20, l.EndOffset())
@@ -36,6 +37,9 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 		}
 		for i := range batches {
 			b := &batches[i]
+			// Past every batch read, markers included: a log ending with a
+			// marker would otherwise be read again from the same offset.
+			from = max(from, b.NextOffset())
 			if b.IsControl() {
 				fate := "aborted"
 				f := factsOf(b)
@@ -46,7 +50,7 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 					out[j].Txn = fate
 				}
 				delete(open, b.ProducerID)
-				if b.BaseOffset >= from {
+				if b.BaseOffset >= start {
 					out = append(out, tailRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
 						Control: markerName(f.commit), ProducerID: b.ProducerID})
 				}
@@ -54,7 +58,7 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 			}
 			for _, r := range b.Records {
 				off := b.Offset(r)
-				if off < from {
+				if off < start {
 					continue
 				}
 				t := tailRecord{RecordAt: log.RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers},
@@ -65,7 +69,6 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 				}
 				out = append(out, t)
 			}
-			from = max(from, b.NextOffset())
 		}
 	}
 	if len(out) > limit {

@@ -67,4 +67,15 @@ func TestTailRecordsGiveTransactionsTheirFate(t *testing.T) {
 	if recs, _ := tailRecords(l, 0, 2); len(recs) != 2 || recs[0].Offset != 5 {
 		t.Fatalf("limit 2 keeps %v, want the newest two (offsets 5 and 6)", recs)
 	}
+
+	// A log whose last batch is a marker (every committed transaction's
+	// partition): the read moves past it and stops, the marker once.
+	appendBatch(marker(5, record.Commit)) // 7
+	recs, err = tailRecords(l, 6, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Txn != "committed" || recs[1].Control != "COMMIT" || recs[1].Offset != 7 {
+		t.Fatalf("tail of a log ending with a marker = %+v, want o1 committed then COMMIT at 7", recs)
+	}
 }
