@@ -43,7 +43,7 @@ func (c *Cluster) View() view.Cluster {
 	}
 	for _, p := range c.producers {
 		v.Clients = append(v.Clients, string(p.ID))
-		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(p.ID), Kind: "producer"})
+		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(p.ID), Kind: "producer", Down: p.Crashed(), Producer: producerView(p)})
 		nodes = append(nodes, p.ID)
 	}
 	for _, co := range c.consumers {
@@ -77,6 +77,7 @@ func (c *Cluster) View() view.Cluster {
 		v.Topics = append(v.Topics, tv)
 	}
 	v.Groups, v.NowMs = c.groupsView(), c.clock.Elapsed().Milliseconds()
+	v.Transactions = c.transactionsView()
 	for _, viol := range c.checker.Violations() {
 		v.Violations = append(v.Violations, viol.String())
 		v.Checks = append(v.Checks, view.Violation{At: viol.At.String(), Invariant: viol.Invariant, Detail: viol.Detail})

@@ -39,7 +39,7 @@ func TestViewShowsLeaderChangeAndLostAckedRecord(t *testing.T) {
 	if part.LeaderEpoch != 0 || len(part.Records) != 1 || !part.Records[0].Acked || !part.Records[0].Committed {
 		t.Fatalf("before the crash: %+v", part)
 	}
-	if len(v.ClientNodes) != 1 || v.ClientNodes[0] != (view.Client{Name: "fast", Kind: "producer"}) {
+	if len(v.ClientNodes) != 1 || v.ClientNodes[0].Name != "fast" || v.ClientNodes[0].Kind != "producer" || v.ClientNodes[0].Down || v.ClientNodes[0].Producer == nil {
 		t.Errorf("client nodes = %+v", v.ClientNodes)
 	}
 	if v.ControllerNode != "ctl" || v.Network != "network healthy" || len(v.Cut) != 0 {

@@ -49,6 +49,9 @@ type Cluster struct {
 	// time in milliseconds, the right edge of the rebalance timeline.
 	Groups []Group
 	NowMs  int64
+
+	// Transactions are the transactional ids the coordinators hold, by id.
+	Transactions []Transaction
 }
 
 // Controller is one KRaft controller as the quorum panel shows it.
@@ -76,6 +79,36 @@ type Controller struct {
 type Client struct {
 	Name string // its network name, e.g. "p1"
 	Kind string // "producer" or "consumer"
+	// Down: the client's process crashed (`producer crash`); a restart
+	// is a new instance under the same name.
+	Down bool
+	// Producer is the producer's idempotence and transaction state (nil
+	// for a consumer).
+	Producer *ProducerState
+}
+
+// ProducerState is what an idempotent or transactional producer's
+// TransactionManager holds, as the producer node draws it.
+type ProducerState struct {
+	Idempotent      bool   // enable.idempotence
+	TransactionalID string // transactional.id, "" for none
+	// ProducerID and ProducerEpoch are the id and epoch in use (-1, -1:
+	// none yet, or no idempotence).
+	ProducerID    int64
+	ProducerEpoch int
+	// TxnState is the TransactionManager's state (UNINITIALIZED, READY,
+	// IN_TRANSACTION, ...); "" without idempotence, when Kafka's producer
+	// has no TransactionManager.
+	TxnState  string
+	Sequences []ProducerSequence // sorted by topic, then partition
+}
+
+// ProducerSequence is one partition's numbering under the producer's id.
+type ProducerSequence struct {
+	TP                string // "T/P"
+	NextSequence      int32  // the base sequence of the next new batch
+	LastAckedSequence int32  // -1: none acknowledged under this epoch
+	InFlight          int    // batches sent with a sequence, not yet complete
 }
 
 // Link is an unordered pair of network nodes.
