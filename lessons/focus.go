@@ -28,7 +28,7 @@ var (
 // meaning of each form and its STATE).
 const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lso|lost|segments], partition T/P record N, " +
 	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, violations, inspector batch|lookup, " +
-	"group G [epoch|timeline], group G member C, group G partition|committed T/P"
+	"group G [epoch|timeline], group G member C, group G partition|committed T/P, producer NAME [state], txn ID [partitions]"
 
 // ParseFocus reads a focus: line's value, `FORM` or `FORM = STATE`, and
 // checks FORM against the vocabulary: an element the page cannot name is a
@@ -73,6 +73,16 @@ func checkFocusForm(w []string) error {
 		return checkPartitionForm(w[1:])
 	case "group":
 		return checkGroupForm(w[1:])
+	case "producer":
+		if len(w) == 2 || (len(w) == 3 && w[2] == "state") {
+			return nil
+		}
+		return fmt.Errorf("producer is followed by the producer's name, then nothing or state")
+	case "txn":
+		if len(w) == 2 || (len(w) == 3 && w[2] == "partitions") {
+			return nil
+		}
+		return fmt.Errorf("txn is followed by the transactional.id, then nothing or partitions")
 	}
 	return fmt.Errorf("unknown element %q", w[0])
 }

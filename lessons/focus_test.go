@@ -34,6 +34,11 @@ func TestParseFocus(t *testing.T) {
 		{"group  my.group-1  partition orders/1 = c2", "group my.group-1 partition orders/1", "c2"},
 		{"group billing committed orders/0 = 42", "group billing committed orders/0", "42"},
 		{"group billing timeline = 2", "group billing timeline", "2"},
+		{"producer p1 = 0/1", "producer p1", "0/1"},
+		{"producer p1 = none", "producer p1", "none"},
+		{"producer  p1  state = IN_TRANSACTION", "producer p1 state", "IN_TRANSACTION"},
+		{"txn tx-1 = Ongoing", "txn tx-1", "Ongoing"},
+		{"txn tx-1 partitions = orders/0,orders/1", "txn tx-1 partitions", "orders/0,orders/1"},
 	} {
 		f, err := ParseFocus(c.in)
 		if err != nil || f.Form != c.form || f.State != c.state {
@@ -46,7 +51,8 @@ func TestParseFocus(t *testing.T) {
 		"metadata-log 3", "violations all", "topic orders", "partition orders/0 replica 2 hw leo",
 		"group", "group billing member", "group billing member c1 c2", "group billing partition orders",
 		"group billing partition orders/01", "group billing committed", "group billing epoch 3", "group billing lag orders/0",
-		"group billing timeline all"} {
+		"group billing timeline all", "producer", "producer p1 epoch", "producer p1 state x", "txn", "txn tx-1 state",
+		"txn tx-1 partitions orders/0"} {
 		if f, err := ParseFocus(bad); err == nil {
 			t.Errorf("ParseFocus(%q) = %+v, want an error", bad, f)
 		}

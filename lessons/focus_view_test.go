@@ -136,6 +136,16 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		Checks:      []view.Violation{{Invariant: "acks=1-loss", Detail: "orders/0 offset 5"}, {Invariant: "acks=1-loss", Detail: "orders/0 offset 7"}},
 
 		ActiveController: 2, MetadataOffset: 12, ControllerNode: "ctl",
+		ClientNodes: []view.Client{
+			{Name: "p1", Kind: "producer", Producer: &view.ProducerState{Idempotent: true, TransactionalID: "tx-1", ProducerID: 0, ProducerEpoch: 1, TxnState: "IN_TRANSACTION",
+				Sequences: []view.ProducerSequence{{TP: "orders/0", NextSequence: 2, LastAckedSequence: 1}}}},
+			{Name: "p2", Kind: "producer", Down: true, Producer: &view.ProducerState{Idempotent: true, ProducerID: -1, ProducerEpoch: -1, TxnState: "UNINITIALIZED"}},
+		},
+		Transactions: []view.Transaction{
+			{ID: "tx-1", State: "Ongoing", ProducerID: 0, ProducerEpoch: 1, TimeoutMs: 60000, StartMs: 1000, DurationMs: 8000,
+				Partitions: []string{"orders/0", "orders/1"}, Coordinator: 2, StatePartition: 7},
+			{ID: "tx-2", State: "CompleteCommit", ProducerID: 1, ProducerEpoch: 4, TimeoutMs: 60000, StartMs: -1, DurationMs: -1, Coordinator: 3},
+		},
 
 		NowMs: 9000,
 		Groups: []view.Group{{
@@ -190,6 +200,14 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"group billing partition orders/0": "c1",
 		"group billing committed orders/0": "1",
 		"group billing timeline":           "2",
+		"producer p1":                      "0/1",
+		"producer p1 state":                "IN_TRANSACTION",
+		"producer p2":                      "none",
+		"producer p2 state":                "UNINITIALIZED",
+		"txn tx-1":                         "Ongoing",
+		"txn tx-1 partitions":              "orders/0,orders/1",
+		"txn tx-2":                         "CompleteCommit",
+		"txn tx-2 partitions":              "none",
 	}
 	for name, v := range map[string]view.Cluster{"batch": withBatch, "lookup": withLookup} {
 		els := focusElements(render(t, v))

@@ -32,6 +32,11 @@ const (
 	belowBrokers = 116.0 // room under the last broker row without clients
 	belowClients = 44.0
 	clientColumn = 180.0 // horizontal space per client
+	// producerW is a producer card's width when there is room: its
+	// sequence lines ("orders/0 next 5 · acked 4 · 1 in flight").
+	producerW = 236.0
+	// lineH is the height of one more line on a card.
+	lineH = 19.0
 	// Up to this many brokers sit in one row; more are staggered over two
 	// rows, so the picture stays narrow and its text legible.
 	oneRow       = 3
@@ -57,6 +62,7 @@ type diagramNode struct {
 	X, Y   float64
 	W, H   float64
 	Broker view.Broker // for brokers
+	Client view.Client // for the producers and consumers the view lists
 	Leads  []string    // partitions this broker leads
 	// Named are the partitions the metadata names it leader of but that
 	// it does not lead (down, restarted without the replica, not caught up).
@@ -145,7 +151,7 @@ func layoutDiagram(c view.Cluster) diagram {
 	}
 	var clients []diagramNode
 	for _, cl := range c.ClientNodes {
-		clients = append(clients, diagramNode{ID: cl.Name, Kind: cl.Kind})
+		clients = append(clients, diagramNode{ID: cl.Name, Kind: cl.Kind, Client: cl})
 	}
 	brokers := make([]diagramNode, 0, len(c.BrokerNodes))
 	for _, b := range c.BrokerNodes {
@@ -193,12 +199,19 @@ func layoutDiagram(c view.Cluster) diagram {
 		lastRow = math.Max(lastRow, y)
 	}
 	d.Height = lastRow + belowBrokers
+	// The clients hang from one line: a producer's card grows downwards
+	// with what its TransactionManager holds.
+	clientsTop := lastRow + clientsBelow - clientH/2
 	for i := range clients {
 		// Wide enough for the client's name, up to its share of the width.
 		w := math.Max(clientW, float64(len([]rune(clients[i].ID)))*10+28)
-		clients[i].X, clients[i].Y = spread(d.Width, i, len(clients)), lastRow+clientsBelow
-		clients[i].W, clients[i].H = math.Min(w, d.Width/float64(len(clients))-20), clientH
-		d.Height = lastRow + clientsBelow + belowClients
+		if clients[i].Client.Producer != nil {
+			w = math.Max(w, producerW)
+		}
+		h := clientHeight(clients[i].Client)
+		clients[i].X, clients[i].Y = spread(d.Width, i, len(clients)), clientsTop+h/2
+		clients[i].W, clients[i].H = math.Min(w, d.Width/float64(len(clients))-20), h
+		d.Height = math.Max(d.Height, clientsTop+h+belowClients-clientH/2)
 	}
 	d.Nodes = append(d.Nodes, diagramNode{ID: ctl, Kind: "controller", X: d.Width / 2, Y: rowCtl, W: ctlW, H: ctlH})
 	d.Nodes = append(d.Nodes, brokers...)
@@ -446,3 +459,12 @@ func placeLabels(d *diagram) {
 
 // num prints a coordinate compactly: SVG needs no more than a tenth.
 func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
+
+// clientHeight is a client card's height: a producer's grows by one line
+// per line producerLines draws.
+func clientHeight(cl view.Client) float64 {
+	if cl.Producer == nil {
+		return clientH
+	}
+	return clientH + lineH*float64(producerLines(cl)-1)
+}
