@@ -61,6 +61,20 @@ func worstView() view.Cluster {
 		batch.Records = append(batch.Records, view.RecordDetail{Offset: int64(i), Key: long, Value: long, Headers: long})
 	}
 	c.Inspector.Batch = batch
+	var seqs []view.ProducerSequence
+	var tps []string
+	for i := range 1000 {
+		seqs = append(seqs, view.ProducerSequence{TP: long[:200] + "/" + strconv.Itoa(i), NextSequence: 1 << 30})
+		tps = append(tps, long[:200]+"/"+strconv.Itoa(i))
+	}
+	for i := range 20 {
+		c.ClientNodes = append(c.ClientNodes, view.Client{Name: "p" + strconv.Itoa(i), Kind: "producer",
+			Producer: &view.ProducerState{Idempotent: true, TransactionalID: long, ProducerID: 1 << 40, TxnState: "IN_TRANSACTION", Sequences: seqs}})
+	}
+	for i := range 1000 {
+		c.Transactions = append(c.Transactions, view.Transaction{ID: long[:200] + strconv.Itoa(i), State: "Ongoing", PendingState: "PrepareCommit",
+			ProducerID: 1 << 40, TimeoutMs: 900000, DurationMs: 1 << 40, Partitions: tps, Coordinator: 9})
+	}
 	return c
 }
 
@@ -79,7 +93,7 @@ func TestViewStaysBounded(t *testing.T) {
 	for _, want := range []string{
 		`data-segments-hidden="494"`, `data-lost-hidden="990"`, `data-violations-hidden="9980"`,
 		`data-partitions-hidden="40"`, `data-partitions-hidden="64"`, `data-hex-rows-hidden="65516"`, "… 9980 more records …",
-		"… (4000 bytes)",
+		"… (4000 bytes)", `data-txns-hidden="992"`, `data-partitions-hidden="984"`, `data-sequences-hidden="996"`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the view does not say what it left out: no %s", want)

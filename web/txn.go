@@ -17,9 +17,9 @@ import (
 const (
 	// TxnsShown bounds the transactional ids the panel draws; the others
 	// are counted (`show txn ID` prints any of them).
-	TxnsShown = 12
+	TxnsShown = 8
 	// TxnPartitionsShown bounds the partitions a transaction lists.
-	TxnPartitionsShown = 24
+	TxnPartitionsShown = 16
 )
 
 // txnStateNames are the coordinator's eight states, in Kafka's id order.
@@ -196,13 +196,18 @@ func txnFocusState(t view.Transaction) string {
 	return t.State
 }
 
-// txnPartitionsFocusState is the partitions as "T/P,T/P", "none" when the
-// transaction has none.
+// txnPartitionsFocusState is the partitions drawn as "T/P,T/P" ("…" last
+// when some are left out), "none" when the transaction has none.
 func txnPartitionsFocusState(t view.Transaction) string {
-	if len(t.Partitions) == 0 {
+	parts, hidden := shownTxnPartitions(t)
+	if len(parts) == 0 {
 		return "none"
 	}
-	return strings.Join(t.Partitions, ",")
+	s := strings.Join(parts, ",")
+	if hidden > 0 {
+		s += ",…"
+	}
+	return s
 }
 
 // focusTxn is a transaction element's focus form: "txn ID" or
