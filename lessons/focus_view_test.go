@@ -203,7 +203,6 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"producer p1":                      "0/1",
 		"producer p1 state":                "IN_TRANSACTION",
 		"producer p2":                      "none",
-		"producer p2 state":                "UNINITIALIZED",
 		"txn tx-1":                         "Ongoing",
 		"txn tx-1 partitions":              "orders/0,orders/1",
 		"txn tx-2":                         "CompleteCommit",

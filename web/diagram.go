@@ -460,11 +460,11 @@ func placeLabels(d *diagram) {
 // num prints a coordinate compactly: SVG needs no more than a tenth.
 func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
 
-// clientHeight is a client card's height: a producer's grows by one line
-// per line producerLines draws.
+// clientHeight is a client card's height: a producer's grows with what
+// it draws (producerHeight).
 func clientHeight(cl view.Client) float64 {
 	if cl.Producer == nil {
 		return clientH
 	}
-	return clientH + lineH*float64(producerLines(cl)-1)
+	return producerHeight(cl)
 }

@@ -16,27 +16,35 @@ import (
 // make a card taller than the page).
 const ProducerSequencesShown = 4
 
+// seqRowH is the height of a row of the sequence table (12px type).
+const seqRowH = 15.5
+
 // idempotent: the producer has a TransactionManager (Kafka's producer
 // has none with enable.idempotence=false).
 func idempotent(ps *view.ProducerState) bool { return ps != nil && ps.TxnState != "" }
 
-// producerLines counts the lines a producer card draws under its head, for
-// the diagram's layout: the kind line, then either the line saying
-// idempotence is off, or the transactional.id (or "idempotent"), the id
-// and epoch, the state, the sequence table's header, its rows and the
-// line counting the rows left out.
-func producerLines(cl view.Client) int {
-	if !idempotent(cl.Producer) {
-		return 2
+// producerHeight is a producer card's height, for the diagram's layout:
+// the head and kind line, then a crashed producer's transactional.id and
+// the line saying its process is gone; the line saying idempotence is off;
+// or the transactional.id (or "idempotent"), the id and epoch, the state,
+// and the sequence table (its header, its rows, the line counting the
+// rows left out).
+func producerHeight(cl view.Client) float64 {
+	ps := cl.Producer
+	switch {
+	case cl.Down && ps.TransactionalID != "":
+		return clientH + 2*lineH
+	case cl.Down, !idempotent(ps):
+		return clientH + lineH
 	}
-	n := 4
-	if seqs := cl.Producer.Sequences; len(seqs) > 0 {
-		n += 1 + min(len(seqs), ProducerSequencesShown)
-		if len(seqs) > ProducerSequencesShown {
-			n++
+	h := clientH + 3*lineH
+	if len(ps.Sequences) > 0 {
+		h += seqRowH * float64(1+min(len(ps.Sequences), ProducerSequencesShown))
+		if len(ps.Sequences) > ProducerSequencesShown {
+			h += lineH
 		}
 	}
-	return n
+	return h
 }
 
 // shownSequences are the sequence rows drawn and how many are left out.

@@ -50,7 +50,7 @@ type txnBox struct {
 }
 
 const (
-	txnBoxW, txnBoxH = 124.0, 28.0
+	txnBoxW, txnBoxH = 138.0, 28.0
 	txnMachineW      = 760.0
 	txnMachineH      = 196.0
 )
@@ -59,14 +59,14 @@ const (
 // Empty, Ongoing, then the commit path above and the abort path below,
 // with the epoch fence between them.
 var txnBoxes = []txnBox{
-	{"Empty", 68, 98, "no transaction open: after InitProducerId"},
-	{"Ongoing", 270, 98, "AddPartitionsToTxn / AddOffsetsToTxn opened a transaction"},
+	{"Empty", 72, 98, "no transaction open: after InitProducerId"},
+	{"Ongoing", 292, 98, "AddPartitionsToTxn / AddOffsetsToTxn opened a transaction"},
 	{"PrepareCommit", 480, 48, "EndTxn(commit) accepted: the decision is in __transaction_state, COMMIT markers are being written"},
-	{"CompleteCommit", 690, 48, "every partition has its COMMIT marker"},
+	{"CompleteCommit", 686, 48, "every partition has its COMMIT marker"},
 	{"PrepareEpochFence", 480, 98, "a new instance's InitProducerId bumps the epoch of the Ongoing transaction to fence the old producer, then aborts it"},
 	{"PrepareAbort", 480, 148, "EndTxn(abort), transaction.timeout.ms or a fence: ABORT markers are being written"},
-	{"CompleteAbort", 690, 148, "every partition has its ABORT marker"},
-	{"Dead", 68, 148, "transactional.id.expiration.ms passed with no transaction: the id is removed (its tombstone follows)"},
+	{"CompleteAbort", 686, 148, "every partition has its ABORT marker"},
+	{"Dead", 72, 148, "transactional.id.expiration.ms passed with no transaction: the id is removed (its tombstone follows)"},
 }
 
 // txnEdge is one drawn transition.

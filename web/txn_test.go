@@ -197,7 +197,7 @@ func TestProducerCardDrawsTheTransactionManager(t *testing.T) {
 		`<tr><td>orders/0</td><td>7</td><td>4</td><td>2</td></tr>`,
 		`data-sequences-hidden="3"`,
 		`class="node client producer down idempotent" data-node="p2"`, `data-command="producer restart p2"`, en("crashed"),
-		`data-focus="producer p2" data-focus-state="none"`, en("no producer id"),
+		`data-focus="producer p2" data-focus-state="none"`, en("no producer id: process gone"),
 		`data-command="producer crash p1"`,
 		`data-focus="producer p3" data-focus-state="none"`, `enable.idempotence=false`,
 	} {
@@ -208,8 +208,8 @@ func TestProducerCardDrawsTheTransactionManager(t *testing.T) {
 	if strings.Contains(html, "orders/"+strconv.Itoa(ProducerSequencesShown)+"<") {
 		t.Error("a sequence row past ProducerSequencesShown is drawn")
 	}
-	if strings.Contains(html, `data-focus="producer p3 state"`) {
-		t.Error("a producer without idempotence draws a TransactionManager state")
+	if strings.Contains(html, `data-focus="producer p3 state"`) || strings.Contains(html, `data-focus="producer p2 state"`) {
+		t.Error("a producer without idempotence, or crashed, draws a TransactionManager state")
 	}
 	// The cards are as tall as what they draw: p1's sequence table makes
 	// it taller than the consumer's card, and the diagram holds it.
