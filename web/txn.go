@@ -243,6 +243,9 @@ func txnProducers(c view.Cluster, id string) []view.Client {
 // txnCoordinatorWords says which broker coordinates the id, from which
 // __transaction_state partition.
 func txnCoordinatorWords(t view.Transaction) words {
+	if t.StatePartition < 0 {
+		return words{"no coordinator (__transaction_state does not exist yet)", "没有 coordinator（__transaction_state 尚不存在）"}
+	}
 	p := "__transaction_state/" + strconv.Itoa(t.StatePartition)
 	if t.Coordinator == 0 {
 		return words{"no coordinator (" + p + " has no leader)", "没有 coordinator（" + p + " 没有 leader）"}

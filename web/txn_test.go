@@ -118,6 +118,7 @@ func TestTransactionsPanelDrawsTheStateMachine(t *testing.T) {
 			{ID: "tx-1", State: "Ongoing", PendingState: "PrepareCommit", ProducerID: 3, ProducerEpoch: 2, TimeoutMs: 60000,
 				StartMs: 2000, DurationMs: 15000, Partitions: []string{"orders/0", "orders/1"}, Coordinator: 2, StatePartition: 17},
 			{ID: "tx-2", Error: "COORDINATOR_LOAD_IN_PROGRESS", ProducerID: -1, ProducerEpoch: -1, StartMs: -1, DurationMs: -1, StatePartition: 4},
+			{ID: "tx-3", Error: "TRANSACTIONAL_ID_NOT_FOUND", ProducerID: -1, ProducerEpoch: -1, StartMs: -1, DurationMs: -1, StatePartition: -1},
 		},
 	}
 	html := renderTxn(t, c)
@@ -137,6 +138,7 @@ func TestTransactionsPanelDrawsTheStateMachine(t *testing.T) {
 		// The id whose coordinator is loading says so instead of a state.
 		`data-focus="txn tx-2" data-focus-state="COORDINATOR_LOAD_IN_PROGRESS"`,
 		en("no coordinator (__transaction_state/4 has no leader)"),
+		en("no coordinator (__transaction_state does not exist yet)"),
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the transactions panel lacks %q", want)

@@ -26,14 +26,22 @@ func producerView(p *client.Producer) *view.ProducerState {
 }
 
 // transactionsView describes every transactional id a running broker's
-// transaction coordinator has loaded, asking each id's coordinator (the
-// leader of its __transaction_state partition) as kafka-transactions.sh
-// describe does.
+// transaction coordinator has loaded, and those of the lab's producers,
+// asking each id's coordinator (the leader of its __transaction_state
+// partition) as kafka-transactions.sh describe does. The producers' ids
+// keep a transaction on the panel while its coordinator fails over: it is
+// not gone, its coordinator cannot answer (COORDINATOR_NOT_AVAILABLE, then
+// COORDINATOR_LOAD_IN_PROGRESS while the new one loads the partition).
 func (c *Cluster) transactionsView() []view.Transaction {
 	var ids []string
 	for _, b := range c.brokers {
 		if b.Alive() {
 			ids = append(ids, b.TransactionalIDs()...)
+		}
+	}
+	for _, p := range c.producers {
+		if id := p.Config().TransactionalID; id != "" {
+			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {

@@ -74,6 +74,26 @@ func TestViewShowsProducerStateAndTransaction(t *testing.T) {
 		t.Fatalf("a completed transaction %+v still has partitions or a pending transition", tx)
 	}
 
+	// The coordinator's broker fails: the id is not gone, its coordinator
+	// is; the panel says so until the new leader of its __transaction_state
+	// partition has loaded it.
+	if err := c.CrashBroker(tx.Coordinator, false); err != nil {
+		t.Fatal(err)
+	}
+	v = c.View()
+	if len(v.Transactions) != 1 || v.Transactions[0].Error != "COORDINATOR_NOT_AVAILABLE" || v.Transactions[0].State != "" {
+		t.Fatalf("with its coordinator down the transaction is %+v, want COORDINATOR_NOT_AVAILABLE", v.Transactions)
+	}
+	if ok, err := c.RunUntil(func() bool {
+		d, code := c.DescribeTransaction("tx")
+		return code == 0 && d.State.String() == "CompleteCommit"
+	}, time.Minute); err != nil || !ok {
+		t.Fatal("no other broker took over the transaction")
+	}
+	if tx2 := c.View().Transactions[0]; tx2.State != "CompleteCommit" || tx2.Coordinator == tx.Coordinator || tx2.Error != "" {
+		t.Fatalf("after the failover %+v", tx2)
+	}
+
 	if err := c.CrashProducer("p"); err != nil {
 		t.Fatal(err)
 	}

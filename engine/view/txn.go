@@ -25,8 +25,9 @@ type Transaction struct {
 	DurationMs   int64
 	LastUpdateMs int64
 	Partitions   []string // "T/P", in the coordinator's order
-	// Coordinator is the broker leading StatePartition, the id's
-	// __transaction_state partition (0: none).
+	// Coordinator is the broker the metadata names leader of
+	// StatePartition, the id's __transaction_state partition (0: none;
+	// StatePartition -1 while the topic does not exist).
 	Coordinator    int
 	StatePartition int
 }
