@@ -74,7 +74,7 @@ type txnEdge struct {
 	From, To string
 	Path     string
 	Back     bool // the next transaction's arc back to Ongoing
-	Label    string
+	Label    words
 	LX, LY   float64
 }
 
@@ -87,7 +87,7 @@ var txnEdges = func() []txnEdge {
 	for _, b := range txnBoxes {
 		box[b.Name] = b
 	}
-	line := func(from, to, label string, dx, dy float64) txnEdge {
+	line := func(from, to string, label words, dx, dy float64) txnEdge {
 		a, b := box[from], box[to]
 		x1, y1 := clipToBox(a, b.X, b.Y)
 		x2, y2 := clipToBox(b, a.X, a.Y)
@@ -97,17 +97,17 @@ var txnEdges = func() []txnEdge {
 	top, bottom := txnBoxes[3].Y-txnBoxH/2, txnBoxes[6].Y+txnBoxH/2
 	on := box["Ongoing"]
 	return []txnEdge{
-		line("Empty", "Ongoing", "add partitions", 0, -6),
-		line("Ongoing", "PrepareCommit", "EndTxn commit", -30, -4),
-		line("Ongoing", "PrepareEpochFence", "fence", 0, -6),
-		line("Ongoing", "PrepareAbort", "EndTxn abort · timeout", -40, 14),
-		line("PrepareEpochFence", "PrepareAbort", "", 0, 0),
-		line("PrepareCommit", "CompleteCommit", "markers", 0, -6),
-		line("PrepareAbort", "CompleteAbort", "markers", 0, -6),
-		line("Empty", "Dead", "expire", 24, 4),
-		{From: "CompleteCommit", To: "Ongoing", Back: true, Label: "next transaction", LX: 480, LY: 12,
+		line("Empty", "Ongoing", words{"add partitions", "加入 partition"}, 0, -6),
+		line("Ongoing", "PrepareCommit", words{"EndTxn commit", "EndTxn 提交"}, -30, -4),
+		line("Ongoing", "PrepareEpochFence", words{en: "fence"}, 0, -6),
+		line("Ongoing", "PrepareAbort", words{"EndTxn abort · timeout", "EndTxn 中止 · 超时"}, -40, 14),
+		line("PrepareEpochFence", "PrepareAbort", words{}, 0, 0),
+		line("PrepareCommit", "CompleteCommit", words{"markers", "写 marker"}, 0, -6),
+		line("PrepareAbort", "CompleteAbort", words{"markers", "写 marker"}, 0, -6),
+		line("Empty", "Dead", words{"expire", "过期"}, 24, 4),
+		{From: "CompleteCommit", To: "Ongoing", Back: true, Label: words{"next transaction", "下一个事务"}, LX: 480, LY: 12,
 			Path: "M" + num(box["CompleteCommit"].X) + "," + num(top) + " C" + num(box["CompleteCommit"].X) + ",6 " + num(on.X) + ",6 " + num(on.X) + "," + num(on.Y-txnBoxH/2)},
-		{From: "CompleteAbort", To: "Ongoing", Back: true, Label: "next transaction", LX: 480, LY: txnMachineH - 4,
+		{From: "CompleteAbort", To: "Ongoing", Back: true, Label: words{"next transaction", "下一个事务"}, LX: 480, LY: txnMachineH - 4,
 			Path: "M" + num(box["CompleteAbort"].X) + "," + num(bottom) + " C" + num(box["CompleteAbort"].X) + "," + num(txnMachineH-6) + " " + num(on.X) + "," + num(txnMachineH-6) + " " + num(on.X) + "," + num(on.Y+txnBoxH/2)},
 	}
 }()
