@@ -97,6 +97,16 @@ type Mix struct {
 	// join, leave, crash, restart, poll, commit or stall past
 	// max.poll.interval.ms, or crashes a group's coordinator.
 	Group int
+
+	// Txn is the transactional producers' workload (workload_txn.go): the
+	// setup makes one or two transactional.ids on a few
+	// __transaction_state partitions and a read_committed consumer, and
+	// each Txn step begins, writes in, commits or aborts a transaction,
+	// crashes or restarts a transactional producer, starts a second
+	// instance of a transactional.id (fencing the first, which goes on as
+	// a zombie), polls the read_committed consumer, or runs a
+	// consume-transform-produce turn with sendOffsetsToTransaction.
+	Txn int
 }
 
 // DefaultMix is the workload with every fault: what the acks=all runs use.
@@ -123,14 +133,14 @@ func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
 		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
-		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2, Group: 10,
+		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2, Group: 10, Txn: 14,
 	}
 }
 
-// NoFaults is the workload alone: produce, tick, step, consume, and the
-// groups' members coming and going.
+// NoFaults is the workload alone: produce, tick, step, consume, the
+// groups' members coming and going, and the transactions.
 func NoFaults() Mix {
-	return Mix{Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3, Group: 10}
+	return Mix{Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3, Group: 10, Txn: 14}
 }
 
 // LeaderLossMix is the negative control's mix: DefaultMix without power

@@ -161,6 +161,7 @@ func TestVOPR(t *testing.T) {
 	var virtual time.Duration
 	controllerCrashes := 0
 	var groups groupCounts
+	var txns txnCounts
 	for _, r := range results {
 		errs += r.Errors
 		virtual += r.Elapsed
@@ -169,6 +170,7 @@ func TestVOPR(t *testing.T) {
 				controllerCrashes++
 			}
 			groups.count(line)
+			txns.count(line)
 		}
 		if r.OK() && (minEvents < 0 || r.Events < minEvents) {
 			minEvents = r.Events // a failing seed stops at its violation
@@ -198,6 +200,20 @@ func TestVOPR(t *testing.T) {
 		}{{"crashed a group coordinator", groups.coordinatorCrashes}, {"stalled a member past max.poll.interval.ms", groups.stalls},
 			{"crashed a member", groups.crashes}, {"created a KIP-848 member", groups.kip848},
 			{"created a cooperative member", groups.cooperative}, {"created an eager member", groups.eager}} {
+			if c.n == 0 {
+				t.Errorf("no seed %s: the workload does not exercise it", c.what)
+			}
+		}
+	}
+	t.Logf("transactions: %s", txns)
+	if opts.Mix.Txn > 0 && len(seeds) >= 50 {
+		for _, c := range []struct {
+			what string
+			n    int
+		}{{"began a transaction", txns.begins}, {"committed a transaction", txns.commits}, {"aborted a transaction", txns.aborts},
+			{"crashed a transactional producer", txns.crashes}, {"restarted a transactional producer", txns.restarts},
+			{"started a zombie's replacement", txns.zombies}, {"sent offsets to a transaction", txns.sendOffsets},
+			{"polled the read_committed consumer", txns.readCommittedPolls}} {
 			if c.n == 0 {
 				t.Errorf("no seed %s: the workload does not exercise it", c.what)
 			}
@@ -373,11 +389,57 @@ func TestScriptsAreValidLab(t *testing.T) {
 			// A commitSync Kafka refused (CommitFailedException after a
 			// rebalance, a timeout) is the cluster's answer too.
 			if strings.HasPrefix(line, "error: ") && !strings.HasPrefix(line, "error: produce:") && !strings.HasPrefix(line, "error: poll:") &&
-				!strings.Contains(line, ": commitSync of ") {
+				!strings.Contains(line, ": commitSync of ") && !transactionalAnswer(line) {
 				t.Errorf("seed 5 acks=%s: %s", opts.Acks, line)
 			}
 		}
 	}
+}
+
+// txnCounts tallies the transactional actions the scripts made.
+type txnCounts struct {
+	begins, commits, aborts, crashes, restarts, zombies, sendOffsets, readCommittedPolls int
+}
+
+func (c *txnCounts) count(line string) {
+	switch {
+	case strings.HasPrefix(line, "txn begin "):
+		c.begins++
+	case strings.HasPrefix(line, "txn commit "):
+		c.commits++
+	case strings.HasPrefix(line, "txn abort "):
+		c.aborts++
+	case strings.HasPrefix(line, "txn send-offsets "):
+		c.sendOffsets++
+	case strings.HasPrefix(line, "producer crash tx"):
+		c.crashes++
+	case strings.HasPrefix(line, "producer restart tx"):
+		c.restarts++
+	case strings.HasPrefix(line, "producer create tx") && !strings.Contains(line, "a transactional.id="):
+		c.zombies++ // tx0b, tx0c: a later instance of the transactional.id
+	case strings.HasPrefix(line, "poll "+readCommittedConsumer+" "):
+		c.readCommittedPolls++
+	}
+}
+
+func (c txnCounts) String() string {
+	return fmt.Sprintf("%d begun, %d commits, %d aborts, %d sendOffsetsToTransaction, %d transactional producers crashed, %d restarted, %d second instances (zombies fenced), %d read_committed polls",
+		c.begins, c.commits, c.aborts, c.sendOffsets, c.crashes, c.restarts, c.zombies, c.readCommittedPolls)
+}
+
+// transactionalAnswer reports whether an error line is an exception a
+// transactional call threw (Kafka's answer: a fenced producer, a timeout,
+// an abortable error that only abortTransaction clears), not a command
+// the lab could not run. A create or restart whose initTransactions
+// failed prints the created producer on the error line, and the
+// exception on the next.
+func transactionalAnswer(line string) bool {
+	for _, call := range []string{"beginTransaction", "commitTransaction", "abortTransaction", "sendOffsetsToTransaction", "initTransactions"} {
+		if strings.Contains(line, ": "+call+" failed: ") {
+			return true
+		}
+	}
+	return strings.HasPrefix(line, "error: producer create: created producer tx")
 }
 
 // firstDifference shows where two transcripts part.

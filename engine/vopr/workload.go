@@ -23,7 +23,10 @@ type workload struct {
 	acks1     string // the acks=1 producer mixed into an acks=all run, if any
 	consumers []string
 	groups    []groupSpec // the consumer groups (workload_groups.go)
-	seq       int         // numbers produce commands, so every value is unique
+	txnIDs    []txnIDSpec // the transactional producers (workload_txn.go)
+	// txnsHealed: the end of the run has ended the open transactions.
+	txnsHealed bool
+	seq        int // numbers produce commands, so every value is unique
 	// delayed is set while a net delay is in force: a slow link always
 	// has a message on it, so stabilize would run its full ten minutes.
 	delayed bool
@@ -94,6 +97,9 @@ func (w *workload) setup(seed uint64) []string {
 	if w.opts.Mix.Group > 0 {
 		lines[1] += w.groupClusterOptions()
 	}
+	if w.opts.Mix.Txn > 0 {
+		lines[1] += w.txnClusterOptions()
+	}
 	for i := range 1 + r.IntN(2) {
 		t := topicSpec{name: "t" + strconv.Itoa(i), partitions: 1 + r.IntN(3), kind: "plain"}
 		if !w.opts.PlainTopics {
@@ -124,6 +130,9 @@ func (w *workload) setup(seed uint64) []string {
 	}
 	if w.opts.Mix.Group > 0 {
 		lines = append(lines, w.setupGroups()...)
+	}
+	if w.opts.Mix.Txn > 0 {
+		lines = append(lines, w.setupTxns()...)
 	}
 	return lines
 }
@@ -179,6 +188,7 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
 		{m.Group, always, func() []string { return w.groupAction(c) }},
+		{m.Txn, always, func() []string { return w.txnAction(c) }},
 		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
 		{m.PowerLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.mayLosePower(c)) > 0 }, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
 		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
@@ -519,6 +529,7 @@ func (w *workload) heal(c *cluster.Cluster, round int) []string {
 		lines = append(lines, "tick 1s")
 	} else {
 		lines = append(lines, w.healGroups(c)...)
+		lines = append(lines, w.healTxns(c)...)
 	}
 	return lines
 }

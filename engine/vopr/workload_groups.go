@@ -37,6 +37,9 @@ type groupSpec struct {
 	flavour string
 	topics  string
 	members []memberSpec
+	// readCommitted: the members read with isolation.level=read_committed,
+	// as an exactly-once processor's consumer does (with transactions).
+	readCommitted bool
 }
 
 type memberSpec struct {
@@ -67,6 +70,7 @@ func (w *workload) setupGroups() []string {
 			g.topics = w.topics[0].name + "," + w.topics[1].name
 		}
 		autoCommit := r.IntN(3) != 0
+		g.readCommitted = w.opts.Mix.Txn > 0 && r.IntN(2) == 0
 		for m := range 2 + r.IntN(maxGroupMembers-1) {
 			ms := memberSpec{name: fmt.Sprintf("%sm%d", g.name, m), static: r.IntN(3) == 0, maxPoll: pick(r, 5000, 10000, 20000)}
 			ms.settings = w.memberSettings(g, ms, autoCommit)
@@ -98,6 +102,9 @@ func (w *workload) memberSettings(g groupSpec, m memberSpec, autoCommit bool) st
 	}
 	if m.static {
 		s += " group.instance.id=" + m.name
+	}
+	if g.readCommitted {
+		s += " isolation.level=read_committed"
 	}
 	s += fmt.Sprintf(" max.poll.interval.ms=%d enable.auto.commit=%t", m.maxPoll, autoCommit)
 	if autoCommit {
