@@ -407,9 +407,10 @@ func newestByKey(l *log.Log, tp protocol.TopicPartition, acked []AckedRecord) ma
 // delete.retention.ms. A produce of the key that failed after this one
 // was acknowledged may have been written after it too. The checker and
 // the view both ask, so the page never draws as lost what the checker
-// calls compaction.
+// calls compaction. The cleaner also removes aborted transactions'
+// records (invariants_txn.go).
 func (c *Cluster) compactedAway(a AckedRecord, newest map[string]int64) bool {
-	return a.Value == nil || newest[string(a.Key)] > a.Offset || c.failedAfter(a)
+	return a.Value == nil || newest[string(a.Key)] > a.Offset || c.failedAfter(a) || c.checker.abortedTxnRecord(a.TP, a.Offset)
 }
 
 // failedAfter reports whether a produce of a's key to a's partition

@@ -47,6 +47,12 @@ type txnWatch struct {
 	// ends is how each transaction ended, by producer id and marker
 	// epoch, where it was first seen ending.
 	ends map[producerEpoch]txnEnd
+	// open is, per partition and producer, the offset ranges of its
+	// transactional data batches no marker has ended yet; aborted is, per
+	// partition, those an ABORT marker ended: the cleaner may remove them
+	// from a compacted log (abortedTxnRecord).
+	open    map[protocol.TopicPartition]map[int64][][2]int64
+	aborted map[protocol.TopicPartition][][2]int64
 }
 
 type producerEpoch struct {
@@ -85,11 +91,12 @@ type batchFacts struct {
 	firstSeq, lastSeq  int32
 	control            bool
 	commit             bool // the marker's type, for a control batch
+	transactional      bool
 }
 
 func newTxnWatch() *txnWatch {
 	return &txnWatch{scanned: map[protocol.TopicPartition]int64{}, parts: map[protocol.TopicPartition]*partitionProducers{},
-		ends: map[producerEpoch]txnEnd{}}
+		ends: map[producerEpoch]txnEnd{}, open: map[protocol.TopicPartition]map[int64][][2]int64{}, aborted: map[protocol.TopicPartition][][2]int64{}}
 }
 
 func (k *Checker) txnWatch() *txnWatch {
@@ -119,6 +126,7 @@ func (w *txnWatch) apply(tp protocol.TopicPartition, b batchFacts) [][2]string {
 	if hi, ok := p.epoch[b.pid]; !ok || b.epoch > hi.epoch {
 		p.epoch[b.pid] = sequenced{epoch: b.epoch, offset: b.offset}
 	}
+	w.noteTxnRanges(tp, b)
 	if b.control {
 		key := producerEpoch{b.pid, b.epoch}
 		if end, ok := w.ends[key]; ok && end.commit != b.commit {
@@ -154,6 +162,37 @@ func (w *txnWatch) apply(tp protocol.TopicPartition, b batchFacts) [][2]string {
 	}
 	p.written[b.pid] = ranges
 	return out
+}
+
+// noteTxnRanges remembers which offsets belong to a transaction that an
+// ABORT marker ended.
+func (w *txnWatch) noteTxnRanges(tp protocol.TopicPartition, b batchFacts) {
+	switch {
+	case b.control:
+		if !b.commit {
+			w.aborted[tp] = append(w.aborted[tp], w.open[tp][b.pid]...)
+		}
+		delete(w.open[tp], b.pid)
+	case b.transactional:
+		if w.open[tp] == nil {
+			w.open[tp] = map[int64][][2]int64{}
+		}
+		w.open[tp][b.pid] = append(w.open[tp][b.pid], [2]int64{b.offset, b.lastOffset})
+	}
+}
+
+// abortedTxnRecord reports whether offset of tp held a record of an
+// aborted transaction: the log cleaner removes those from a compacted
+// log (LogCleaner drops an aborted transaction's batches, then its
+// marker, KIP-98), so an acknowledged one missing there was not lost.
+// The checker learns it from the markers it scans below the high
+// watermark, which it does before the cleaner may remove anything: the
+// cleaner stops at the last stable offset.
+func (k *Checker) abortedTxnRecord(tp protocol.TopicPartition, offset int64) bool {
+	if k.txns == nil {
+		return false
+	}
+	return slices.ContainsFunc(k.txns.aborted[tp], func(r [2]int64) bool { return r[0] <= offset && offset <= r[1] })
 }
 
 // maxRangesKept bounds the sequence ranges remembered per producer: a
@@ -220,7 +259,7 @@ func readFacts(r *broker.Replica, from, end int64) ([]batchFacts, int64, error) 
 
 func factsOf(b *record.Batch) batchFacts {
 	f := batchFacts{offset: b.BaseOffset, lastOffset: b.LastOffset(), pid: b.ProducerID, epoch: b.ProducerEpoch,
-		firstSeq: b.BaseSequence, lastSeq: b.LastSequence(), control: b.IsControl()}
+		firstSeq: b.BaseSequence, lastSeq: b.LastSequence(), control: b.IsControl(), transactional: b.IsTransactional()}
 	if f.control && len(b.Records) > 0 {
 		if m, err := record.ParseControlRecord(b.Records[0]); err == nil {
 			f.commit = m.Type == record.Commit
