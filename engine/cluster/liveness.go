@@ -18,7 +18,9 @@ import (
 //     end offset and the same leader-epoch history;
 //   - unfenced-in-isr: every live broker is registered and unfenced in the
 //     active controller's image, and in the ISR of each partition it
-//     replicates.
+//     replicates;
+//   - group-converged (liveness_groups.go) and transaction-ended
+//     (liveness_txn.go): consumer groups settle, transactions end.
 //
 // Both are eventual: they hold only after the cluster has had time to
 // catch up, so Stabilize asks them, not every event. A fault still in
@@ -35,7 +37,7 @@ const (
 
 // Lag is one way the cluster has not converged.
 type Lag struct {
-	Property string // Converged, UnfencedInISR or GroupConverged
+	Property string // Converged, UnfencedInISR, GroupConverged or TransactionEnded
 	Detail   string // what differs: "b3 orders/0 log end 5, leader b1's 7"
 	// Blocked names the fault in force that keeps it so ("" when nothing
 	// does: then only time, or a bug, stands in the way).
@@ -130,7 +132,10 @@ func (c *Cluster) walkLags(describe bool, yield func(Lag) bool) {
 			}
 		}
 	}
-	w.groupLags(yield)
+	if !w.groupLags(yield) {
+		return
+	}
+	w.txnLags(yield) // liveness_txn.go
 }
 
 // firstReason is the first non-empty reason.

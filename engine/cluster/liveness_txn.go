@@ -1,0 +1,255 @@
+package cluster
+
+import (
+	"slices"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/txn/coordinator"
+	"github.com/loglab/loglab/engine/txn/txnlog"
+)
+
+// TransactionEnded is the transactions' liveness property: after a
+// stabilize no transaction stays open for ever. Every partition's last
+// stable offset reaches its high watermark, unless a running
+// transactional producer holds a transaction open that is younger than
+// its transaction.timeout.ms plus one run of the coordinator's timed-out
+// transaction check (transaction.abort.timed.out.transaction.cleanup.interval.ms):
+// until then the producer may still commit it, and Kafka promises no
+// more. A crashed producer's transaction, and a transaction past that
+// deadline, must be aborted by the coordinator. And no transaction stays
+// in PrepareCommit, PrepareAbort or PrepareEpochFence: its markers must
+// be written and answered. A transaction the coordinator has forgotten
+// or completed while a partition still holds it open (a hanging
+// transaction, which KIP-890 closes) breaks it for good.
+const TransactionEnded = "transaction-ended"
+
+// txnLagWalk is what one walk knows of the transactional ids the cluster's
+// producers use, in the order they first appear.
+type txnLagWalk struct {
+	lagWalk
+	ids   []string
+	descs []txnDesc
+}
+
+type txnDesc struct {
+	d    coordinator.Description
+	code protocol.ErrorCode
+}
+
+// txnLags yields the transactions' lags: the partitions whose last stable
+// offset a transaction holds below the high watermark, in topic order,
+// then the transactional ids stuck in a Prepare state; false when yield
+// stopped the walk.
+func (w lagWalk) txnLags(yield func(Lag) bool) bool {
+	c := w.c
+	tw := txnLagWalk{lagWalk: w}
+	for _, p := range c.producers {
+		if id := p.Config().TransactionalID; id != "" && !slices.Contains(tw.ids, id) {
+			tw.ids = append(tw.ids, id)
+		}
+	}
+	if t := c.controller.Image().Topic(broker.TransactionStateTopic); t != nil {
+		for _, id := range tw.ids {
+			d, code := c.DescribeTransaction(id)
+			tw.descs = append(tw.descs, txnDesc{d, code})
+		}
+	}
+	for _, t := range c.controller.Image().Topics {
+		if t.Name == broker.TransactionStateTopic {
+			continue
+		}
+		for i := range t.Partitions {
+			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
+			if !tw.partitionTxnLag(tp, yield) {
+				return false
+			}
+		}
+	}
+	for i, id := range tw.ids {
+		if i < len(tw.descs) && !tw.coordinatorTxnLag(id, tw.descs[i], yield) {
+			return false
+		}
+	}
+	return true
+}
+
+// abortDeadlineMs is when the coordinator must have begun aborting a
+// transaction that started at startMs with timeout timeoutMs: its
+// timed-out check runs every AbortTimedOutInterval.
+func (w txnLagWalk) abortDeadlineMs(startMs int64, timeoutMs int32) int64 {
+	cfg := w.c.config.Broker.Txn
+	if cfg.StateLogNumPartitions == 0 {
+		cfg = broker.DefaultTxnConfig()
+	}
+	return startMs + int64(timeoutMs) + cfg.AbortTimedOutInterval.Milliseconds()
+}
+
+// partitionTxnLag is partition tp's lag, if a transaction holds its last
+// stable offset below its high watermark. A partition without a running
+// leader is the converged property's lag, not this one's.
+func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) bool) bool {
+	c := w.c
+	r := c.leaderReplica(tp)
+	if r == nil {
+		return true
+	}
+	lso := r.LastStableOffset()
+	if lso >= r.HW {
+		return true
+	}
+	holder := -1
+	entries := r.Log.Producers()
+	for i, e := range entries {
+		if e.HasOngoingTxn() && e.CurrentTxnFirstOffset == lso {
+			holder = i
+			break
+		}
+	}
+	if holder < 0 {
+		// A completed transaction whose marker is above the high
+		// watermark: replication must carry the marker below it.
+		return yield(Lag{TransactionEnded, w.say("%s's last stable offset %d is below its high watermark %d: a transaction's marker is not replicated yet", name(tp), lso, r.HW),
+			w.partitionBlocked(tp)})
+	}
+	e := entries[holder]
+	which := func() string {
+		return w.say("%s's last stable offset %d is below its high watermark %d: producer id %d (epoch %d) holds", name(tp), lso, r.HW, e.ProducerID, e.Epoch)
+	}
+	i := slices.IndexFunc(w.descs, func(d txnDesc) bool { return d.code == protocol.None && d.d.ProducerID == e.ProducerID })
+	if i < 0 {
+		// No coordinator that answers knows the producer id: one that
+		// does not answer may be the one.
+		blocked := ""
+		for j, d := range w.descs {
+			if d.code != protocol.None {
+				blocked = firstReason(blocked, w.txnCoordinatorBlocked(w.ids[j], d.code))
+			}
+		}
+		return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that no transaction coordinator knows", lso), blocked})
+	}
+	id, d := w.ids[i], w.descs[i].d
+	now := c.NowMs()
+	switch {
+	case d.State == txnlog.Ongoing && e.Epoch == d.ProducerEpoch && slices.Contains(d.Partitions, tp):
+		if now < w.abortDeadlineMs(d.TransactionStartTimeMs, d.TransactionTimeoutMs) && w.runningInstance(id, e.ProducerID, e.Epoch) != nil {
+			return true // its producer may still commit it: Kafka waits transaction.timeout.ms
+		}
+		what := w.say(" transactional id %s's transaction open since %d ms (transaction.timeout.ms=%d)", id, d.TransactionStartTimeMs, d.TransactionTimeoutMs)
+		if w.describe && w.runningInstance(id, e.ProducerID, e.Epoch) == nil {
+			what += ", whose producer is gone"
+		}
+		if w.describe && now >= w.abortDeadlineMs(d.TransactionStartTimeMs, d.TransactionTimeoutMs) {
+			what += ": the coordinator has not aborted it"
+		}
+		return yield(Lag{TransactionEnded, which() + what, w.txnCoordinatorBlocked(id, protocol.None)})
+	case d.State == txnlog.PrepareCommit || d.State == txnlog.PrepareAbort || d.State == txnlog.PrepareEpochFence || d.PendingState != "":
+		return yield(Lag{TransactionEnded, which() + w.say(" transactional id %s's transaction, which its coordinator has in %s", id, d.State),
+			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.Partitions))})
+	}
+	return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that its coordinator has %s at epoch %d (a hanging transaction)", lso, d.State, d.ProducerEpoch),
+		w.txnCoordinatorBlocked(id, protocol.None)})
+}
+
+// coordinatorTxnLag is a transactional id's lag at its coordinator: a
+// transaction stuck in a Prepare state (its markers unanswered), or
+// Ongoing past the deadline by which the coordinator must abort it.
+func (w txnLagWalk) coordinatorTxnLag(id string, td txnDesc, yield func(Lag) bool) bool {
+	c := w.c
+	d := td.d
+	switch {
+	case td.code == protocol.TransactionalIDNotFound:
+		return true
+	case td.code != protocol.None:
+		blocked := w.txnCoordinatorBlocked(id, td.code)
+		if blocked == "" && td.code != protocol.CoordinatorLoadInProgress {
+			blocked = w.say("its coordinator answers %s", td.code.Name())
+		}
+		return yield(Lag{TransactionEnded, w.say("transactional id %s's coordinator does not answer: %s", id, td.code.Name()), blocked})
+	case d.State == txnlog.PrepareCommit || d.State == txnlog.PrepareAbort || d.State == txnlog.PrepareEpochFence:
+		return yield(Lag{TransactionEnded, w.say("transactional id %s is %s (producer id %d, epoch %d): its markers to %s are not all answered", id, d.State, d.ProducerID, d.ProducerEpoch, tpList(d.Partitions)),
+			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.Partitions))})
+	case d.PendingState != "":
+		return yield(Lag{TransactionEnded, w.say("transactional id %s is %s, writing %s to %s", id, d.State, d.PendingState, broker.TransactionStateTopic),
+			w.txnCoordinatorBlocked(id, protocol.None)})
+	case d.State == txnlog.Ongoing && c.NowMs() >= w.abortDeadlineMs(d.TransactionStartTimeMs, d.TransactionTimeoutMs):
+		return yield(Lag{TransactionEnded, w.say("transactional id %s's transaction open since %d ms is past transaction.timeout.ms=%d and the timed-out check: not aborted", id, d.TransactionStartTimeMs, d.TransactionTimeoutMs),
+			w.txnCoordinatorBlocked(id, protocol.None)})
+	}
+	return true
+}
+
+// runningInstance is the running producer of transactional id whose
+// producer id and epoch are pid and epoch, or nil: one that crashed (or
+// was fenced: a newer epoch) cannot end the transaction.
+func (w txnLagWalk) runningInstance(id string, pid int64, epoch int16) *client.Producer {
+	for _, p := range w.c.producers {
+		if p.Crashed() || p.Config().TransactionalID != id {
+			continue
+		}
+		if ppid, pepoch := p.ProducerIDAndEpoch(); ppid == pid && pepoch == epoch {
+			return p
+		}
+	}
+	return nil
+}
+
+// txnCoordinatorBlocked is the fault keeping transactional id's
+// coordinator from acting: its __transaction_state partition without a
+// leader, or lagging behind a fault, as coordinatorBlocked says for a
+// group's.
+func (w txnLagWalk) txnCoordinatorBlocked(id string, code protocol.ErrorCode) string {
+	c := w.c
+	t := c.controller.Image().Topic(broker.TransactionStateTopic)
+	part := c.TxnPartition(id)
+	if t == nil || part < 0 || int(part) >= len(t.Partitions) || t.Partitions[part] == nil {
+		return ""
+	}
+	reason := w.partitionBlocked(protocol.TopicPartition{Topic: broker.TransactionStateTopic, Partition: part})
+	if reason == "" {
+		return ""
+	}
+	return w.say("its transaction coordinator (%s/%d): %s", broker.TransactionStateTopic, part, reason)
+}
+
+// markersBlocked is the fault keeping a transaction's markers from being
+// written: a partition of it whose leader cannot be elected or reached.
+func (w txnLagWalk) markersBlocked(tps []protocol.TopicPartition) string {
+	for _, tp := range tps {
+		if reason := w.partitionBlocked(tp); reason != "" {
+			return w.say("markers unanswered: %s: %s", name(tp), reason)
+		}
+	}
+	return ""
+}
+
+// partitionBlocked is the fault excusing tp's first converged lag, if any.
+func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
+	c := w.c
+	t := c.controller.Image().Topic(tp.Topic)
+	if t == nil || int(tp.Partition) >= len(t.Partitions) || t.Partitions[tp.Partition] == nil {
+		return ""
+	}
+	noController := ""
+	if c.activeID == 0 {
+		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	}
+	reason := ""
+	w.partitionLags(t, tp, t.Partitions[tp.Partition], noController, func(l Lag) bool {
+		reason = l.Blocked
+		return false
+	})
+	return reason
+}
+
+func tpList(tps []protocol.TopicPartition) string {
+	s := ""
+	for i, tp := range tps {
+		if i > 0 {
+			s += ","
+		}
+		s += name(tp)
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+)
+
+// txnLivenessCluster is three brokers, one __transaction_state partition
+// whose coordinator checks for timed-out transactions every second, and
+// topic "out" (rf 3), stabilized.
+func txnLivenessCluster(t *testing.T) *Cluster {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Seed = 21
+	cfg.Broker.Txn = broker.DefaultTxnConfig()
+	cfg.Broker.Txn.StateLogNumPartitions = 1
+	cfg.Broker.Txn.AbortTimedOutInterval = time.Second
+	c, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.Checker().EveryStep = true
+	if err := c.CreateTopic("out", 1, 3, [][2]string{{"min.insync.replicas", "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Stabilize(); err != nil || !s.Converged() {
+		t.Fatalf("a healthy cluster did not converge: %+v, %v", s, err)
+	}
+	return c
+}
+
+// A transaction its running producer holds open is no lag while younger
+// than transaction.timeout.ms (the producer may still commit it); once
+// the producer crashed it is one, which only the coordinator's timed-out
+// abort ends: Stabilize waits for it, and the last stable offset then
+// reaches the high watermark.
+func TestLivenessTransactionEndsAfterItsProducerCrashed(t *testing.T) {
+	c := txnLivenessCluster(t)
+	cfg := client.DefaultProducerConfig()
+	cfg.TransactionalID = "tx"
+	cfg.EnableIdempotence = true
+	cfg.TransactionTimeout = 5 * time.Second
+	if err := cfg.ValidateIdempotence(func(k string) bool { return k == "transactional.id" }); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.CreateProducer("tp", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOp(t, c, "initTransactions", p.InitTransactions())
+	if err := p.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Produce(p, "out", []Message{{Value: []byte("a")}, {Value: []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	tp := protocol.TopicPartition{Topic: "out"}
+	if r := c.leaderReplica(tp); r == nil || r.LastStableOffset() >= r.HW {
+		t.Fatalf("the open transaction does not hold the last stable offset below the high watermark")
+	}
+	if lags := lagsOf(c, TransactionEnded); len(lags) != 0 {
+		t.Fatalf("a running producer's young transaction is a lag: %v", lags)
+	}
+	if err := c.CrashProducer("tp"); err != nil {
+		t.Fatal(err)
+	}
+	lags := lagsOf(c, TransactionEnded)
+	if len(lags) != 1 || !strings.Contains(lags[0].Detail, "out/0's last stable offset 0 is below its high watermark 2") ||
+		!strings.Contains(lags[0].Detail, "whose producer is gone") || lags[0].Blocked != "" {
+		t.Fatalf("a crashed producer's open transaction: lags %v", lags)
+	}
+	s, err := c.Stabilize()
+	if err != nil || !s.Converged() {
+		t.Fatalf("the coordinator did not abort the crashed producer's transaction: %+v, %v", s, err)
+	}
+	if s.Took < 5*time.Second {
+		t.Fatalf("stabilize took %v: it did not wait for transaction.timeout.ms", s.Took)
+	}
+	if r := c.leaderReplica(tp); r.LastStableOffset() != r.HW {
+		t.Fatalf("last stable offset %d, high watermark %d after the abort", r.LastStableOffset(), r.HW)
+	}
+	if vs := c.Checker().Violations(); len(vs) > 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+}
+
+// The property can fail: a transaction no coordinator knows (a hanging
+// transaction: data of a transactional producer id no coordinator will
+// ever write a marker for) holds the last stable offset for ever, and
+// Stabilize reports it when its ten minutes run out.
+func TestLivenessTransactionEndedCanFail(t *testing.T) {
+	c := txnLivenessCluster(t)
+	tp := protocol.TopicPartition{Topic: "out"}
+	l := c.leaderReplica(tp)
+	hanging := &record.Batch{ProducerID: 4242, ProducerEpoch: 0, BaseSequence: 0,
+		Attributes: record.ComputeAttributes(record.None, record.CreateTime, true, false), Records: []record.Record{{Value: []byte("hang")}}}
+	if _, err := l.Log.AppendAsLeader(hanging, l.LeaderEpoch); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.RunUntil(func() bool { return c.leaderReplica(tp).HW == 1 }, time.Minute); err != nil || !ok {
+		t.Fatalf("the followers never copied the hanging batch (%v)", err)
+	}
+	lags := lagsOf(c, TransactionEnded)
+	if len(lags) != 1 || !strings.Contains(lags[0].Detail, "producer id 4242") || !strings.Contains(lags[0].Detail, "no transaction coordinator knows") || lags[0].Blocked != "" {
+		t.Fatalf("a hanging transaction: lags %v", lags)
+	}
+	s, err := c.Stabilize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Settled || s.Converged() {
+		t.Fatalf("a hanging transaction settled: %+v", s)
+	}
+	vs := c.Checker().Violations()
+	if len(vs) == 0 || vs[0].Invariant != TransactionEnded || !strings.Contains(vs[0].Detail, "out/0") {
+		t.Fatalf("want a %s violation for out/0, got %v", TransactionEnded, vs)
+	}
+}
