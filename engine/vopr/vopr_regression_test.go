@@ -19,6 +19,16 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// (LogCleaner discards aborted transactions' records, KIP-98), and
 		// the checker called its acknowledged records lost.
 		{"seed62-aborted-txn-compacted-away.lab", "acknowledged records of an aborted transaction compacted away"},
+		// A stabilize while two of three brokers were down: the coordinator's
+		// timed-out abort could not write PrepareAbort (its
+		// __transaction_state partition under min ISR) and kept the epoch
+		// it had bumped (Kafka's hasFailedEpochFence); liveness called the
+		// transaction hanging instead of blocked by the fault.
+		{"seed2-coordinator-under-min-isr-failed-epoch-fence.lab", "a timed-out abort blocked by a coordinator under min ISR"},
+		// A COMMIT marker above a high watermark that stands still while
+		// the partition's ISR is under min.insync.replicas (KAFKA-15583)
+		// and its other replicas are down: a fault, not a bug.
+		{"seed35-marker-above-a-still-hw.lab", "a marker held above the high watermark by replicas that are down"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
