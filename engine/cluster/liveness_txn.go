@@ -110,7 +110,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 	if holder < 0 {
 		// A completed transaction whose marker is above the high
 		// watermark: replication must carry the marker below it.
-		return yield(Lag{TransactionEnded, w.say("%s's last stable offset %d is below its high watermark %d: a transaction's marker is not replicated yet", name(tp), lso, r.HW),
+		return yield(Lag{TransactionEnded, w.say("%s's last stable offset %d is below its high watermark %d: a transaction's marker (log end %d) is not below the high watermark yet", name(tp), lso, r.HW, r.Log.EndOffset()),
 			w.partitionBlocked(tp)})
 	}
 	e := entries[holder]
@@ -132,7 +132,11 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 	id, d := w.ids[i], w.descs[i].d
 	now := c.NowMs()
 	switch {
-	case d.State == txnlog.Ongoing && e.Epoch == d.ProducerEpoch && slices.Contains(d.Partitions, tp):
+	// The coordinator's epoch may be one above the data's: a timed-out
+	// abort bumps it in memory before its PrepareAbort write (Kafka's
+	// prepareFenceProducerEpoch), and keeps it when that write fails
+	// (hasFailedEpochFence), the transaction staying Ongoing.
+	case d.State == txnlog.Ongoing && (e.Epoch == d.ProducerEpoch || e.Epoch+1 == d.ProducerEpoch) && slices.Contains(d.Partitions, tp):
 		if now < w.abortDeadlineMs(d.TransactionStartTimeMs, d.TransactionTimeoutMs) && w.runningInstance(id, e.ProducerID, e.Epoch) != nil {
 			return true // its producer may still commit it: Kafka waits transaction.timeout.ms
 		}
@@ -240,7 +244,32 @@ func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
 		reason = l.Blocked
 		return false
 	})
-	return reason
+	return firstReason(reason, w.underMinISR(tp))
+}
+
+// underMinISR is the fault keeping tp's high watermark where it is: since
+// KAFKA-15583 (Kafka 3.7) a leader whose ISR is below min.insync.replicas
+// does not move it, so a marker above it is never replicated as far as a
+// read_committed reader is concerned, and a coordinator's write never
+// commits. It is a fault when too few replicas run to fill the ISR again
+// (while enough run, the followers catching up rejoin it in time).
+func (w lagWalk) underMinISR(tp protocol.TopicPartition) string {
+	c := w.c
+	r := c.leaderReplica(tp)
+	if r == nil || len(r.ISR) >= r.MinISR {
+		return ""
+	}
+	live := 0
+	for _, id := range r.Replicas {
+		if c.brokerLive(id) {
+			live++
+		}
+	}
+	if live >= r.MinISR {
+		return ""
+	}
+	return w.say("%s's ISR (%s) is below min.insync.replicas=%d and only %d of its replicas run, so its high watermark stands still (KAFKA-15583)",
+		name(tp), protocol.JoinIDs(r.ISR), r.MinISR, live)
 }
 
 func tpList(tps []protocol.TopicPartition) string {
