@@ -29,6 +29,13 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// the partition's ISR is under min.insync.replicas (KAFKA-15583)
 		// and its other replicas are down: a fault, not a bug.
 		{"seed35-marker-above-a-still-hw.lab", "a marker held above the high watermark by replicas that are down"},
+		// 200 steps: a net partition cut the coordinator off from the
+		// leader its markers had to reach; liveness named no fault.
+		{"seed70-markers-cut-off-from-coordinator.lab", "markers unanswered behind a net partition"},
+		// 200 steps: an unclean election on t0/0 elected a replica without
+		// the ABORT marker its old leader had acknowledged, so the
+		// transaction hangs there, as it would in Kafka.
+		{"seed37-unclean-election-loses-marker.lab", "a hanging transaction an unclean election made"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
