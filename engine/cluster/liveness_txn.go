@@ -121,7 +121,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 	if i < 0 {
 		// No coordinator that answers knows the producer id: one that
 		// does not answer may be the one.
-		blocked := ""
+		blocked := w.uncleanElected(tp)
 		for j, d := range w.descs {
 			if d.code != protocol.None {
 				blocked = firstReason(blocked, w.txnCoordinatorBlocked(w.ids[j], d.code))
@@ -150,10 +150,10 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 		return yield(Lag{TransactionEnded, which() + what, w.txnCoordinatorBlocked(id, protocol.None)})
 	case d.State == txnlog.PrepareCommit || d.State == txnlog.PrepareAbort || d.State == txnlog.PrepareEpochFence || d.PendingState != "":
 		return yield(Lag{TransactionEnded, which() + w.say(" transactional id %s's transaction, which its coordinator has in %s", id, d.State),
-			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.Partitions))})
+			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.CoordinatorID, d.Partitions))})
 	}
 	return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that its coordinator has %s at epoch %d (a hanging transaction)", lso, d.State, d.ProducerEpoch),
-		w.txnCoordinatorBlocked(id, protocol.None)})
+		firstReason(w.uncleanElected(tp), w.txnCoordinatorBlocked(id, protocol.None))})
 }
 
 // coordinatorTxnLag is a transactional id's lag at its coordinator: a
@@ -173,7 +173,7 @@ func (w txnLagWalk) coordinatorTxnLag(id string, td txnDesc, yield func(Lag) boo
 		return yield(Lag{TransactionEnded, w.say("transactional id %s's coordinator does not answer: %s", id, td.code.Name()), blocked})
 	case d.State == txnlog.PrepareCommit || d.State == txnlog.PrepareAbort || d.State == txnlog.PrepareEpochFence:
 		return yield(Lag{TransactionEnded, w.say("transactional id %s is %s (producer id %d, epoch %d): its markers to %s are not all answered", id, d.State, d.ProducerID, d.ProducerEpoch, tpList(d.Partitions)),
-			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.Partitions))})
+			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.CoordinatorID, d.Partitions))})
 	case d.PendingState != "":
 		return yield(Lag{TransactionEnded, w.say("transactional id %s is %s, writing %s to %s", id, d.State, d.PendingState, broker.TransactionStateTopic),
 			w.txnCoordinatorBlocked(id, protocol.None)})
@@ -218,14 +218,42 @@ func (w txnLagWalk) txnCoordinatorBlocked(id string, code protocol.ErrorCode) st
 }
 
 // markersBlocked is the fault keeping a transaction's markers from being
-// written: a partition of it whose leader cannot be elected or reached.
-func (w txnLagWalk) markersBlocked(tps []protocol.TopicPartition) string {
+// written: a partition of it whose leader cannot be elected, cannot
+// replicate, or that the coordinator (broker coord) cannot reach.
+func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) string {
+	c := w.c
+	cb := c.Broker(int(coord))
 	for _, tp := range tps {
 		if reason := w.partitionBlocked(tp); reason != "" {
 			return w.say("markers unanswered: %s: %s", name(tp), reason)
 		}
+		pi := c.controller.Image().Partition(tp.Topic, tp.Partition)
+		if cb == nil || pi == nil || pi.Leader <= 0 {
+			continue
+		}
+		if lb := c.Broker(int(pi.Leader)); lb != nil && lb.Alive() && !c.net.Connected(cb.Node, lb.Node) {
+			return w.say("markers unanswered: a net partition cuts the coordinator b%d off from %s's leader b%d", coord, name(tp), lb.ID)
+		}
+	}
+	if c.net.Faulty() {
+		return "net drop rules are in force"
 	}
 	return ""
+}
+
+// uncleanElected is what excuses a transaction a partition holds open for
+// ever after an unclean election: the new leader may lack the marker the
+// old one wrote and acknowledged, so the transaction hangs there, as it
+// does in Kafka (whose operators end it with kafka-transactions.sh abort).
+// The checker stops reading such a partition's history for the same
+// reason (invariants_txn.go).
+func (w lagWalk) uncleanElected(tp protocol.TopicPartition) string {
+	k := w.c.checker
+	k.noteUncleanElections()
+	if !k.unclean[tp] {
+		return ""
+	}
+	return w.say("an unclean election on %s may have lost the transaction's marker (kafka-transactions.sh abort ends such a hanging transaction)", name(tp))
 }
 
 // partitionBlocked is the fault excusing tp's first converged lag, if any.
