@@ -36,6 +36,12 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// the ABORT marker its old leader had acknowledged, so the
 		// transaction hangs there, as it would in Kafka.
 		{"seed37-unclean-election-loses-marker.lab", "a hanging transaction an unclean election made"},
+		// 200 steps: a follower whose log was empty at offset 33 (its start
+		// and end) fetched from a leader whose batch 28-35 straddles it, and
+		// refused it for ever ("batch at offset 28 is below the log end
+		// offset 33"); Kafka's Partition.appendRecordsToFollowerOrFutureReplica
+		// restarts such an empty log at the batch's base offset.
+		{"seed26-follower-log-ends-inside-a-leader-batch.lab", "an empty follower log inside the leader's batch"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
