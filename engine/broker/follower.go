@@ -5,6 +5,7 @@ import (
 
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/replica"
 	"github.com/loglab/loglab/engine/sim"
 )
@@ -75,6 +76,16 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 		b.fetchFromLeader(r)
 		return
 	case len(m.Records) > 0:
+		if first, ok := straddlesEmptyLog(r.Log.StartOffset(), r.Log.EndOffset(), m.Records); ok {
+			// Partition.appendRecordsToFollowerOrFutureReplica: an empty log
+			// whose start lies inside the leader's first batch (the leader's
+			// log start, or a retention cut, fell mid-batch) starts again at
+			// the batch's base offset; refusing the batch would refuse every
+			// later fetch from the same offset.
+			if err := r.Log.TruncateFullyAndStartAt(first); err != nil {
+				b.events(fmt.Sprintf("%s: cannot restart the empty log of %s/%d at %d: %v", b.Node, r.TP.Topic, r.TP.Partition, first, err))
+			}
+		}
 		if _, err := r.Log.AppendEncoded(m.Records); err != nil {
 			b.events(fmt.Sprintf("%s: cannot append fetched data to %s/%d: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 			b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
@@ -123,4 +134,27 @@ func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
 	}
 	b.events(fmt.Sprintf("%s: truncated %s/%d from %d to %d: its records there diverged from the leader's (%s)",
 		b.Node, r.TP.Topic, r.TP.Partition, before, r.Log.EndOffset(), why))
+}
+
+// straddlesEmptyLog reports whether fetched batches begin below an empty
+// log's end (start == end) and reach it, and returns the first batch's
+// base offset: the case Kafka's UnexpectedAppendOffsetException handler
+// in Partition.appendRecordsToFollowerOrFutureReplica truncates fully for.
+func straddlesEmptyLog(start, end int64, batches []byte) (int64, bool) {
+	if start != end {
+		return 0, false
+	}
+	first, last := int64(-1), int64(-1)
+	for rest := batches; len(rest) > 0; {
+		h, err := record.ReadHeader(rest)
+		if err != nil || h.Size() > len(rest) {
+			break
+		}
+		if first < 0 {
+			first = h.BaseOffset
+		}
+		last = h.LastOffset()
+		rest = rest[h.Size():]
+	}
+	return first, first >= 0 && first < end && last >= end
 }
