@@ -4,8 +4,12 @@
 // produces, ticks, steps, crashes, power losses, restarts, network
 // partitions, drops and delays, and consumer groups under the three
 // protocols whose members join, leave, crash, restart, stall and commit
-// while their coordinators fail over (workload_groups.go), with the
-// invariant checker watching every event (`check invariants always=true`).
+// while their coordinators fail over (workload_groups.go), and
+// idempotent (every plain producer, Kafka 3.0's default) and transactional
+// producers whose transactions commit, abort, time out, are fenced by a
+// restarted or second instance and carry a group's offsets, read by a
+// read_committed consumer (workload_txn.go), with the invariant checker
+// watching every event (`check invariants always=true`).
 //
 // The workload is written in the lab language, one command line at a time,
 // and run through engine/lab: the script a run prints is the run. A failing
