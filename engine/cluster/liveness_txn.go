@@ -99,12 +99,13 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 	if lso >= r.HW {
 		return true
 	}
+	// The oldest open transaction holds the LSO; retention may have moved
+	// the log start (and so the LSO) past its first offset.
 	holder := -1
 	entries := r.Log.Producers()
 	for i, e := range entries {
-		if e.HasOngoingTxn() && e.CurrentTxnFirstOffset == lso {
+		if e.HasOngoingTxn() && e.CurrentTxnFirstOffset <= lso && (holder < 0 || e.CurrentTxnFirstOffset < entries[holder].CurrentTxnFirstOffset) {
 			holder = i
-			break
 		}
 	}
 	if holder < 0 {
@@ -127,7 +128,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 				blocked = firstReason(blocked, w.txnCoordinatorBlocked(w.ids[j], d.code))
 			}
 		}
-		return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that no transaction coordinator knows", lso), blocked})
+		return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that no transaction coordinator knows", e.CurrentTxnFirstOffset), blocked})
 	}
 	id, d := w.ids[i], w.descs[i].d
 	now := c.NowMs()
@@ -152,7 +153,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 		return yield(Lag{TransactionEnded, which() + w.say(" transactional id %s's transaction, which its coordinator has in %s", id, d.State),
 			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.CoordinatorID, d.Partitions))})
 	}
-	return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that its coordinator has %s at epoch %d (a hanging transaction)", lso, d.State, d.ProducerEpoch),
+	return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that its coordinator has %s at epoch %d (a hanging transaction)", e.CurrentTxnFirstOffset, d.State, d.ProducerEpoch),
 		firstReason(w.uncleanElected(tp), w.txnCoordinatorBlocked(id, protocol.None))})
 }
 

@@ -99,7 +99,9 @@ func TestLivenessTransactionEndedCanFail(t *testing.T) {
 	c := txnLivenessCluster(t)
 	tp := protocol.TopicPartition{Topic: "out"}
 	l := c.leaderReplica(tp)
-	hanging := &record.Batch{ProducerID: 4242, ProducerEpoch: 0, BaseSequence: 0,
+	// Stamped now: retention.ms would delete a batch stamped at the epoch,
+	// moving the log start (and the last stable offset) past it.
+	hanging := &record.Batch{ProducerID: 4242, ProducerEpoch: 0, BaseSequence: 0, BaseTimestamp: c.NowMs(), MaxTimestamp: c.NowMs(),
 		Attributes: record.ComputeAttributes(record.None, record.CreateTime, true, false), Records: []record.Record{{Value: []byte("hang")}}}
 	if _, err := l.Log.AppendAsLeader(hanging, l.LeaderEpoch); err != nil {
 		t.Fatal(err)
