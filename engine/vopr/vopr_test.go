@@ -45,8 +45,10 @@ var (
 const fullWorkloadPasses = true
 
 // Defaults sized for `make test` on a 2-core machine: 200 seeds of 60
-// workload steps and at least 2000 simulation steps each take ~35 s
-// natively on every topic kind (~20 s on plain topics). The cost grows
+// workload steps and at least 2000 simulation steps each took ~35 s
+// natively on every topic kind (~20 s on plain topics) before the groups'
+// and transactions' workloads; with both, 70 s on an idle machine and
+// 2.5 min on a shared one (issue 13). The cost grows
 // faster than the steps (100 steps: ~75 s, 150: ~3.5 min, 2000: ~80 s a
 // seed, measured on plain topics) because of event storms in the engine
 // (a follower's fetch loop on an empty leader epoch, the producer's drain
