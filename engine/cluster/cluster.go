@@ -109,6 +109,7 @@ type Cluster struct {
 	budget       budget                  // the current command's events (budget.go)
 	ledger       ledger                  // what each consumer's application processed (processing.go)
 	specs        map[string]consumerSpec // how each consumer was created, for a restart
+	sideEffects  sideEffects             // the eos loop's external side effects (eos.go)
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker

@@ -63,6 +63,8 @@ func init() {
 		txnSendOffsetsCommand,
 		producerCrashCommand,
 		producerRestartCommand,
+		eosCommand,
+		showSideEffectsCommand,
 		groupListCommand,
 		groupResetOffsetsCommand,
 		checkInvariantsCommand,

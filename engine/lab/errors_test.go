@@ -39,7 +39,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		{"prodcue orders value=1", `unknown command "prodcue"; did you mean "produce"? (help lists every command)`, misuse},
 		{"shwo log orders/0", `unknown command "shwo"; did you mean "show log"?`, misuse},
 		{"show", "show takes one of: log, isr, segments", misuse},
-		{"show lgo orders/0", `show takes one of: log, isr, segments, batch, lookup, metadata, brokers, quorum, network, group, rebalances, producers, txn (got "lgo"); did you mean "show log"?`, misuse},
+		{"show lgo orders/0", `show takes one of: log, isr, segments, batch, lookup, metadata, brokers, quorum, network, group, rebalances, producers, txn, side-effects (got "lgo"); did you mean "show log"?`, misuse},
 		{"topic delete orders", "topic takes one of: create", misuse},
 		{"cluster brokers=0", "brokers=0 is out of range", misuse},
 		{"cluster brokers=three", "brokers=three is not a whole number", misuse},
