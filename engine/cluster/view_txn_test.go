@@ -79,3 +79,35 @@ func TestTailRecordsGiveTransactionsTheirFate(t *testing.T) {
 		t.Fatalf("tail of a log ending with a marker = %+v, want o1 committed then COMMIT at 7", recs)
 	}
 }
+
+// A log whose last batch is a marker (every committed or aborted
+// transaction's log, once the coordinator wrote it) is read to its end: the
+// marker's offset moves the read on like a data batch's does, or the strip
+// would read the marker again forever.
+func TestTailRecordsEndOnAMarker(t *testing.T) {
+	l, _, err := log.Open(storage.NewMem(), "t-0", log.DefaultConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range []record.Batch{
+		{Attributes: record.ComputeAttributes(record.None, record.CreateTime, true, false), ProducerID: 7, BaseSequence: 0,
+			Records: []record.Record{{Value: []byte("t1")}}},
+		record.NewControlBatch(0, 0, 7, 1, 0, record.EndTxnMarker{Type: record.Commit}),
+	} {
+		b.BaseOffset = int64(i)
+		raw, err := b.AppendEncoded(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AppendEncoded(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := tailRecords(l, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Txn != "committed" || recs[1].Control != "COMMIT" {
+		t.Fatalf("tail = %+v, want t1 committed then the COMMIT marker", recs)
+	}
+}
