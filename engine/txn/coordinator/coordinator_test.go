@@ -243,6 +243,23 @@ func TestCoordinator(t *testing.T) {
 				t.Fatalf("partitions left after CompleteCommit")
 			}
 		}},
+		{"TransactionMetadata.prepareIncrementProducerEpoch: InitProducerId after a transaction moves to Empty with no start time (describe prints None)", func(t *testing.T) {
+			h := ongoing(t)
+			h.end("tx", 1000, 0, true)
+			h.commitAll()
+			h.markAll()
+			h.commitAll()
+			wantState(t, h.state("tx"), txnlog.CompleteCommit, 1000, 1)
+			h.init("tx", -1, -1)
+			h.commitAll()
+			m := h.state("tx")
+			if m.State != txnlog.Empty || m.TxnStartTimestamp != -1 || len(m.Partitions) != 0 {
+				t.Fatalf("after InitProducerId: state %s start %d partitions %v, want Empty, -1, none", m.State, m.TxnStartTimestamp, m.Partitions)
+			}
+			if d, _ := h.p.Describe("tx"); d.TransactionStartTimeMs != -1 {
+				t.Fatalf("describe: start %d, want -1", d.TransactionStartTimeMs)
+			}
+		}},
 		{"handleEndTransaction: a retried commit with the old epoch after CompleteCommit answers NONE with the bumped epoch (isRetry)", func(t *testing.T) {
 			h := ongoing(t)
 			h.end("tx", 1000, 0, true)

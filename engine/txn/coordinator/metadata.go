@@ -250,6 +250,9 @@ func (m *Metadata) completeTransitionTo(t Transit) error {
 		}
 		m.TxnTimeoutMs, m.ProducerEpoch, m.LastProducerEpoch = t.TxnTimeoutMs, t.ProducerEpoch, t.LastProducerEpoch
 		m.ProducerID, m.PreviousProducerID = t.ProducerID, t.PrevProducerID
+		// Kafka's completeTransitionTo overwrites the whole metadata: an
+		// Empty id has no transaction, so no start time (describe: None).
+		m.TxnStartTimestamp, m.Partitions = t.TxnStartTimestamp, nil
 	case txnlog.Ongoing: // AddPartitionsToTxn
 		if !validEpoch() || m.TxnTimeoutMs != t.TxnTimeoutMs {
 			return fail()
