@@ -54,9 +54,6 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 					out = append(out, tailRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
 						Control: markerName(f.commit), ProducerID: b.ProducerID})
 				}
-				// A marker takes an offset: read on past it, or a log ending
-				// with one would be read again forever.
-				from = max(from, b.NextOffset())
 				continue
 			}
 			for _, r := range b.Records {
