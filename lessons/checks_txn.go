@@ -50,26 +50,11 @@ func leaderReplica(s State, tp string) (*broker.Replica, error) {
 // fetch from the log start offset would return them.
 func logBatches(l *log.Log) ([]record.Batch, error) {
 	var out []record.Batch
-	for from := l.StartOffset(); from < l.EndOffset(); {
-		fd, err := l.Read(from, 1<<20, l.EndOffset())
-		if err != nil {
-			return nil, err
-		}
-		bs, err := fd.Batches()
-		if err != nil {
-			return nil, err
-		}
-		if len(bs) == 0 {
-			break
-		}
-		for _, b := range bs {
-			if b.NextOffset() > from {
-				out = append(out, b)
-				from = b.NextOffset()
-			}
-		}
-	}
-	return out, nil
+	err := l.EachBatch(l.StartOffset(), l.EndOffset(), func(b *record.Batch) bool {
+		out = append(out, *b)
+		return true
+	})
+	return out, err
 }
 
 // txnRecord is one record of the leader's log and what decides its fate.

@@ -110,26 +110,11 @@ func coordinatorOperationError(c protocol.ErrorCode) protocol.ErrorCode {
 // id and its control markers, not only the records.
 func readBatches(r *Replica, from int64) ([]record.Batch, error) {
 	var out []record.Batch
-	for from < r.Log.EndOffset() {
-		fd, err := r.Log.Read(from, 1<<20, r.Log.EndOffset())
-		if err != nil {
-			return out, err
-		}
-		batches, err := fd.Batches()
-		if err != nil {
-			return out, err
-		}
-		if len(batches) == 0 {
-			break
-		}
-		for _, bt := range batches {
-			if bt.NextOffset() > from {
-				out = append(out, bt)
-				from = bt.NextOffset()
-			}
-		}
-	}
-	return out, nil
+	err := r.Log.EachBatch(from, r.Log.EndOffset(), func(b *record.Batch) bool {
+		out = append(out, *b)
+		return true
+	})
+	return out, err
 }
 
 // replayCoordinatorLog is CoordinatorLoaderImpl.load's loop: a control

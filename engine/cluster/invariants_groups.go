@@ -209,30 +209,13 @@ func (k *Checker) scanCommittedOffsets(w *groupWatch) {
 		if from >= r.HW {
 			continue
 		}
-		for from < r.HW {
-			fd, err := r.Log.Read(from, 1<<20, r.HW)
-			if err != nil {
-				break
+		_ = r.Log.EachBatch(from, r.HW, func(b *record.Batch) bool {
+			for _, v := range w.applyBatch(b, k.unclean) {
+				k.report(CommittedOffsetMonotonic, v)
 			}
-			bs, err := fd.Batches()
-			if err != nil || len(bs) == 0 {
-				break
-			}
-			for i := range bs {
-				if bs[i].LastOffset() >= r.HW {
-					break
-				}
-				for _, v := range w.applyBatch(&bs[i], k.unclean) {
-					k.report(CommittedOffsetMonotonic, v)
-				}
-				w.scanned[p] = bs[i].NextOffset()
-			}
-			if next := bs[len(bs)-1].NextOffset(); next > from && w.scanned[p] == next {
-				from = next
-			} else {
-				break
-			}
-		}
+			w.scanned[p] = b.NextOffset()
+			return true
+		})
 		w.scanned[p] = max(w.scanned[p], r.HW)
 	}
 }

@@ -222,39 +222,15 @@ func (k *Checker) scanProducers() {
 				continue
 			}
 			from := max(w.scanned[tp], r.Log.StartOffset())
-			for from < r.HW {
-				facts, next, err := readFacts(r, from, r.HW)
-				if err != nil || next <= from {
-					break
+			_ = r.Log.EachBatch(from, r.HW, func(b *record.Batch) bool {
+				for _, v := range w.apply(tp, factsOf(b)) {
+					k.report(v[0], v[1])
 				}
-				for _, f := range facts {
-					for _, v := range w.apply(tp, f) {
-						k.report(v[0], v[1])
-					}
-				}
-				from = next
-			}
-			w.scanned[tp] = max(w.scanned[tp], from)
+				w.scanned[tp] = b.NextOffset()
+				return true
+			})
 		}
 	}
-}
-
-// readFacts reads the batches from offset from (below end) and returns
-// their facts and the offset after the last one.
-func readFacts(r *broker.Replica, from, end int64) ([]batchFacts, int64, error) {
-	fd, err := r.Log.Read(from, 1<<20, end)
-	if err != nil {
-		return nil, from, err
-	}
-	bs, err := fd.Batches()
-	if err != nil || len(bs) == 0 {
-		return nil, from, err
-	}
-	out := make([]batchFacts, 0, len(bs))
-	for i := range bs {
-		out = append(out, factsOf(&bs[i]))
-	}
-	return out, bs[len(bs)-1].NextOffset(), nil
 }
 
 func factsOf(b *record.Batch) batchFacts {
@@ -300,39 +276,27 @@ func (k *Checker) notePolled(consumer string, readCommitted bool, recs []client.
 
 // batchAt is the batch holding offset in r's log.
 func batchAt(r *broker.Replica, offset int64) (record.Batch, bool) {
-	fd, err := r.Log.Read(offset, 1, r.Log.EndOffset())
-	if err != nil {
-		return record.Batch{}, false
-	}
-	bs, err := fd.Batches()
-	if err != nil {
-		return record.Batch{}, false
-	}
-	i := slices.IndexFunc(bs, func(b record.Batch) bool { return b.BaseOffset <= offset && offset <= b.LastOffset() })
-	if i < 0 {
-		return record.Batch{}, false
-	}
-	return bs[i], true
+	var found record.Batch
+	ok := false
+	_ = r.Log.EachBatch(offset, offset+1, func(b *record.Batch) bool {
+		if b.BaseOffset <= offset && offset <= b.LastOffset() {
+			found, ok = *b, true
+		}
+		return false
+	})
+	return found, ok
 }
 
 // markerAfter is how producer pid's transaction open at offset from ends
 // in r's log: "COMMIT", "ABORT", or "open" when no marker follows yet.
 func markerAfter(r *broker.Replica, pid int64, from int64) string {
-	for from < r.Log.EndOffset() {
-		fd, err := r.Log.Read(from, 1<<20, r.Log.EndOffset())
-		if err != nil {
-			return "open"
+	fate := "open"
+	_ = r.Log.EachBatch(from, r.Log.EndOffset(), func(b *record.Batch) bool {
+		if b.ProducerID == pid && b.IsControl() {
+			fate = markerName(factsOf(b).commit)
+			return false
 		}
-		bs, err := fd.Batches()
-		if err != nil || len(bs) == 0 {
-			return "open"
-		}
-		for i := range bs {
-			if b := &bs[i]; b.ProducerID == pid && b.IsControl() {
-				return markerName(factsOf(b).commit)
-			}
-		}
-		from = bs[len(bs)-1].NextOffset()
-	}
-	return "open"
+		return true
+	})
+	return fate
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/record"
 )
 
 // tailRecord is one record of a partition's shown tail, control records
@@ -24,57 +25,43 @@ type tailRecord struct {
 // transaction's data, so reading to the end finds every fate there is.
 func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 	var out []tailRecord
-	start := from
 	open := map[int64][]int{} // producer id -> indexes of its undecided records in out
-	for from < l.EndOffset() {
-		fd, err := l.Read(from, 1<<20, l.EndOffset())
-		if err != nil {
-			return out, err
+	err := l.EachBatch(from, l.EndOffset(), func(b *record.Batch) bool {
+		if b.IsControl() {
+			fate := "aborted"
+			f := factsOf(b)
+			if f.commit {
+				fate = "committed"
+			}
+			for _, j := range open[b.ProducerID] {
+				out[j].Txn = fate
+			}
+			delete(open, b.ProducerID)
+			if b.BaseOffset >= from {
+				out = append(out, tailRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
+					Control: markerName(f.commit), ProducerID: b.ProducerID})
+			}
+			return true
 		}
-		batches, err := fd.Batches()
-		if err != nil || len(batches) == 0 {
-			return out, err
-		}
-		for i := range batches {
-			b := &batches[i]
-			// Past every batch read, markers included: a log ending with a
-			// marker would otherwise be read again from the same offset.
-			from = max(from, b.NextOffset())
-			if b.IsControl() {
-				fate := "aborted"
-				f := factsOf(b)
-				if f.commit {
-					fate = "committed"
-				}
-				for _, j := range open[b.ProducerID] {
-					out[j].Txn = fate
-				}
-				delete(open, b.ProducerID)
-				if b.BaseOffset >= start {
-					out = append(out, tailRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
-						Control: markerName(f.commit), ProducerID: b.ProducerID})
-				}
+		for _, r := range b.Records {
+			off := b.Offset(r)
+			if off < from {
 				continue
 			}
-			for _, r := range b.Records {
-				off := b.Offset(r)
-				if off < start {
-					continue
-				}
-				t := tailRecord{RecordAt: log.RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers},
-					ProducerID: b.ProducerID}
-				if b.IsTransactional() {
-					t.Txn = "open"
-					open[b.ProducerID] = append(open[b.ProducerID], len(out))
-				}
-				out = append(out, t)
+			t := tailRecord{RecordAt: log.RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers},
+				ProducerID: b.ProducerID}
+			if b.IsTransactional() {
+				t.Txn = "open"
+				open[b.ProducerID] = append(open[b.ProducerID], len(out))
 			}
+			out = append(out, t)
 		}
-	}
+		return true
+	})
 	if len(out) > limit {
 		out = out[len(out)-limit:]
 	}
-	return out, nil
+	return out, err
 }
 
 // lastStableOffset is the offset below which every transaction of the

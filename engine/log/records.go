@@ -17,30 +17,45 @@ type RecordAt struct {
 // gaps compaction left. Control records are skipped, as consumers skip them.
 func (l *Log) Records(from int64, limit int) ([]RecordAt, error) {
 	var out []RecordAt
-	for from < l.EndOffset() && (limit <= 0 || len(out) < limit) {
-		fd, err := l.Read(from, 1<<20, l.EndOffset())
-		if err != nil {
-			return out, err
-		}
-		batches, err := fd.Batches()
-		if err != nil {
-			return out, err
-		}
-		if len(batches) == 0 {
-			break
-		}
-		for _, b := range batches {
-			if !b.IsControl() {
-				for _, r := range b.Records {
-					off := b.Offset(r)
-					if off < from || (limit > 0 && len(out) >= limit) {
-						continue
-					}
+	err := l.EachBatch(from, l.EndOffset(), func(b *record.Batch) bool {
+		if !b.IsControl() {
+			for _, r := range b.Records {
+				if off := b.Offset(r); off >= from && (limit <= 0 || len(out) < limit) {
 					out = append(out, RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers})
 				}
 			}
-			from = max(from, b.NextOffset())
+		}
+		return limit <= 0 || len(out) < limit
+	})
+	return out, err
+}
+
+// EachBatch decodes, in offset order, the batches holding offsets from
+// from up to to (whole batches: the last may end past to) and calls fn with
+// each until it returns false. Markers are included: the coordinators'
+// loads, the checker and the view need a batch's producer and control
+// fields, not only its records.
+func (l *Log) EachBatch(from, to int64, fn func(b *record.Batch) bool) error {
+	to = min(to, l.EndOffset())
+	for from < to {
+		fd, err := l.Read(from, 1<<20, to)
+		if err != nil {
+			return err
+		}
+		batches, err := fd.Batches()
+		if err != nil || len(batches) == 0 {
+			return err
+		}
+		for i := range batches {
+			b := &batches[i]
+			if b.NextOffset() <= from {
+				continue // before from: the read starts at the batch holding it
+			}
+			if !fn(b) {
+				return nil
+			}
+			from = b.NextOffset()
 		}
 	}
-	return out, nil
+	return nil
 }
