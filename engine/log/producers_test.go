@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/loglab/loglab/engine/producerstate"
@@ -422,5 +423,39 @@ func TestLastStableOffsetNotBelowLogStart(t *testing.T) {
 	}
 	if got := l.LastStableOffset(6); got != 4 {
 		t.Fatalf("LSO %d after the log start moved to 4, want 4", got)
+	}
+}
+
+// EachBatch walks whole batches from the one holding from, markers
+// included, and stops when told to.
+func TestEachBatchWalksBatchesAndMarkers(t *testing.T) {
+	l := openLog(t, storage.NewMem(), DefaultConfig())
+	mustAppend(t, l, pbatch(7, 0, 0, 3, true)) // 0-2
+	marker := record.NewControlBatch(0, 0, 7, 0, 0, record.EndTxnMarker{Type: record.Commit})
+	if _, err := l.AppendAsCoordinator(&marker, 0); err != nil { // 3
+		t.Fatal(err)
+	}
+	mustAppend(t, l, pbatch(8, 0, 0, 2, false)) // 4-5
+	var seen []string
+	walk := func(from, to int64, stopAt int) {
+		seen = nil
+		if err := l.EachBatch(from, to, func(b *record.Batch) bool {
+			seen = append(seen, fmt.Sprintf("%d-%d control=%t", b.BaseOffset, b.LastOffset(), b.IsControl()))
+			return len(seen) < stopAt
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk(1, l.EndOffset(), 10)
+	if got := strings.Join(seen, " "); got != "0-2 control=false 3-3 control=true 4-5 control=false" {
+		t.Fatalf("from 1: %s", got)
+	}
+	walk(0, 4, 10)
+	if got := strings.Join(seen, " "); got != "0-2 control=false 3-3 control=true" {
+		t.Fatalf("to 4: %s", got)
+	}
+	walk(0, l.EndOffset(), 1)
+	if len(seen) != 1 {
+		t.Fatalf("fn returning false did not stop the walk: %v", seen)
 	}
 }
