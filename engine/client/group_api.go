@@ -137,6 +137,7 @@ func (c *Consumer) detach(crashed bool) {
 		cancel(g.findWake)
 	}
 	c.assign = nil
+	c.meta.stop() // a closed or dead client asks for metadata no more
 	c.net.Attach(c.ID, func(*sim.Envelope) {})
 }
 

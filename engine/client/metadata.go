@@ -109,6 +109,18 @@ func (m *metadataCache) failed() {
 	m.refresh()
 }
 
+// stop forgets the request in flight and the refresh waiting out its
+// backoff: the client's process died, and a dead process neither times a
+// request out nor sends it again.
+func (m *metadataCache) stop() {
+	m.gen++
+	m.inFlight = false
+	if m.wakeup != nil {
+		m.wakeup.Cancelled = true
+		m.wakeup = nil
+	}
+}
+
 // disconnected moves on to the next bootstrap broker if the one asked died.
 func (m *metadataCache) disconnected(peer sim.NodeID) {
 	if m.inFlight && m.asked == peer {

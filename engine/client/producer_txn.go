@@ -407,14 +407,7 @@ func (p *Producer) Crash() {
 		}
 	}
 	p.waiting, p.queues, p.inFlight = nil, nil, nil
-	// The metadata request in flight would time out and be resent forever
-	// from a dead process: forget it.
-	p.meta.gen++
-	p.meta.inFlight = false
-	if p.meta.wakeup != nil {
-		p.meta.wakeup.Cancelled = true
-		p.meta.wakeup = nil
-	}
+	p.meta.stop()
 	if p.tm != nil {
 		p.tm = newTransactionManager(p.tm.txnID, p.tm.timeoutMs, p.tm.events)
 	}

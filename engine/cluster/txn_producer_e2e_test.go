@@ -185,12 +185,12 @@ func committedOffset(c *Cluster, group string, tp protocol.TopicPartition) int64
 // consumer's group metadata) and become the group's committed offsets only
 // with the COMMIT marker; an aborted transaction's offsets never do.
 func TestTransactionalProducerCommitsConsumerOffsets(t *testing.T) {
-	// With h-offsets and h-log merged this test found two things to fix
-	// first: the group coordinator appends its transactional offset batch
-	// with AppendAsLeader (origin Client: the next transaction's epoch
-	// bump makes it OUT_OF_ORDER_SEQUENCE_NUMBER; groups_txn.go's TODO is
-	// AppendAsCoordinator), and the checker's committed-offset-monotonic
-	// counts an aborted transaction's offsets as committed.
+	// It guards two things it once caught: the group coordinator must
+	// append its transactional offset batch with the Coordinator origin
+	// (as a client's, the next transaction's epoch bump made it
+	// OUT_OF_ORDER_SEQUENCE_NUMBER), and the checker's
+	// committed-offset-monotonic must not count an aborted transaction's
+	// offsets as committed.
 	c := txnProducerCluster(t)
 	if err := c.CreateTopic("in", 1, 3, nil); err != nil {
 		t.Fatal(err)
