@@ -85,6 +85,7 @@ func New(opts Options) (*Server, error) {
 	e.POST("/api/command", s.apiCommand)
 	e.GET("/api/lessons", s.apiLessons)
 	e.GET("/api/lessons/:id", s.apiLesson)
+	e.GET("/api/v1/clusters/live/topics/:topic/partitions/:partition/records", s.apiRecords)
 	// The WASM module is a few MB and compresses about 3.5x; compress
 	// static files, and only those: websockets and later the sendfile fetch
 	// path must see the raw connection.
