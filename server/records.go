@@ -166,6 +166,13 @@ func (s *Server) apiRecords(c echo.Context) error {
 	if f.file == nil {
 		return nil
 	}
+	// net/http copies the first 512 bytes of a ReadFrom through user
+	// space when the header has not gone out yet (to sniff a Content-Type
+	// and not to answer before the source is readable); sending the
+	// header first leaves every byte of the batches to sendfile.
+	if err := http.NewResponseController(c.Response().Unwrap()).Flush(); err != nil {
+		return err
+	}
 	if _, err := f.file.Seek(f.loc.Position, io.SeekStart); err != nil {
 		return err
 	}
