@@ -23,6 +23,11 @@ import (
 // leader's log, from the batch holding ?offset= on, sent straight from the
 // segment file with sendfile(2) as a Kafka broker sends them with
 // FileChannel.transferTo.
+//
+// Unlike Kafka's Fetch (see README, Differences from Kafka): one partition,
+// no fetch session, no min.bytes/max.wait.ms long poll, and with
+// read_committed no list of aborted transactions beside the bytes, so a
+// reader cannot drop aborted records by itself yet.
 
 const (
 	// defaultFetchMaxBytes is the consumer's max.partition.fetch.bytes.
