@@ -298,3 +298,44 @@ func TestRecordFetchNeedsADataDirectory(t *testing.T) {
 		t.Errorf("in memory: status %d %s, want 501 INVALID_REQUEST naming -data-dir", resp.StatusCode, body)
 	}
 }
+
+// read_committed stops at the last stable offset: the records of an open
+// transaction, below the high watermark, are not served until it ends.
+func TestRecordFetchReadCommittedStopsAtTheLastStableOffset(t *testing.T) {
+	s, ts := newDiskTestServer(t, "produce payments value=plain count=2 partition=0", "tick 2s",
+		"producer create app transactional.id=pay-app", "txn begin app",
+		"produce payments value=open partition=0 producer=app", "tick 2s")
+	r, _ := leaderOf(t, s)
+	s.live.mu.Lock()
+	hw, lso := r.HW, r.LastStableOffset()
+	s.live.mu.Unlock()
+	if lso != 2 || hw <= lso {
+		t.Fatalf("LSO %d, HW %d: want the open transaction at 2 holding the LSO below the HW", lso, hw)
+	}
+	lastServed := func(query string) int64 {
+		resp, body := httpGet(t, fetchURL(ts, "payments", "0", query))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", query, resp.StatusCode, body)
+		}
+		last := int64(-1)
+		for _, b := range decodeAll(t, body) {
+			last = b.LastOffset()
+		}
+		return last
+	}
+	if last := lastServed("offset=0&isolation_level=read_committed"); last != lso-1 {
+		t.Errorf("read_committed served up to %d, want %d (below the LSO %d)", last, lso-1, lso)
+	}
+	if last := lastServed("offset=0"); last < lso {
+		t.Errorf("read_uncommitted served up to %d, want the open transaction's record at %d too", last, lso)
+	}
+	if e := s.live.run("txn commit app"); !e.OK {
+		t.Fatal(e.Output)
+	}
+	if e := s.live.run("tick 2s"); !e.OK {
+		t.Fatal(e.Output)
+	}
+	if last := lastServed("offset=0&isolation_level=read_committed"); last <= lso {
+		t.Errorf("after the commit read_committed served up to %d, want past %d", last, lso)
+	}
+}
