@@ -145,7 +145,9 @@ func (s *Server) apiRecords(c echo.Context) error {
 		return answerFetchError(c, http.StatusBadRequest, name, "%v", err)
 	}
 	// A fetch takes the cluster's mutex as a command does, so it shares
-	// the commands' per-address budget.
+	// the commands' per-address budget. Kafka throttles a fetch over its
+	// quota by delaying it (throttle_time_ms) rather than refusing it; an
+	// HTTP client gets a 429 with Kafka's name for a quota refusal.
 	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerFetchError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", "%s", rateLimitMessage("client address"))

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/log"
@@ -337,5 +338,29 @@ func TestRecordFetchReadCommittedStopsAtTheLastStableOffset(t *testing.T) {
 	}
 	if last := lastServed("offset=0&isolation_level=read_committed"); last <= lso {
 		t.Errorf("after the commit read_committed served up to %d, want past %d", last, lso)
+	}
+}
+
+// A fetch takes the cluster's mutex as a command does, so a loop of them
+// from one address runs into the same per-address budget.
+func TestRecordFetchesShareTheCommandRateLimit(t *testing.T) {
+	s, ts := newDiskTestServer(t, "produce payments value=a partition=0", "tick 2s")
+	frozen := time.Now()
+	s.now = func() time.Time { return frozen } // no refill however slow the machine
+	var refused *http.Response
+	var body []byte
+	for range commandBurst + 5 {
+		resp, b := httpGet(t, fetchURL(ts, "payments", "0", "offset=0"))
+		if resp.StatusCode == http.StatusTooManyRequests {
+			refused, body = resp, b
+			break
+		}
+	}
+	if refused == nil {
+		t.Fatalf("%d fetches at once were all served; want a refusal after the burst of %d", commandBurst+5, commandBurst)
+	}
+	var e fetchError
+	if err := json.Unmarshal(body, &e); err != nil || e.Error != "THROTTLING_QUOTA_EXCEEDED" || refused.Header.Get("Retry-After") == "" {
+		t.Errorf("refusal %s (Retry-After %q), want THROTTLING_QUOTA_EXCEEDED with Retry-After", body, refused.Header.Get("Retry-After"))
 	}
 }
