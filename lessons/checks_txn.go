@@ -11,7 +11,6 @@ import (
 	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
-	"github.com/loglab/loglab/engine/record"
 )
 
 // Checks for the lessons on idempotent and transactional producers (19-23).
@@ -46,62 +45,25 @@ func leaderReplica(s State, tp string) (*broker.Replica, error) {
 	return r, err
 }
 
-// logBatches reads every batch of the log from its start to its end, as a
-// fetch from the log start offset would return them.
-func logBatches(l *log.Log) ([]record.Batch, error) {
-	var out []record.Batch
-	err := l.EachBatch(l.StartOffset(), l.EndOffset(), func(b *record.Batch) bool {
-		out = append(out, *b)
-		return true
-	})
-	return out, err
-}
-
 // txnRecord is one record of the leader's log and what decides its fate.
 type txnRecord struct {
 	offset  int64
 	value   []byte
 	pid     int64
 	control string // "COMMIT"/"ABORT" for a marker
-	txn     bool   // written inside a transaction
+	txn     bool   // written inside a transaction (or a marker)
 	decided bool   // a marker of its producer follows it
 }
 
+// txnRecords is the whole log with each record's fate, as the view draws it.
 func txnRecords(l *log.Log) ([]txnRecord, error) {
-	bs, err := logBatches(l)
-	if err != nil {
-		return nil, err
+	recs, err := cluster.TxnRecords(l, l.StartOffset())
+	out := make([]txnRecord, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, txnRecord{offset: r.Offset, value: r.Value, pid: r.ProducerID, control: r.Control,
+			txn: r.Txn != "" || r.Control != "", decided: r.Txn != "open"})
 	}
-	var out []txnRecord
-	undecided := map[int64][]int{}
-	for i := range bs {
-		b := &bs[i]
-		if b.IsControl() {
-			typ := "none"
-			if len(b.Records) > 0 {
-				if m, err := record.ParseControlRecord(b.Records[0]); err == nil {
-					typ = "ABORT"
-					if m.Type == record.Commit {
-						typ = "COMMIT"
-					}
-				}
-			}
-			for _, j := range undecided[b.ProducerID] {
-				out[j].decided = true
-			}
-			delete(undecided, b.ProducerID)
-			out = append(out, txnRecord{offset: b.BaseOffset, pid: b.ProducerID, control: typ, txn: true, decided: true})
-			continue
-		}
-		for _, r := range b.Records {
-			t := txnRecord{offset: b.Offset(r), value: r.Value, pid: b.ProducerID, txn: b.IsTransactional()}
-			if t.txn {
-				undecided[b.ProducerID] = append(undecided[b.ProducerID], len(out))
-			}
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // aborted says whether the partition's aborted-transaction index lists the

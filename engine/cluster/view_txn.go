@@ -6,9 +6,9 @@ import (
 	"github.com/loglab/loglab/engine/record"
 )
 
-// tailRecord is one record of a partition's shown tail, control records
-// included: the strip draws a transaction marker as the offset it takes.
-type tailRecord struct {
+// TxnRecord is one record of a partition's log, control records included:
+// the strip draws a transaction marker as the offset it takes.
+type TxnRecord struct {
 	log.RecordAt
 	// Control is the marker's type ("COMMIT", "ABORT") of a control record.
 	Control string
@@ -19,12 +19,23 @@ type tailRecord struct {
 	ProducerID int64
 }
 
-// tailRecords reads up to limit records from offset from to the log end,
-// markers included, and gives each transactional record the fate its
-// producer's next marker in this log decides. Markers always follow their
-// transaction's data, so reading to the end finds every fate there is.
-func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
-	var out []tailRecord
+// tailRecords is the newest limit of TxnRecords from offset from: the tail
+// the strip draws.
+func tailRecords(l *log.Log, from int64, limit int) ([]TxnRecord, error) {
+	out, err := TxnRecords(l, from)
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, err
+}
+
+// TxnRecords is every record of l from offset from on, markers included,
+// each transactional one with the fate its producer's next marker in this
+// log decides (the view's strip and the lessons' checks read it). Markers
+// always follow their transaction's data, so reading to the end finds
+// every fate there is.
+func TxnRecords(l *log.Log, from int64) ([]TxnRecord, error) {
+	var out []TxnRecord
 	open := map[int64][]int{} // producer id -> indexes of its undecided records in out
 	err := l.EachBatch(from, l.EndOffset(), func(b *record.Batch) bool {
 		if b.IsControl() {
@@ -38,7 +49,7 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 			}
 			delete(open, b.ProducerID)
 			if b.BaseOffset >= from {
-				out = append(out, tailRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
+				out = append(out, TxnRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
 					Control: markerName(f.commit), ProducerID: b.ProducerID})
 			}
 			return true
@@ -48,7 +59,7 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 			if off < from {
 				continue
 			}
-			t := tailRecord{RecordAt: log.RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers},
+			t := TxnRecord{RecordAt: log.RecordAt{Offset: off, Timestamp: b.Timestamp(r), Key: r.Key, Value: r.Value, Headers: r.Headers},
 				ProducerID: b.ProducerID}
 			if b.IsTransactional() {
 				t.Txn = "open"
@@ -58,9 +69,6 @@ func tailRecords(l *log.Log, from int64, limit int) ([]tailRecord, error) {
 		}
 		return true
 	})
-	if len(out) > limit {
-		out = out[len(out)-limit:]
-	}
 	return out, err
 }
 
