@@ -190,7 +190,13 @@ func (s *liveSession) commandPanicked(e *web.Entry, p any) bool {
 func (s *liveSession) execute(line string) (e web.Entry) {
 	e.Command = strings.TrimSpace(line)
 	defer func() { s.commandPanicked(&e, recover()) }()
-	out, err := s.runLine(line)
+	var out string
+	var err error
+	if native, args := nativeCommandFor(line); native != nil {
+		out, err = native.run(s, args)
+	} else {
+		out, err = s.runLine(line)
+	}
 	e.Output, e.OK = out, err == nil
 	if err != nil {
 		e.Output = "error: " + err.Error()

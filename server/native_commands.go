@@ -1,0 +1,47 @@
+package server
+
+import (
+	"strings"
+)
+
+// nativeCommand is a console command only the native server has: the
+// engine compiles to WASM and has neither a wall clock nor sockets, so a
+// command that drives time from the wall clock (`realtime`) or measures the
+// machine (`bench fetch`) belongs to the server that runs the cluster, not
+// to the lab language. The session runs one before the lab sees the line,
+// with the session's mutex held, so it is serialised with the cluster's
+// other commands and its result is published like theirs.
+type nativeCommand struct {
+	name    string
+	usage   string
+	summary string
+	// run gets the words after the command's name. The session's mutex is
+	// held: a slow command holds this cluster (and only this cluster) up.
+	run func(s *liveSession, args []string) (string, error)
+}
+
+// nativeCommands are the server's own commands, by name; each file that
+// defines one registers it from an init function. Only looked up, never
+// ranged over for output: nativeCommandNames gives the order for help.
+var nativeCommands = map[string]*nativeCommand{}
+
+func registerNativeCommand(c *nativeCommand) {
+	if _, dup := nativeCommands[c.name]; dup {
+		panic("server: native command " + c.name + " registered twice")
+	}
+	nativeCommands[c.name] = c
+}
+
+// nativeCommandFor returns the native command a line starts with, and the
+// words after its name.
+func nativeCommandFor(line string) (*nativeCommand, []string) {
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return nil, nil
+	}
+	c := nativeCommands[words[0]]
+	if c == nil {
+		return nil, nil
+	}
+	return c, words[1:]
+}
