@@ -38,7 +38,7 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if entries, _ := os.ReadDir(dataDir); len(entries) > 0 {
+		if entries, _ := os.ReadDir(dataDir); len(withoutParticipants(entries)) > 0 {
 			return nil, nil, fmt.Errorf("data directory %s holds files but no %s: give loglab's data directory or an empty one", dataDir, clusterFile)
 		}
 		return l, strings.Split(lab.StarterScript, "\n"), nil
@@ -106,4 +106,16 @@ func logStorageAlarms(logger *slog.Logger, dataDir, output string) {
 		}
 		logger.Warn(text, attrs...)
 	}
+}
+
+// withoutParticipants leaves out the participants' clusters, which live
+// under the instructor's data directory but are not its cluster's files.
+func withoutParticipants(entries []os.DirEntry) []os.DirEntry {
+	var out []os.DirEntry
+	for _, e := range entries {
+		if e.Name() != participantsDir {
+			out = append(out, e)
+		}
+	}
+	return out
 }

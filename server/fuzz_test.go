@@ -137,7 +137,7 @@ func newFuzzer(t *testing.T, seed uint64) *fuzzer {
 	// Every input a second apart: the rate limiter has its own test.
 	var tick atomic.Int64
 	s.now = func() time.Time { return time.Unix(tick.Add(1), 0) }
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(instructorHandler(s))
 	t.Cleanup(func() { s.Close(); ts.Close() })
 	f := &fuzzer{t: t, s: s, ts: ts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), logs: logs}
 	f.commands = parseHelp(t, s.live.run("help").Output)

@@ -20,7 +20,7 @@ func newDataDirServer(t *testing.T) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(instructorHandler(s))
 	t.Cleanup(func() { s.Close(); ts.Close() })
 	return s, ts
 }

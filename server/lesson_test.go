@@ -262,7 +262,7 @@ func TestLiveLessonOnADataDirWritesItsClusterThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(instructorHandler(s))
 	t.Cleanup(func() { s.Close(); ts.Close() }) // if the test stops early
 	starter := filepath.Join(dir, "broker-1", "orders-2")
 	if _, err := os.Stat(starter); err != nil {

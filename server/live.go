@@ -24,7 +24,17 @@ const historyShown = 200
 // and updates are published while it is held, so every subscriber receives
 // them in the order the engine applied them.
 type liveSession struct {
-	mu          sync.Mutex
+	// id names the cluster in URLs: "live" for the instructor's, "p-…"
+	// for a participant's. owner is the participant's ownerKey (empty: the
+	// instructor's cluster) and ownerName what they called themselves;
+	// none of the three changes after the session is made.
+	id, owner, ownerName string
+	mu                   sync.Mutex
+	// lastCommand and lastActive are the newest command a driver ran and
+	// when (s.mu held): the instructor's overview shows them, and an idle
+	// participant cluster is removed (see participants.go).
+	lastCommand string
+	lastActive  time.Time
 	lab         *lab.Lab
 	dataDir     string      // where the cluster's files are; empty: in memory
 	history     []web.Entry // the newest entries, see trimHistory

@@ -152,7 +152,11 @@ func (s *Server) apiRecords(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerFetchError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", "%s", rateLimitMessage("client address"))
 	}
-	f, status, name, err := s.live.locateFetch(p)
+	sess := s.clusters.get(c.Param("cluster"))
+	if sess == nil {
+		return answerFetchError(c, http.StatusNotFound, "UNKNOWN_CLUSTER", "no cluster %q on this server (GET /api/v1/clusters lists them)", c.Param("cluster"))
+	}
+	f, status, name, err := sess.locateFetch(p)
 	if err != nil {
 		return answerFetchError(c, status, name, "%v", err)
 	}

@@ -28,7 +28,7 @@ func newDiskTestServer(t *testing.T, lines ...string) (*Server, *httptest.Server
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(instructorHandler(s))
 	t.Cleanup(func() { ts.Close(); s.Close() })
 	for _, line := range append([]string{"topic create payments partitions=1 rf=3"}, lines...) {
 		if e := s.live.run(line); !e.OK {

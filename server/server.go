@@ -4,11 +4,10 @@
 package server
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -36,13 +35,35 @@ type Options struct {
 	// first: the live cluster's metadata log is their quorum. Empty runs
 	// the quorum inside the server.
 	Controllers []string
+	// InstructorToken is the instructor's secret (see roles.go); empty
+	// makes a random one, which InstructorToken returns.
+	InstructorToken string
+	// ParticipantIdle is how long a participant cluster nobody drives or
+	// watches is kept; zero is DefaultParticipantIdle.
+	ParticipantIdle time.Duration
+	// MaxParticipants bounds the participant clusters; zero is
+	// DefaultMaxParticipants.
+	MaxParticipants int
 }
 
-// Server is the native driver's state: one shared live cluster for now.
+// Server is the native driver's state: the instructor's cluster that
+// everyone watches on /live, and the participants' own clusters.
 type Server struct {
-	echo   *echo.Echo
-	live   *liveSession
-	logger *slog.Logger
+	echo     *echo.Echo
+	live     *liveSession // the instructor's cluster, clusters.live
+	clusters *clusterRegistry
+	logger   *slog.Logger
+	dataDir  string
+	// instructorToken is the instructor's credential (roles.go).
+	instructorToken string
+	participantIdle time.Duration
+	maxParticipants int
+	// creating serialises opening participant clusters, so that one
+	// participant clicking twice gets one cluster and the limit holds.
+	creating sync.Mutex
+	// closed is closed by Close: it stops the janitor.
+	closed    chan struct{}
+	closeOnce sync.Once
 	// now is the rate limiters' clock; a test freezes it.
 	now func() time.Time
 	// lessonReplays bounds the room's lesson replays (see replaysLesson).
@@ -65,7 +86,22 @@ func New(opts Options) (*Server, error) {
 		// down: the cluster follows them at the next command instead.
 		go live.watchQuorum()
 	}
-	s := &Server{echo: echo.New(), live: live, logger: opts.Logger, now: time.Now, lessonReplays: newLessonReplayLimiter()}
+	live.id = instructorClusterID
+	live.lastActive = time.Now()
+	s := &Server{echo: echo.New(), live: live, clusters: &clusterRegistry{live: live}, logger: opts.Logger, dataDir: opts.DataDir,
+		instructorToken: opts.InstructorToken, participantIdle: opts.ParticipantIdle, maxParticipants: opts.MaxParticipants,
+		closed: make(chan struct{}), now: time.Now, lessonReplays: newLessonReplayLimiter()}
+	if s.instructorToken == "" {
+		s.instructorToken = newToken()
+	}
+	if s.participantIdle <= 0 {
+		s.participantIdle = DefaultParticipantIdle
+	}
+	if s.maxParticipants <= 0 {
+		s.maxParticipants = DefaultMaxParticipants
+	}
+	s.restoreParticipants()
+	go s.janitor()
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	// A panic in a handler answers 500 and is logged with its stack; the
@@ -81,11 +117,16 @@ func New(opts Options) (*Server, error) {
 	e.GET("/", s.indexPage)
 	e.GET("/lab", labPage)
 	e.GET("/live", s.livePage)
+	e.GET("/clusters/:cluster", s.clusterPage)
+	e.GET("/instructor", s.instructorPage)
 	e.GET("/ws", s.websocket)
 	e.POST("/api/command", s.apiCommand)
 	e.GET("/api/lessons", s.apiLessons)
 	e.GET("/api/lessons/:id", s.apiLesson)
-	e.GET("/api/v1/clusters/live/topics/:topic/partitions/:partition/records", s.apiRecords)
+	e.GET("/api/v1/clusters", s.apiListClusters)
+	e.POST("/api/v1/clusters", s.apiCreateCluster)
+	e.POST("/api/v1/clusters/:cluster/commands", s.apiClusterCommand)
+	e.GET("/api/v1/clusters/:cluster/topics/:topic/partitions/:partition/records", s.apiRecords)
 	// The WASM module is a few MB and compresses about 3.5x; compress
 	// static files, and only those: websockets and later the sendfile fetch
 	// path must see the raw connection.
@@ -96,14 +137,24 @@ func New(opts Options) (*Server, error) {
 // Handler is the server as an http.Handler, for http.Server and tests.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Close disconnects every live subscriber.
-// Close disconnects every live subscriber and shuts the live cluster down
-// cleanly (flushing its logs, stopping its controllers).
+// InstructorToken is the instructor's secret: `loglab serve` prints it in
+// the instructor's URL.
+func (s *Server) InstructorToken() string { return s.instructorToken }
+
+// Close disconnects every page and shuts every cluster down cleanly
+// (flushing its logs, stopping its controllers); the first error is
+// returned, after every cluster was closed.
 func (s *Server) Close() error {
-	s.live.closeAll()
-	s.live.mu.Lock()
-	defer s.live.mu.Unlock()
-	return s.live.lab.Close()
+	var first error
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		for _, sess := range s.clusters.all() {
+			if err := sess.shutdown(); err != nil && first == nil {
+				first = err
+			}
+		}
+	})
+	return first
 }
 
 // render writes a templ component as an HTML response.
@@ -142,10 +193,6 @@ func labPage(c echo.Context) error {
 	return render(c, http.StatusOK, web.LabPage(id))
 }
 
-func (s *Server) livePage(c echo.Context) error {
-	v, history := s.live.snapshot()
-	return render(c, http.StatusOK, web.LivePage(v, history))
-}
 
 // commandRequest is the body of POST /api/command and of websocket messages.
 type commandRequest struct {
@@ -158,18 +205,9 @@ type commandResponse struct {
 	OK     bool   `json:"ok"`
 }
 
-// apiCommand runs one lab command on the live cluster; every page watching
-// it sees the result, as if it had been typed into the console.
+// apiCommand runs one lab command on the instructor's cluster (the API
+// before clusters had ids: POST /api/v1/clusters/live/commands is the
+// same).
 func (s *Server) apiCommand(c echo.Context) error {
-	var req commandRequest
-	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
-	if err := json.NewDecoder(body).Decode(&req); err != nil || strings.TrimSpace(req.Line) == "" {
-		return echo.NewHTTPError(http.StatusBadRequest, `expected a JSON body {"line": "<lab command>"}`)
-	}
-	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
-		c.Response().Header().Set("Retry-After", "1")
-		return c.JSON(http.StatusTooManyRequests, commandResponse{Output: rateLimitMessage("client address"), OK: false})
-	}
-	e := s.live.run(req.Line)
-	return c.JSON(http.StatusOK, commandResponse{Output: e.Output, OK: e.OK})
+	return s.commandOn(c, s.live)
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +27,18 @@ const (
 // coder/websocket checks that the Origin matches the Host, so another site
 // cannot drive a workshop's cluster from a visitor's browser.
 func (s *Server) websocket(c echo.Context) error {
+	// ?cluster= picks the cluster to watch (the instructor's by default);
+	// the page's credentials, read once here, decide whether its commands
+	// run on it.
+	id := c.QueryParam("cluster")
+	if id == "" {
+		id = instructorClusterID
+	}
+	sess := s.clusters.get(id)
+	if sess == nil {
+		return echo.NewHTTPError(http.StatusNotFound, "no cluster "+strconv.Quote(id)+" on this server")
+	}
+	who := s.roleOf(c.Request())
 	// Updates are whole views of HTML (tens of KB), alike from one to the
 	// next: permessage-deflate sends about a thirteenth of them (82 KB ->
 	// 6 KB for a view of long logs, about a millisecond of CPU per page).
@@ -40,12 +54,12 @@ func (s *Server) websocket(c echo.Context) error {
 
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
-	sub := s.live.subscribe(func() {
+	sub := sess.subscribe(func() {
 		conn.Close(websocket.StatusPolicyViolation, "too slow to keep up with updates; reload the page")
 	})
-	defer s.live.unsubscribe(sub)
+	defer sess.unsubscribe(sub)
 
-	go s.readCommands(ctx, cancel, conn, sub)
+	go s.readCommands(ctx, cancel, conn, &page{sess: sess, sub: sub, role: who})
 	for {
 		select {
 		case msg := <-sub.msgs:
@@ -63,7 +77,15 @@ func (s *Server) websocket(c echo.Context) error {
 
 // readCommands runs each command the page sends. Results come back to the
 // page, and to every other page, as updates through the subscription.
-func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn, sub *subscriber) {
+// page is one websocket's end: the cluster it watches, its subscription
+// and who opened it.
+type page struct {
+	sess *liveSession
+	sub  *subscriber
+	role role
+}
+
+func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocket.Conn, p *page) {
 	defer cancel()
 	limiter := newCommandLimiter()
 	for {
@@ -71,7 +93,7 @@ func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocke
 		if err != nil {
 			return
 		}
-		if !s.handleCommand(conn, sub, limiter, data) {
+		if !s.handleCommand(conn, p, limiter, data) {
 			return
 		}
 	}
@@ -82,7 +104,7 @@ func (s *Server) readCommands(ctx context.Context, cancel func(), conn *websocke
 // liveSession.execute); anything else that panics here is logged and
 // ends this page's connection with an internal error, which the page
 // shows, while the server and the other pages carry on.
-func (s *Server) handleCommand(conn *websocket.Conn, sub *subscriber, limiter *rate.Limiter, data []byte) (more bool) {
+func (s *Server) handleCommand(conn *websocket.Conn, p *page, limiter *rate.Limiter, data []byte) (more bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("a websocket command panicked", "panic", p, "stack", string(debug.Stack()))
@@ -103,28 +125,31 @@ func (s *Server) handleCommand(conn *websocket.Conn, sub *subscriber, limiter *r
 	// either.
 	allowed := limiter.AllowN(s.now(), 1)
 	if kind.Type == "lesson" {
-		s.handleLesson(sub, data, allowed)
+		s.handleLesson(p, data, allowed)
 		return true
 	}
 	if !allowed {
 		// Only this page hears of it: the others never saw the command.
-		s.live.tell(sub, web.Entry{Command: strings.TrimSpace(req.Line), Output: rateLimitMessage("page")})
+		p.sess.tell(p.sub, web.Entry{Command: strings.TrimSpace(req.Line), Output: rateLimitMessage("page")})
 		return true
 	}
-	s.live.runFrom(sub, req.Line)
+	s.runAs(p.sess, p.role, p.sub, req.Line)
 	return true
 }
 
 // handleLesson applies a lesson action; a malformed or rate-limited one is
 // refused to its sender alone, as the session refuses a bad action.
-func (s *Server) handleLesson(sub *subscriber, data []byte, allowed bool) {
+func (s *Server) handleLesson(p *page, data []byte, allowed bool) {
 	var req lessonRequest
 	refuse := func(msg string) {
-		s.live.mu.Lock()
-		defer s.live.mu.Unlock()
-		s.live.send(sub, s.live.lessonMessage(msg))
+		p.sess.mu.Lock()
+		defer p.sess.mu.Unlock()
+		p.sess.send(p.sub, p.sess.lessonMessage(msg))
 	}
 	switch {
+	case !p.role.mayDrive(p.sess):
+		// A lesson drives the cluster: the same rule as a command.
+		refuse(strings.TrimPrefix(refusalFor(p.sess, p.role), "error: "))
 	case json.Unmarshal(data, &req) != nil:
 		refuse(`expected {"type":"lesson","action":"open|answer|next|back|reset|goto|close", ...}`)
 	case !allowed:
@@ -132,6 +157,7 @@ func (s *Server) handleLesson(sub *subscriber, data []byte, allowed bool) {
 	case replaysLesson(req.Action) && !s.lessonReplays.AllowN(s.now(), 1):
 		refuse(fmt.Sprintf("the room's lesson was just replayed %d times: at most %d replay per second for the whole room; nothing done, try again in a moment", lessonReplayBurst, lessonReplaysPerSecond))
 	default:
-		s.live.lessonAction(sub, req)
+		p.sess.lessonAction(p.sub, req)
+		p.sess.noteCommand(strings.TrimSpace("lesson "+req.Action+" "+req.Lesson), s.now(), s.logger)
 	}
 }

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/loglab/loglab/web"
+)
+
+// clusterError is the JSON body of a refused cluster request, named as
+// Kafka names the nearest error (CLUSTER_AUTHORIZATION_FAILED) or, for
+// what Kafka has no word for, in its style.
+type clusterError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+func answerClusterError(c echo.Context, status int, name, message string) error {
+	return c.JSON(status, clusterError{Error: name, Message: message})
+}
+
+// runAs runs a command from r on sess, when r may drive it; else only sub
+// (the page that typed it, nil for an API client) hears the refusal. ran
+// reports whether the command was run.
+func (s *Server) runAs(sess *liveSession, r role, sub *subscriber, line string) (e web.Entry, ran bool) {
+	if !r.mayDrive(sess) {
+		e = web.Entry{Command: strings.TrimSpace(line), Output: refusalFor(sess, r)}
+		if sub != nil {
+			sess.tell(sub, e)
+		}
+		return e, false
+	}
+	e = sess.runFrom(sub, line)
+	sess.noteCommand(e.Command, s.now(), s.logger)
+	return e, true
+}
+
+// noteCommand records a driver's command for the overview and the idle
+// check, and saves it with a participant's record.
+func (s *liveSession) noteCommand(line string, now time.Time, logger interface {
+	Warn(string, ...any)
+}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastCommand, s.lastActive = line, now
+	if err := s.saveParticipant(); err != nil {
+		logger.Warn("saving a participant cluster's record", "cluster", s.id, "err", err)
+	}
+}
+
+// commandOn is POST /api/v1/clusters/{cluster}/commands (and the older POST
+// /api/command): one lab command, run as if typed into the console of the
+// cluster's page, which every page watching it then shows.
+func (s *Server) commandOn(c echo.Context, sess *liveSession) error {
+	var req commandRequest
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
+	if err := json.NewDecoder(body).Decode(&req); err != nil || strings.TrimSpace(req.Line) == "" {
+		return echo.NewHTTPError(http.StatusBadRequest, `expected a JSON body {"line": "<lab command>"}`)
+	}
+	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
+		c.Response().Header().Set("Retry-After", "1")
+		return c.JSON(http.StatusTooManyRequests, commandResponse{Output: rateLimitMessage("client address"), OK: false})
+	}
+	e, ran := s.runAs(sess, s.roleOf(c.Request()), nil, req.Line)
+	if !ran {
+		return answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", strings.TrimPrefix(e.Output, "error: CLUSTER_AUTHORIZATION_FAILED: "))
+	}
+	return c.JSON(http.StatusOK, commandResponse{Output: e.Output, OK: e.OK})
+}
+
+// clusterParam finds the cluster a request's :cluster names, or answers
+// UNKNOWN_CLUSTER (404) itself.
+func (s *Server) clusterParam(c echo.Context) (*liveSession, error) {
+	id := c.Param("cluster")
+	if sess := s.clusters.get(id); sess != nil {
+		return sess, nil
+	}
+	return nil, answerClusterError(c, http.StatusNotFound, "UNKNOWN_CLUSTER", fmt.Sprintf("no cluster %q on this server (GET /api/v1/clusters lists them; an idle participant cluster is removed after %v)", id, s.participantIdle))
+}
+
+func (s *Server) apiClusterCommand(c echo.Context) error {
+	sess, err := s.clusterParam(c)
+	if sess == nil {
+		return err
+	}
+	return s.commandOn(c, sess)
+}
+
+// apiListClusters is GET /api/v1/clusters: every cluster, the instructor's
+// first, then the participants' in the order they were opened.
+func (s *Server) apiListClusters(c echo.Context) error {
+	all := s.clusters.all()
+	list := make([]clusterSummary, len(all))
+	for i, sess := range all {
+		list[i] = sess.summary()
+	}
+	return c.JSON(http.StatusOK, list)
+}
+
+// createClusterRequest is the body of POST /api/v1/clusters.
+type createClusterRequest struct {
+	Name string `json:"name"`
+}
+
+type createClusterResponse struct {
+	ID    string `json:"id"`
+	Token string `json:"token,omitempty"`
+	URL   string `json:"url"`
+}
+
+// apiCreateCluster is POST /api/v1/clusters: the caller's own cluster,
+// opened for them (201) or the one they have (200). A caller with no
+// participant token gets one: in the answer, and as a cookie for a page.
+func (s *Server) apiCreateCluster(c echo.Context) error {
+	var req createClusterRequest
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
+	if err := json.NewDecoder(body).Decode(&req); err != nil {
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", `expected a JSON body {"name": "<your name>"} (the name may be empty)`)
+	}
+	r := s.roleOf(c.Request())
+	if r.instructor {
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", "the instructor's cluster is /live; participant clusters are opened by participants (a browser without the instructor's token, or an API client without it)")
+	}
+	token := ""
+	if r.participant == "" {
+		token = newToken()
+		r.participant = ownerKey(token)
+	}
+	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
+		c.Response().Header().Set("Retry-After", "1")
+		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
+	}
+	sess, created, err := s.createParticipantCluster(r.participant, req.Name)
+	switch {
+	case errors.Is(err, errTooManyClusters):
+		return answerClusterError(c, http.StatusServiceUnavailable, "CLUSTER_LIMIT_REACHED", fmt.Sprintf("this server runs at most %d participant clusters (serve -max-participants); ask the instructor", s.maxParticipants))
+	case errors.Is(err, errBadName):
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", strings.TrimPrefix(err.Error(), errBadName.Error()+": "))
+	case err != nil:
+		s.logger.Error("opening a participant cluster", "err", err)
+		return answerClusterError(c, http.StatusInternalServerError, "UNKNOWN_SERVER_ERROR", "the cluster could not be opened: "+err.Error())
+	}
+	if token != "" {
+		setCookie(c, participantCookie, token)
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, createClusterResponse{ID: sess.id, Token: token, URL: "/clusters/" + sess.id})
+}

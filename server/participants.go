@@ -1,0 +1,257 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Participant clusters: each participant may open one cluster of their own
+// on the server, a whole lab (brokers, controllers, files) apart from
+// everyone else's. With a data directory, participant P's cluster keeps its
+// files under <data-dir>/participants/P/, laid out as the instructor's are
+// at the root, beside participantFile, which says whose it is; a restarted
+// server opens every one of them again.
+const (
+	participantsDir = "participants"
+	participantFile = "loglab-participant.json"
+	// DefaultParticipantIdle is how long a participant cluster nobody
+	// drives or watches is kept (serve's -participant-idle).
+	DefaultParticipantIdle = 2 * time.Hour
+	// DefaultMaxParticipants bounds the clusters a server runs for
+	// participants: each is a whole cluster (brokers, a raft quorum).
+	DefaultMaxParticipants = 60
+	maxParticipantName     = 40
+	// idleCheckEvery is how often the janitor looks for idle clusters.
+	idleCheckEvery = time.Minute
+)
+
+// participantIDPattern is what newParticipantID makes; a directory under
+// participants/ with another name is not loglab's and is left alone.
+var participantIDPattern = regexp.MustCompile(`^p-[0-9a-f]{8}$`)
+
+func newParticipantID() string { return "p-" + newToken()[:8] }
+
+// participantRecord is participantFile: the owner's name and token hash,
+// and what the overview shows, so a restart shows it too.
+type participantRecord struct {
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Owner       string    `json:"owner"` // ownerKey of the participant's token
+	LastCommand string    `json:"lastCommand"`
+	LastActive  time.Time `json:"lastActive"`
+}
+
+// errTooManyClusters refuses a cluster beyond Options.MaxParticipants;
+// errBadName a name participantName refuses.
+var (
+	errTooManyClusters = errors.New("CLUSTER_LIMIT_REACHED")
+	errBadName         = errors.New("bad name")
+)
+
+// participantName checks the name a participant gives their cluster; an
+// empty one becomes "participant N".
+func participantName(name string, n int) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return fmt.Sprintf("participant %d", n), nil
+	}
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxParticipantName {
+		return "", fmt.Errorf("%w: a name is at most %d characters of text", errBadName, maxParticipantName)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", fmt.Errorf("%w: a name may not hold control characters", errBadName)
+		}
+	}
+	return name, nil
+}
+
+// openParticipantCluster makes a participant's cluster: a fresh lab running
+// the starter script, in dir (empty: in memory).
+func (s *Server) openParticipantCluster(id, name, owner, dir string) (*liveSession, error) {
+	sess, err := newLiveSession(dir, nil, s.logger)
+	if err != nil {
+		return nil, err
+	}
+	sess.id, sess.owner, sess.ownerName = id, owner, name
+	sess.lastActive = s.now()
+	go sess.watchQuorum()
+	return sess, nil
+}
+
+// createParticipantCluster opens a cluster for the participant with the
+// owner key; one who has one already gets it back (created false).
+func (s *Server) createParticipantCluster(owner, name string) (sess *liveSession, created bool, err error) {
+	s.creating.Lock()
+	defer s.creating.Unlock()
+	if sess := s.clusters.ownedBy(owner); sess != nil {
+		return sess, false, nil
+	}
+	if s.clusters.count() >= s.maxParticipants {
+		return nil, false, errTooManyClusters
+	}
+	name, err = participantName(name, s.clusters.count()+1)
+	if err != nil {
+		return nil, false, err
+	}
+	id := newParticipantID()
+	dir := s.participantDir(id)
+	sess, err = s.openParticipantCluster(id, name, owner, dir)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := sess.saveParticipant(); err != nil {
+		sess.shutdown()
+		os.RemoveAll(dir)
+		return nil, false, err
+	}
+	s.clusters.add(sess)
+	s.logger.Info("a participant opened a cluster", "cluster", id, "name", name)
+	return sess, true, nil
+}
+
+// participantDir is where participant id's files go ("" in memory).
+func (s *Server) participantDir(id string) string {
+	if s.dataDir == "" {
+		return ""
+	}
+	return filepath.Join(s.dataDir, participantsDir, id)
+}
+
+// saveParticipant writes participantFile (nothing in memory).
+func (s *liveSession) saveParticipant() error {
+	if s.dataDir == "" || s.owner == "" {
+		return nil
+	}
+	rec := participantRecord{ID: s.id, Name: s.ownerName, Owner: s.owner, LastCommand: s.lastCommand, LastActive: s.lastActive}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	// Written whole then renamed: a crash mid-write leaves the old file,
+	// not half of one.
+	tmp := filepath.Join(s.dataDir, participantFile+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(s.dataDir, participantFile))
+}
+
+// restoreParticipants opens again, after a restart, every participant
+// cluster the data directory holds. One that cannot be opened is logged
+// and left on disk untouched, for the operator to look at: the others
+// and the instructor's still start.
+func (s *Server) restoreParticipants() {
+	if s.dataDir == "" {
+		return
+	}
+	root := filepath.Join(s.dataDir, participantsDir)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.logger.Error("reading the participants' clusters", "dir", root, "err", err)
+		}
+		return
+	}
+	// os.ReadDir sorts by name; the overview lists the restored clusters
+	// by when they were last active, oldest first, as if opened in turn.
+	var restored []*liveSession
+	for _, e := range entries {
+		if !e.IsDir() || !participantIDPattern.MatchString(e.Name()) {
+			continue
+		}
+		sess, err := s.restoreParticipant(filepath.Join(root, e.Name()), e.Name())
+		if err != nil {
+			s.logger.Error("a participant's cluster could not be opened again; its files are left as they are", "dir", filepath.Join(root, e.Name()), "err", err)
+			continue
+		}
+		restored = append(restored, sess)
+	}
+	sortByLastActive(restored)
+	for _, sess := range restored {
+		s.clusters.add(sess)
+	}
+}
+
+func (s *Server) restoreParticipant(dir, id string) (*liveSession, error) {
+	data, err := os.ReadFile(filepath.Join(dir, participantFile))
+	if err != nil {
+		return nil, err
+	}
+	var rec participantRecord
+	if err := json.Unmarshal(data, &rec); err != nil || rec.ID != id || rec.Owner == "" {
+		return nil, fmt.Errorf("%s is damaged: %q", filepath.Join(dir, participantFile), data)
+	}
+	sess, err := s.openParticipantCluster(id, rec.Name, rec.Owner, dir)
+	if err != nil {
+		return nil, err
+	}
+	sess.lastCommand = rec.LastCommand
+	// The idle clock restarts with the server: a participant whose
+	// server was down does not find their cluster removed on its return.
+	return sess, nil
+}
+
+func sortByLastActive(list []*liveSession) {
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && list[j].lastActive.Before(list[j-1].lastActive); j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+}
+
+// removeIdle removes every participant cluster idle for longer than the
+// server's participantIdle at now: no command for that long and no page
+// watching it. Its files go with it. It returns the ids removed.
+func (s *Server) removeIdle(now time.Time) []string {
+	var removed []string
+	for _, sess := range s.clusters.all()[1:] {
+		sess.mu.Lock()
+		idle := len(sess.subscribers) == 0 && now.Sub(sess.lastActive) > s.participantIdle
+		sess.mu.Unlock()
+		if !idle || !s.clusters.remove(sess) {
+			continue
+		}
+		sess.shutdown()
+		if sess.dataDir != "" {
+			if err := os.RemoveAll(sess.dataDir); err != nil {
+				s.logger.Error("removing an idle participant cluster's files", "dir", sess.dataDir, "err", err)
+			}
+		}
+		s.logger.Info("removed an idle participant cluster", "cluster", sess.id, "name", sess.ownerName, "idle", now.Sub(sess.lastActive).Round(time.Second))
+		removed = append(removed, sess.id)
+	}
+	return removed
+}
+
+// janitor removes idle participant clusters until the server closes.
+func (s *Server) janitor() {
+	t := time.NewTicker(idleCheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.removeIdle(s.now())
+		case <-s.closed:
+			return
+		}
+	}
+}
+
+// shutdown disconnects the session's pages and closes its lab (flushing
+// its logs).
+func (s *liveSession) shutdown() error {
+	s.closeAll()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lab.Close()
+}
+

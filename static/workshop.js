@@ -1,0 +1,27 @@
+// The workshop bar on a live page: "Open my own cluster" asks the server
+// for the participant's own cluster (POST /api/v1/clusters, JSON, so no
+// other site's form can do it) and goes there.
+(function () {
+  "use strict";
+  const form = document.getElementById("open-own-cluster");
+  if (!form) return;
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const button = form.querySelector("button");
+    button.disabled = true;
+    try {
+      const resp = await fetch("/api/v1/clusters", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: form.elements.name.value }),
+      });
+      const body = await resp.json();
+      if (!resp.ok) throw new Error(`${body.error}: ${body.message}`);
+      location.assign(body.url);
+    } catch (err) {
+      const status = document.getElementById("status");
+      if (status) status.textContent = String(err.message || err);
+      button.disabled = false;
+    }
+  });
+})();

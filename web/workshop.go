@@ -1,0 +1,49 @@
+package web
+
+import (
+	"fmt"
+	"time"
+)
+
+// LiveInfo is who watches which cluster on a live page: the workshop bar
+// above the console says it, and app.js reads the cluster's id from the
+// page to open its websocket.
+type LiveInfo struct {
+	// ClusterID is the cluster shown: "live" for the instructor's.
+	ClusterID string
+	// OwnerName is the participant who owns it; empty for the instructor's.
+	OwnerName string
+	// CanDrive: the viewer's commands run on this cluster.
+	CanDrive bool
+	// Instructor: the viewer holds the instructor's token.
+	Instructor bool
+	// OwnCluster is the viewer's own participant cluster, empty when none.
+	OwnCluster string
+}
+
+// ClusterRow is one cluster on the instructor's overview.
+type ClusterRow struct {
+	ID          string
+	Owner       string // "instructor" or the participant's name
+	Topics      []string
+	LastCommand string
+	LastActive  time.Time
+	Viewers     int
+}
+
+// agoText says how long ago t was, to the instructor, rounded for reading.
+func agoText(now, t time.Time) (en, zh string) {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "never", "从未"
+	case d < time.Minute:
+		return "just now", "刚刚"
+	case d < time.Hour:
+		m := int(d / time.Minute)
+		return fmt.Sprintf("%d min ago", m), fmt.Sprintf("%d 分钟前", m)
+	default:
+		h := int(d / time.Hour)
+		return fmt.Sprintf("%d h ago", h), fmt.Sprintf("%d 小时前", h)
+	}
+}
