@@ -254,4 +254,3 @@ func (s *liveSession) shutdown() error {
 	defer s.mu.Unlock()
 	return s.lab.Close()
 }
-

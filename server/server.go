@@ -193,7 +193,6 @@ func labPage(c echo.Context) error {
 	return render(c, http.StatusOK, web.LabPage(id))
 }
 
-
 // commandRequest is the body of POST /api/command and of websocket messages.
 type commandRequest struct {
 	Type string `json:"type,omitempty"` // "command" on the websocket
