@@ -95,12 +95,12 @@ func (s *Server) createParticipantCluster(owner, name string) (sess *liveSession
 	if sess := s.clusters.ownedBy(owner); sess != nil {
 		return sess, false, nil
 	}
-	if s.clusters.count() >= s.maxParticipants {
-		return nil, false, errTooManyClusters
-	}
 	name, err = participantName(name, s.clusters.count()+1)
 	if err != nil {
 		return nil, false, err
+	}
+	if s.clusters.count() >= s.maxParticipants {
+		return nil, false, errTooManyClusters
 	}
 	id := newParticipantID()
 	dir := s.participantDir(id)
