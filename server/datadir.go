@@ -108,12 +108,13 @@ func logStorageAlarms(logger *slog.Logger, dataDir, output string) {
 	}
 }
 
-// withoutParticipants leaves out the participants' clusters, which live
-// under the instructor's data directory but are not its cluster's files.
+// withoutParticipants leaves out the participants' clusters and the
+// instructor's token, which live in the instructor's data directory but
+// are not its cluster's files.
 func withoutParticipants(entries []os.DirEntry) []os.DirEntry {
 	var out []os.DirEntry
 	for _, e := range entries {
-		if e.Name() != participantsDir {
+		if e.Name() != participantsDir && e.Name() != instructorTokenFile {
 			out = append(out, e)
 		}
 	}

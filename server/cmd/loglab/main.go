@@ -12,7 +12,9 @@ import (
 const usage = `usage: loglab <command> [flags]
 
 commands:
-  serve [-addr :8080] [-static DIR]   serve the browser lab (/lab) and the live cluster (/live)
+  serve [-addr :8080] [-static DIR] [-data-dir DIR] [-participant-idle 2h]
+                                      serve the browser lab (/lab), the instructor's cluster (/live)
+                                      and the participants' clusters; prints the instructor's URL
   script [-data-dir DIR] FILE         run a lab script and print its transcript ('-' reads stdin);
                                       with -data-dir, write its topics as Kafka segment files under DIR
   dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex .snapshot .txnindex) as kafka-dump-log does

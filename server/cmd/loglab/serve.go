@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -28,7 +29,10 @@ func serve(args []string, stderr io.Writer) int {
 	addr := fs.String("addr", defaultAddr, "address to listen on (the PORT environment variable sets the default port)")
 	static := fs.String("static", "static", "directory with app.js, style.css, loglab.wasm and wasm_exec.js")
 	controllers := fs.String("controllers", "", "API addresses of controllers running as `loglab controller` processes, comma-separated, controller 1's first (default: the quorum runs inside the server)")
-	dataDir := fs.String("data-dir", "", "keep the live cluster's segment files and metadata log here; a restart resumes it (default: in memory)")
+	dataDir := fs.String("data-dir", defaultDataDir(), "keep every cluster's segment files and metadata log here (the participants' under participants/); a restart, even after kill -9, resumes them")
+	inMemory := fs.Bool("in-memory", false, "keep the clusters in memory only (nothing written, nothing resumed): overrides -data-dir")
+	participantIdle := fs.Duration("participant-idle", server.DefaultParticipantIdle, "remove a participant's cluster, with its files, after this long without a command or a page watching it")
+	maxParticipants := fs.Int("max-participants", server.DefaultMaxParticipants, "at most this many participant clusters (each is a whole cluster: brokers and a raft quorum)")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
@@ -40,7 +44,19 @@ func serve(args []string, stderr io.Writer) int {
 	if _, err := os.Stat(*static + "/loglab.wasm"); err != nil {
 		logger.Warn("the browser lab needs the WASM module; run `make wasm`", "missing", *static+"/loglab.wasm")
 	}
-	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir, Controllers: splitList(*controllers)})
+	if *inMemory {
+		*dataDir = ""
+	}
+	if *dataDir == "" && !*inMemory {
+		logger.Warn("no data directory (no user cache directory and no -data-dir): the clusters live in memory and a restart starts afresh")
+	}
+	token, err := server.InstructorTokenIn(*dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
+		return 1
+	}
+	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir, Controllers: splitList(*controllers),
+		InstructorToken: token, ParticipantIdle: *participantIdle, MaxParticipants: *maxParticipants})
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
@@ -62,12 +78,28 @@ func serve(args []string, stderr io.Writer) int {
 		defer cancel()
 		_ = httpServer.Shutdown(shutdown)
 	}()
-	logger.Info("loglab is serving", "lab", "http://"+displayAddr(ln.Addr())+"/lab", "live", "http://"+displayAddr(ln.Addr())+"/live")
+	base := "http://" + displayAddr(ln.Addr())
+	logger.Info("loglab is serving", "lab", base+"/lab", "live", base+"/live", "dataDir", *dataDir)
+	// The one line the instructor needs, apart from the log's: open the
+	// first URL yourself, share the second with the room.
+	fmt.Fprintf(stderr, "\n  instructor (keep this one to yourself): %s/live?token=%s\n  participants (share this one):          %s/live\n\n", base, srv.InstructorToken(), base)
 	if err := httpServer.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// defaultDataDir is where a workshop's files go when no -data-dir is
+// given: under the user's cache directory, so `make run` on a fresh
+// machine keeps them across restarts. Empty when there is no such
+// directory (then the clusters live in memory).
+func defaultDataDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "loglab", "data")
 }
 
 // displayAddr turns a wildcard listen address into one a browser can open.
