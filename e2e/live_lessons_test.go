@@ -80,7 +80,7 @@ func TestLiveLessonsViewerFollowsTheInstructor(t *testing.T) {
 // shared one is the starter cluster other tests rely on.
 func liveLessonServer(t *testing.T) string {
 	t.Helper()
-	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), InstructorToken: instructorToken})
 	if err != nil {
 		t.Fatal(err)
 	}

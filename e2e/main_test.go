@@ -46,7 +46,7 @@ func runSuite(m *testing.M) int {
 		return 0
 	}
 
-	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), InstructorToken: instructorToken})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: server:", err)
 		return 1

@@ -33,6 +33,11 @@ type watchedPage struct {
 	problems []string
 }
 
+// instructorToken is the e2e server's instructor token: newPage's browser
+// holds it (as the instructor's would after opening the URL loglab serve
+// prints), newParticipantPage's does not.
+const instructorToken = "e2e-instructor-token"
+
 func newPage(t *testing.T) *watchedPage {
 	t.Helper()
 	// English, whatever the machine's locale: lang.js follows the
@@ -43,9 +48,27 @@ func newPage(t *testing.T) *watchedPage {
 // newPageWith is newPage in a context with options (a locale, say).
 func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) *watchedPage {
 	t.Helper()
+	return newPageAs(t, opts, true)
+}
+
+// newParticipantPage is a participant's browser: no instructor token.
+func newParticipantPage(t *testing.T) *watchedPage {
+	t.Helper()
+	return newPageAs(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")}, false)
+}
+
+func newPageAs(t *testing.T, opts playwright.BrowserNewContextOptions, instructor bool) *watchedPage {
+	t.Helper()
 	ctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if instructor {
+		err := ctx.AddCookies([]playwright.OptionalCookie{{Name: "loglab_instructor", Value: instructorToken, URL: playwright.String(baseURL),
+			HttpOnly: playwright.Bool(true), SameSite: playwright.SameSiteAttributeStrict}})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	page, err := ctx.NewPage()
 	if err != nil {
