@@ -148,7 +148,9 @@
   function startLive() {
     setStatus("connecting…");
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    // The page says which of the server's clusters it shows.
+    const cluster = document.querySelector("[data-cluster]")?.dataset.cluster || "live";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws?cluster=${encodeURIComponent(cluster)}`);
     if (lessons && document.getElementById("lesson")) {
       // Anyone on the page may drive the room's lesson; every page, the
       // sender's included, draws the server's lesson messages.
