@@ -46,7 +46,15 @@ func runSuite(m *testing.M) int {
 		return 0
 	}
 
-	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), InstructorToken: instructorToken})
+	// On a data directory, as a workshop's server runs: the instructor's
+	// cluster writes real segment files, which the record fetch sends.
+	dataDir, err := os.MkdirTemp("", "loglab-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dataDir)
+	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), InstructorToken: instructorToken, DataDir: dataDir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: server:", err)
 		return 1
