@@ -510,11 +510,11 @@ func TestLiveLessonPanicClosesTheLessonForEveryPage(t *testing.T) {
 	}
 }
 
-// Replays hold the whole room's mutex, and pages loop from many
-// connections as easily as from one: the room gets lessonReplayBurst
-// replays at once, then lessonReplaysPerSecond, whoever asks. Other lesson
-// actions (a page's own bucket permitting) still run.
-func TestLessonReplaysAreLimitedForTheWholeRoom(t *testing.T) {
+// Replays hold the cluster's mutex, and pages loop from many connections
+// as easily as from one: a cluster gets lessonReplayBurst replays at once,
+// then lessonReplaysPerSecond, whoever asks. Other lesson actions (a
+// page's own bucket permitting) still run.
+func TestLessonReplaysAreLimitedPerCluster(t *testing.T) {
 	s, ts := newTestServer(t)
 	clock := freezeClock(s)
 	pages := []*websocket.Conn{dial(t, ts), dial(t, ts)}
@@ -525,7 +525,7 @@ func TestLessonReplaysAreLimitedForTheWholeRoom(t *testing.T) {
 		sameOnEvery(t, 2, pages...)
 	}
 	sendJSON(t, pages[0], `{"type":"lesson","action":"reset"}`)
-	wantRefusal(t, readMsg(t, pages[0]), "at most 1 replay per second for the whole room")
+	wantRefusal(t, readMsg(t, pages[0]), "at most 1 replay per second for everyone watching it")
 	sendJSON(t, pages[1], `{"type":"lesson","action":"next"}`)
 	got := sameOnEvery(t, 1, pages...)
 	wantStatus(t, got[0], 1, lessons.PhaseAsk)

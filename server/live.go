@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/engine/view"
 	"github.com/loglab/loglab/lessons"
@@ -35,12 +37,16 @@ type liveSession struct {
 	// participant cluster is removed (see participants.go).
 	lastCommand string
 	lastActive  time.Time
-	lab         *lab.Lab
-	dataDir     string      // where the cluster's files are; empty: in memory
-	history     []web.Entry // the newest entries, see trimHistory
-	subscribers []*subscriber
-	stop        chan struct{} // closed by closeAll: ends watchQuorum
-	logger      *slog.Logger
+	// lessonReplays bounds this cluster's lesson replays (replaysLesson):
+	// each cluster has its own mutex, so one participant replaying a
+	// lesson in a loop holds up their own cluster's pages only.
+	lessonReplays *rate.Limiter
+	lab           *lab.Lab
+	dataDir       string      // where the cluster's files are; empty: in memory
+	history       []web.Entry // the newest entries, see trimHistory
+	subscribers   []*subscriber
+	stop          chan struct{} // closed by closeAll: ends watchQuorum
+	logger        *slog.Logger
 	// controllers are the addresses of controllers in their own
 	// processes (Options.Controllers): every lab the session makes,
 	// a lesson's included, uses their quorum.

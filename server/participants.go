@@ -83,6 +83,7 @@ func (s *Server) openParticipantCluster(id, name, owner, dir string) (*liveSessi
 	}
 	sess.id, sess.owner, sess.ownerName = id, owner, name
 	sess.lastActive = s.now()
+	sess.lessonReplays = newLessonReplayLimiter()
 	go sess.watchQuorum()
 	return sess, nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
@@ -65,10 +64,8 @@ type Server struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	// now is the rate limiters' clock; a test freezes it.
-	now func() time.Time
-	// lessonReplays bounds the room's lesson replays (see replaysLesson).
-	lessonReplays *rate.Limiter
-	apiLimiter    clientLimiters
+	now        func() time.Time
+	apiLimiter clientLimiters
 }
 
 // New builds the server and runs the starter script on its live cluster.
@@ -87,10 +84,11 @@ func New(opts Options) (*Server, error) {
 		go live.watchQuorum()
 	}
 	live.id = instructorClusterID
+	live.lessonReplays = newLessonReplayLimiter()
 	live.lastActive = time.Now()
 	s := &Server{echo: echo.New(), live: live, clusters: &clusterRegistry{live: live}, logger: opts.Logger, dataDir: opts.DataDir,
 		instructorToken: opts.InstructorToken, participantIdle: opts.ParticipantIdle, maxParticipants: opts.MaxParticipants,
-		closed: make(chan struct{}), now: time.Now, lessonReplays: newLessonReplayLimiter()}
+		closed: make(chan struct{}), now: time.Now}
 	if s.instructorToken == "" {
 		s.instructorToken = newToken()
 	}

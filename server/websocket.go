@@ -154,8 +154,8 @@ func (s *Server) handleLesson(p *page, data []byte, allowed bool) {
 		refuse(`expected {"type":"lesson","action":"open|answer|next|back|reset|goto|close", ...}`)
 	case !allowed:
 		refuse(rateLimitMessage("page") + " (a lesson action counts as one)")
-	case replaysLesson(req.Action) && !s.lessonReplays.AllowN(s.now(), 1):
-		refuse(fmt.Sprintf("the room's lesson was just replayed %d times: at most %d replay per second for the whole room; nothing done, try again in a moment", lessonReplayBurst, lessonReplaysPerSecond))
+	case replaysLesson(req.Action) && !p.sess.lessonReplays.AllowN(s.now(), 1):
+		refuse(fmt.Sprintf("this cluster's lesson was just replayed %d times: at most %d replay per second for everyone watching it; nothing done, try again in a moment", lessonReplayBurst, lessonReplaysPerSecond))
 	default:
 		p.sess.lessonAction(p.sub, req)
 		p.sess.noteCommand(strings.TrimSpace("lesson "+req.Action+" "+req.Lesson), s.now(), s.logger)
