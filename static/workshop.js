@@ -25,3 +25,23 @@
     }
   });
 })();
+
+// The instructor's overview redraws its table every few seconds from the
+// same page the server renders, so new participants and their last
+// commands appear without a reload.
+(function () {
+  "use strict";
+  if (!document.getElementById("clusters-overview")) return;
+  setInterval(async () => {
+    try {
+      const resp = await fetch("/instructor", { headers: { Accept: "text/html" } });
+      if (!resp.ok) return;
+      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+      const fresh = doc.getElementById("clusters-overview");
+      const shown = document.getElementById("clusters-overview");
+      if (fresh && shown) shown.replaceWith(fresh);
+    } catch (_) {
+      // The server restarting: the next round tries again.
+    }
+  }, 5000);
+})();
