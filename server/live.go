@@ -60,6 +60,10 @@ type liveSession struct {
 	// makeLessonLab makes the labs a lesson replays on; nil is newLab. A
 	// field so that a test can make a lesson's replay panic.
 	makeLessonLab func(dataDir string, controllers []string) *lab.Lab
+	// commands is the session's command log (commandlog.go), realtime
+	// its real-time driver (realtime.go); both made on first use.
+	commands *commandLog
+	realtime *realtimeDriver
 }
 
 // quorumCheckEvery is how often an idle live cluster is checked for an
@@ -205,10 +209,14 @@ func (s *liveSession) commandPanicked(e *web.Entry, p any) bool {
 // command changed before it panicked stays changed.
 func (s *liveSession) execute(line string) (e web.Entry) {
 	e.Command = strings.TrimSpace(line)
-	defer func() { s.commandPanicked(&e, recover()) }()
+	native, args := nativeCommandFor(line)
+	defer func() {
+		panicked := s.commandPanicked(&e, recover())
+		s.logCommand(e.Command, native != nil, e.OK, panicked)
+	}()
 	var out string
 	var err error
-	if native, args := nativeCommandFor(line); native != nil {
+	if native != nil {
 		out, err = native.run(s, args)
 	} else {
 		out, err = s.runLine(line)

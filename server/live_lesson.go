@@ -65,6 +65,7 @@ func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 		s.send(sub, s.lessonMessage(err.Error()))
 		return
 	}
+	s.logLessonChange(req.Action, ch)
 	// Close, and a step that waits for its answer, run nothing: pages
 	// get the status alone.
 	if ch.Rebuilt || len(ch.Ran) > 0 {
@@ -186,6 +187,7 @@ func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
 		return lessons.Change{}, err
 	}
 	s.lesson = sess
+	s.pauseRealtimeForLesson()
 	return ch, nil
 }
 
@@ -237,6 +239,7 @@ func (s *liveSession) runInLesson(line string) (e web.Entry, ran bool) {
 	if err != nil {
 		return web.Entry{Command: e.Command, Output: "error: " + err.Error()}, false
 	}
+	s.logCommand(r.Command, false, r.OK, false)
 	return s.entryOf(r), true
 }
 
@@ -315,6 +318,7 @@ func (s *liveSession) lessonMessage(refusal string) []byte {
 // first, with s.mu held: the transcript and the view as they are now (the
 // page may have loaded before the lesson opened), then the lesson status.
 func (s *liveSession) catchUp(sub *subscriber) {
+	s.tellRealtime(sub)
 	if s.lesson == nil {
 		return
 	}

@@ -1,0 +1,267 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loglab/loglab/lessons"
+)
+
+// The command log is every command a cluster's session executed, in the
+// order it executed them, as a lab script: `loglab script commands.log`
+// on a fresh lab replays the session. The engine is deterministic (same
+// seed, same commands: the same cluster), so the commands are the whole
+// record; that is what keeps a cluster driven by the wall clock (the
+// real-time driver's ticks, see realtime.go) reproducible: the ticks it
+// issued are logged like typed commands, with the virtual time they moved.
+//
+// What a line is:
+//   - a lab command, as typed (or as the API or the driver sent it),
+//     whether it succeeded or failed: a failure changed nothing, or it was
+//     a Kafka outcome whose time passed, and the replay fails the same way;
+//   - a server-only command (`realtime on`, see native_commands.go) as a
+//     `# ` comment: the lab does not know it, and it changes the cluster
+//     only through the ticks logged after it;
+//   - a lesson's rebuild (opening a lesson, going back, reset): a comment
+//     naming the lesson and the step, then every command the lesson
+//     replayed on its fresh lab. The lesson's replay starts with its own
+//     `cluster` command, which replaces the cluster as a fresh lab would
+//     have it, so the log never restarts: replaying it whole gives the
+//     lesson's lab too. The lesson's later commands (a step's, an answer's,
+//     the room's own) follow as lines;
+//   - a restart: a server restarted on its data directory resumes the
+//     cluster from the files there, and the log says so in a comment and
+//     writes the remembered `cluster` command as a comment too, so that a
+//     replay goes on with the cluster the earlier lines built. What the
+//     server kept only in memory before it stopped (clients, groups' members,
+//     the virtual clock) is not on disk, so the log reproduces the session
+//     exactly between restarts, not across one.
+const commandLogFile = "commands.log"
+
+const (
+	// commandLogMemory bounds the commands a session keeps in memory: the
+	// log since the cluster last started, about an hour of the real-time
+	// driver's ticks (five a second, 12 bytes each) besides what was typed.
+	// Past it the oldest are dropped and the memory copy says it is no
+	// longer whole; the file keeps everything.
+	commandLogMemory = 256 << 10
+	// commandLogFileMax bounds the file on the data directory: days of
+	// ticks. Past it the log stops with a comment saying so, rather than
+	// filling the workshop's disk.
+	commandLogFileMax = 16 << 20
+)
+
+// commandLog is one session's log, with the session's mutex held for
+// every call.
+type commandLog struct {
+	path string // the file on the data directory; empty: in memory only
+	// lines are the newest lines since the cluster last started (a
+	// `cluster` command that succeeded, a lesson's rebuild); bytes their
+	// size; dropped how many older ones went for the memory bound.
+	lines   []string
+	bytes   int
+	dropped int
+	// restarted: the file held a log before this session began, so the
+	// server restarted on its data directory (the memory copy is not
+	// whole until a new cluster starts); resuming turns false once the
+	// first command (the cluster's resumption) is logged.
+	restarted bool
+	resuming  bool
+	// pending are lines not yet in the file: the file is created only once
+	// the session has a cluster, so a server whose first `cluster` failed
+	// leaves no file that a restart would take for a cluster's data.
+	pending []string
+	written int64 // the file's size
+	full    bool  // the file reached commandLogFileMax
+	failed  error // the first write error, told once to the server log
+}
+
+// newCommandLog is the log of a session on dataDir ("" in memory).
+func newCommandLog(dataDir string) *commandLog {
+	l := &commandLog{}
+	if dataDir == "" {
+		return l
+	}
+	l.path = filepath.Join(dataDir, commandLogFile)
+	if st, err := os.Stat(l.path); err == nil && st.Size() > 0 {
+		l.restarted, l.resuming, l.written = true, true, st.Size()
+		l.pending = append(l.pending, fmt.Sprintf("# the server restarted (%s): the cluster resumes from the data directory's files; "+
+			"what it kept only in memory (clients, group members, the virtual clock) starts afresh, so a replay of this log differs from here on",
+			time.Now().UTC().Format(time.RFC3339)))
+	}
+	return l
+}
+
+// commandLine is how a command executed in the session is written in the
+// log: one line the lab script runner reads back as the same command.
+func commandLine(command string, native bool) string {
+	command = strings.TrimSpace(command)
+	switch {
+	case command == "" || strings.HasPrefix(command, "#"):
+		return command
+	case strings.ContainsAny(command, "\r\n"):
+		// A line break inside a command (possible only through the API)
+		// cannot be one line of a script: the replay would run two
+		// commands. Kept visible, so a replay that differs says why.
+		return fmt.Sprintf("# not replayable, a line break inside: %q", command)
+	case native:
+		return "# " + command
+	}
+	return command
+}
+
+// commandLog is the session's log, made on first use, with s.mu held.
+func (s *liveSession) commandLog() *commandLog {
+	if s.commands == nil {
+		s.commands = newCommandLog(s.dataDir)
+	}
+	return s.commands
+}
+
+// logCommand appends a command the session executed to its log, with
+// s.mu held. ok says whether it succeeded: a `cluster` command that did
+// starts the memory copy afresh, since a replay needs nothing before it.
+// A command that panicked is logged as a comment: what it changed before
+// it panicked stays changed, so the replay differs from there, and
+// running it again would only panic the replay.
+func (s *liveSession) logCommand(command string, native, ok, panicked bool) {
+	line := commandLine(command, native)
+	if line == "" {
+		return
+	}
+	if panicked && !strings.HasPrefix(line, "#") {
+		line = "# panicked, so a replay differs from here: " + line
+	}
+	l := s.commandLog()
+	if l.resuming && !native {
+		l.resuming = false
+		if first, _, _ := strings.Cut(line, " "); first == "cluster" {
+			line = "# resumed from the data directory: " + line
+		}
+	} else if ok && !native && isClusterCommand(line) {
+		l.restart()
+	}
+	l.add(line)
+	s.flushCommandLog()
+}
+
+// logLessonChange logs what a lesson action ran, with s.mu held: a
+// rebuild is a comment naming the lesson and step, then the whole replay.
+func (s *liveSession) logLessonChange(action string, ch lessons.Change) {
+	l := s.commandLog()
+	if ch.Rebuilt && s.lesson != nil {
+		st := s.lesson.Status()
+		l.restart()
+		l.add(fmt.Sprintf("# lesson %s, step %d of %d (%s): the lesson rebuilt the lab (%s); its replay follows, starting with its own `cluster`",
+			st.Lesson, st.Step+1, st.Steps, st.Name, action))
+	}
+	for _, r := range ch.Ran {
+		if line := commandLine(r.Command, false); line != "" {
+			l.add(line)
+		}
+	}
+	if action == "close" {
+		l.add("# the lesson closed: free play goes on with the lesson's cluster")
+	}
+	s.flushCommandLog()
+}
+
+// isClusterCommand: the line starts a new cluster.
+func isClusterCommand(line string) bool {
+	first, _, _ := strings.Cut(line, " ")
+	return first == "cluster"
+}
+
+// restart empties the memory copy: a new cluster needs no earlier line.
+func (l *commandLog) restart() {
+	l.lines, l.bytes, l.dropped, l.restarted = nil, 0, 0, false
+}
+
+func (l *commandLog) add(line string) {
+	l.lines = append(l.lines, line)
+	l.bytes += len(line) + 1
+	n := 0
+	for l.bytes > commandLogMemory && n < len(l.lines)-1 {
+		l.bytes -= len(l.lines[n]) + 1
+		n++
+	}
+	if n > 0 {
+		l.dropped += n
+		l.lines = append([]string(nil), l.lines[n:]...)
+	}
+	if l.path != "" {
+		l.pending = append(l.pending, line)
+	}
+}
+
+// text is the memory copy as a script, and whether it is whole (a replay
+// of it on a fresh lab gives the session's cluster).
+func (l *commandLog) text() (string, bool) {
+	var b strings.Builder
+	if l.restarted {
+		fmt.Fprintf(&b, "# the server restarted and resumed this cluster from its data directory: its %s has the commands before\n", commandLogFile)
+	}
+	if l.dropped > 0 {
+		fmt.Fprintf(&b, "# %d older commands were dropped from the server's memory; the data directory's %s has them all\n", l.dropped, commandLogFile)
+	}
+	for _, line := range l.lines {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String(), l.dropped == 0 && !l.restarted
+}
+
+// commandLogText is the session's command log since its cluster last
+// started, for a page or an API to offer, and whether it is whole.
+func (s *liveSession) commandLogText() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commandLog().text()
+}
+
+// flushCommandLog appends the pending lines to the file, with s.mu held.
+// Each command is written when it ran (the file is opened for each batch,
+// so a cluster holds no descriptor while idle and a kill -9 loses nothing
+// written); a failure is logged once, and the session goes on: a workshop
+// must not stop because its log cannot be written.
+func (s *liveSession) flushCommandLog() {
+	l := s.commands
+	if l.path == "" || len(l.pending) == 0 || l.full || l.failed != nil {
+		l.pending = nil
+		return
+	}
+	if s.lab == nil || s.lab.Cluster() == nil {
+		if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) && len(l.pending) < 1024 {
+			return // no cluster yet: see pending
+		}
+	}
+	var b strings.Builder
+	for _, line := range l.pending {
+		if l.written+int64(b.Len()+len(line)+1) > commandLogFileMax {
+			b.WriteString("# the command log reached its limit of 16 MiB: the commands after this one are not logged\n")
+			l.full = true
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	l.pending = nil
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		var n int
+		n, err = f.WriteString(b.String())
+		l.written += int64(n)
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+	}
+	if err != nil {
+		l.failed = err
+		s.logger.Error("writing the cluster's command log; the commands from here on are not logged to the file", "path", l.path, "error", err)
+	}
+}
