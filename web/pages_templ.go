@@ -281,6 +281,10 @@ func LivePage(c view.Cluster, history []Entry, info LiveInfo) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+			templ_7745c5c3_Err = RealtimeBar(RealtimeState{State: "off", Speed: 1}).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 			templ_7745c5c3_Err = LessonMenu().Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -301,7 +305,7 @@ func LivePage(c view.Cluster, history []Entry, info LiveInfo) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</main><script src=\"/static/lesson.js\"></script> <script src=\"/static/app.js\"></script> <script src=\"/static/workshop.js\"></script>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</main><script src=\"/static/realtime.js\"></script> <script src=\"/static/lesson.js\"></script> <script src=\"/static/app.js\"></script> <script src=\"/static/workshop.js\"></script>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
