@@ -55,7 +55,7 @@ type realtimeDriver struct {
 
 // realtimeMessage is what pages receive when the driver's state changes.
 type realtimeMessage struct {
-	Type  string             `json:"type"` // "realtime"
+	Type  string            `json:"type"` // "realtime"
 	State web.RealtimeState `json:"state"`
 }
 
