@@ -428,3 +428,46 @@ func (s *liveSession) realtimeState() string {
 	defer s.mu.Unlock()
 	return s.realtimeStateNow().State
 }
+
+// Pages hear the driver's state when it changes, and a page that connects
+// after the driver ran hears it first; one that connects to a cluster
+// whose driver never ran hears nothing (its bar draws "off").
+func TestRealtimeStateReachesPages(t *testing.T) {
+	s, _ := realtimeSession(t)
+	s.mu.Lock()
+	s.realtime = nil // as a session whose driver never ran
+	s.mu.Unlock()
+	early := s.subscribe(func() {})
+	defer s.unsubscribe(early)
+	if n := len(early.msgs); n != 0 {
+		t.Fatalf("a page got %d messages on connecting to a cluster whose driver never ran", n)
+	}
+	s.mu.Lock()
+	fc := newFakeWallClock()
+	s.realtime = &realtimeDriver{clock: fc.clock()}
+	s.mu.Unlock()
+	mustRun(t, s, "realtime on speed=2")
+	states := func(sub *subscriber) []web.RealtimeState {
+		var got []web.RealtimeState
+		for len(sub.msgs) > 0 {
+			var m realtimeMessage
+			if json.Unmarshal(<-sub.msgs, &m); m.Type == "realtime" {
+				got = append(got, m.State)
+			}
+		}
+		return got
+	}
+	if got := states(early); len(got) != 1 || got[0] != (web.RealtimeState{State: "on", Speed: 2}) {
+		t.Errorf("after realtime on, the page heard %+v", got)
+	}
+	mustRun(t, s, "realtime pause")
+	late := s.subscribe(func() {})
+	defer s.unsubscribe(late)
+	if got := states(late); len(got) != 1 || got[0] != (web.RealtimeState{State: "paused", Speed: 2}) {
+		t.Errorf("a page that connected while paused heard %+v", got)
+	}
+	mustRun(t, s, "realtime") // the status changes nothing: no message
+	if got := states(early); len(got) != 1 || got[0].State != "paused" {
+		t.Errorf("after pause and a status, the first page heard %+v", got)
+	}
+}
