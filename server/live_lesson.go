@@ -229,6 +229,12 @@ func newLab(dataDir string, controllers []string) *lab.Lab {
 // the session (refused before a prediction is answered, checked against a
 // goal after), with s.mu held. It returns the entry and whether it ran.
 func (s *liveSession) runInLesson(line string) (e web.Entry, ran bool) {
+	if native, _ := nativeCommandFor(line); native != nil {
+		// The server's own commands are no part of the lesson (its lab
+		// does not know them): `realtime` answers, and refuses to start
+		// the clock, during a lesson as after it.
+		return s.execute(line), true
+	}
 	e.Command = strings.TrimSpace(line)
 	defer func() {
 		if s.commandPanicked(&e, recover()) {

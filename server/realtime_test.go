@@ -276,13 +276,16 @@ func TestRealtimeWaitsForALesson(t *testing.T) {
 		t.Errorf("after the lesson opened: %+v", st)
 	}
 	before := s.lab.Cluster().Elapsed()
+	s.mu.Unlock()
 	for _, line := range []string{"realtime on", "realtime resume"} {
 		fc.now = at(1000)
-		if e := s.execute(line); e.OK || !strings.Contains(e.Output, "a lesson is open") {
+		if e := s.run(line); e.OK || !strings.Contains(e.Output, "a lesson is open") {
 			t.Errorf("%s during a lesson: %+v", line, e)
 		}
 	}
-	s.mu.Unlock()
+	if e := s.run("realtime"); !e.OK || !strings.Contains(e.Output, "real time is paused (speed ×1): a lesson is open") {
+		t.Errorf("the status during a lesson: %+v", e)
+	}
 	wake(s, 1200)
 	s.mu.Lock()
 	if s.lab.Cluster().Elapsed() != before {
