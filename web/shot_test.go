@@ -48,7 +48,7 @@ func TestWriteTransactionPage(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", cmd, err, out)
 		}
 	}
-	html, err := web.RenderString(context.Background(), web.LivePage(l.View(), nil))
+	html, err := web.RenderString(context.Background(), web.LivePage(l.View(), nil, web.LiveInfo{ClusterID: "live", CanDrive: true, Instructor: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
