@@ -281,7 +281,7 @@ func LivePage(c view.Cluster, history []Entry, info LiveInfo) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = RealtimeBar(RealtimeState{State: "off", Speed: 1}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = RealtimeBar(RealtimeState{State: "off", Speed: 1}, info.CanDrive).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -29,7 +29,7 @@ func TestRealtimeBar(t *testing.T) {
 			[]string{`aria-pressed="true">`, "<too big>"}},
 	}
 	for _, c := range cases {
-		html, err := RenderString(context.Background(), RealtimeBar(c.st))
+		html, err := RenderString(context.Background(), RealtimeBar(c.st, true))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,14 +61,22 @@ func TestRealtimeBar(t *testing.T) {
 	}
 }
 
+// Every page of a cluster has the bar; only a page whose viewer may drive
+// the cluster has its controls (the server refuses the others' commands
+// anyway).
 func TestLivePageHasTheRealtimeBar(t *testing.T) {
-	html, err := RenderString(context.Background(), LivePage(view.Cluster{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{`id="realtime"`, `data-state="off"`, `<script src="/static/realtime.js"></script>`} {
-		if !strings.Contains(html, w) {
-			t.Errorf("the live page has no %q", w)
+	for _, canDrive := range []bool{true, false} {
+		html, err := RenderString(context.Background(), LivePage(view.Cluster{}, nil, LiveInfo{ClusterID: "p-0123abcd", CanDrive: canDrive}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{`id="realtime"`, `data-state="off"`, `data-rt-speed>1</span>`, `<script src="/static/realtime.js"></script>`} {
+			if !strings.Contains(html, w) {
+				t.Errorf("canDrive %v: the live page has no %q", canDrive, w)
+			}
+		}
+		if controls := strings.Contains(html, `data-command="realtime `); controls != canDrive {
+			t.Errorf("canDrive %v: the real-time controls are drawn: %v", canDrive, controls)
 		}
 	}
 }
