@@ -204,6 +204,13 @@ func (s *liveSession) realtimeTick(run chan struct{}, now time.Time) {
 	if d == nil || d.run != run {
 		return
 	}
+	select {
+	case <-s.stop:
+		// A wake-up received as the session closed: its lab is being
+		// closed, and a removed participant's files deleted.
+		return
+	default:
+	}
 	// This goroutine has no caller to recover for it: a panic here would
 	// end the whole server. The driver pauses, so it does not panic again
 	// five times a second.

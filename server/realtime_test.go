@@ -251,8 +251,10 @@ func TestRealtimeDriverGoroutineEnds(t *testing.T) {
 		fc.ticks <- at(400)
 		s.closeAll()
 		waitDone(t, s.realtime, done, fc)
-		if moved := s.lab.Cluster().Elapsed() - before; moved != 2*time.Second {
-			t.Errorf("two wake-ups at ×5 moved %v, want 2s", moved)
+		// The first wake-up ran (the goroutine took the second only after
+		// it); the second ran unless the session closed first.
+		if moved := s.lab.Cluster().Elapsed() - before; moved != time.Second && moved != 2*time.Second {
+			t.Errorf("two wake-ups at ×5 moved %v, want 1s or 2s", moved)
 		}
 		if e := s.run("realtime on"); e.OK || !strings.Contains(e.Output, "shutting this cluster down") {
 			t.Errorf("realtime on after the session closed: %+v", e)
