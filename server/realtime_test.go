@@ -256,6 +256,11 @@ func TestRealtimeDriverGoroutineEnds(t *testing.T) {
 		if moved := s.lab.Cluster().Elapsed() - before; moved != time.Second && moved != 2*time.Second {
 			t.Errorf("two wake-ups at ×5 moved %v, want 1s or 2s", moved)
 		}
+		closedAt := s.lab.Cluster().Elapsed()
+		s.realtimeTick(s.realtime.run, at(600)) // a wake-up taken as it closed
+		if s.lab.Cluster().Elapsed() != closedAt {
+			t.Error("a wake-up after the session closed ticked")
+		}
 		if e := s.run("realtime on"); e.OK || !strings.Contains(e.Output, "shutting this cluster down") {
 			t.Errorf("realtime on after the session closed: %+v", e)
 		}
