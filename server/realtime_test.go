@@ -492,3 +492,38 @@ func TestRealtimeStateReachesPages(t *testing.T) {
 		t.Errorf("after pause and a status, the first page heard %+v", got)
 	}
 }
+
+// BenchmarkRealtimeTick is one quiet wake-up of the starter cluster at ×1:
+// the tick and its log line, and with a page watching the view pushed.
+func BenchmarkRealtimeTick(b *testing.B) {
+	for _, watched := range []bool{false, true} {
+		name := "unwatched"
+		if watched {
+			name = "watched"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := newLiveSession("", nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { s.closeAll(); s.lab.Close() }()
+			fc := newFakeWallClock()
+			s.realtime = &realtimeDriver{clock: fc.clock()}
+			var sub *subscriber
+			if watched {
+				sub = s.subscribe(func() {})
+				defer s.unsubscribe(sub)
+			}
+			if e := s.run("realtime on"); !e.OK {
+				b.Fatal(e.Output)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				wake(s, 200*(i+1))
+				for sub != nil && len(sub.msgs) > 0 {
+					<-sub.msgs
+				}
+			}
+		})
+	}
+}
