@@ -179,6 +179,8 @@
     }
     ws.addEventListener("message", (ev) => {
       const msg = JSON.parse(ev.data);
+      // Other scripts on the page (realtime.js) follow the messages too.
+      document.dispatchEvent(new CustomEvent("loglab:message", { detail: msg }));
       if (msg.type === "update") applyUpdate(msg);
       else if (msg.type === "lesson" && player) player.show(msg.status, msg.error);
     });

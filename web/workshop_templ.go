@@ -294,7 +294,7 @@ func InstructorPage(rows []ClusterRow, now time.Time) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("topics", "topic").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("topics", "topic 列表").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
