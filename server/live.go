@@ -220,6 +220,9 @@ func (s *liveSession) execute(line string) (e web.Entry) {
 		out, err = native.run(s, args)
 	} else {
 		out, err = s.runLine(line)
+		if err == nil && e.Command == "help" {
+			out += nativeHelp()
+		}
 	}
 	e.Output, e.OK = out, err == nil
 	if err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -44,4 +45,21 @@ func nativeCommandFor(line string) (*nativeCommand, []string) {
 		return nil, nil
 	}
 	return c, words[1:]
+}
+
+// nativeHelp is what `help` adds on the server: the server's own commands,
+// by name, in the lab's help format.
+func nativeHelp() string {
+	names := make([]string, 0, len(nativeCommands))
+	for name := range nativeCommands {
+		names = append(names, name)
+	}
+	sort.Strings(names) // a map's order is random; help's is not
+	var b strings.Builder
+	b.WriteString("\n\non this server (not in the browser lab):")
+	for _, name := range names {
+		c := nativeCommands[name]
+		b.WriteString("\n" + c.usage + "\n    " + c.summary)
+	}
+	return b.String()
 }
