@@ -171,6 +171,14 @@ func (s *Server) apiRecords(c echo.Context) error {
 	if p.json {
 		return answerDecoded(c, f)
 	}
+	return answerRaw(c, f)
+}
+
+// answerRaw sends a located fetch's bytes: the header first, then the
+// region with sendfile. The fetch benchmark (bench_fetch.go) serves its
+// "endpoint" path through it too.
+func answerRaw(c echo.Context, f fetched) error {
+	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, echo.MIMEOctetStream)
 	h.Set(echo.HeaderContentLength, strconv.FormatInt(f.loc.Length, 10))
 	c.Response().WriteHeader(http.StatusOK)
@@ -189,7 +197,7 @@ func (s *Server) apiRecords(c echo.Context) error {
 	}
 	// echo's Response does not pass ReadFrom on, so the bytes go to the
 	// http.ResponseWriter underneath it.
-	_, err = sendRegion(c.Response().Unwrap(), f.file, f.loc.Length)
+	_, err := sendRegion(c.Response().Unwrap(), f.file, f.loc.Length)
 	return err
 }
 
@@ -215,6 +223,12 @@ func sendRegion(w io.Writer, f *os.File, n int64) (int64, error) {
 func (s *liveSession) locateFetch(p fetchParams) (fetched, int, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.locateFetchLocked(p)
+}
+
+// locateFetchLocked is locateFetch with s.mu already held (by a native
+// command such as `bench fetch`).
+func (s *liveSession) locateFetchLocked(p fetchParams) (fetched, int, string, error) {
 	var f fetched
 	if s.dataDir == "" {
 		return f, http.StatusNotImplemented, "INVALID_REQUEST",
