@@ -81,7 +81,9 @@ e2e: wasm driver
 
 ## bench: benchmarks, reported as ratios against limits measured in the same
 ## run (append/raw: the log's append path vs a raw sequential write of the
-## same bytes; slices/raw: reads through the log vs plain ReadAt)
+## same bytes; slices/raw: reads through the log vs plain ReadAt; endpoint/bare and
+## endpoint-cpu/copy-cpu: the record fetch endpoint vs a bare sendfile loop and a
+## user-space copy, the servers' CPU measured in a child process)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /e2e)
 
