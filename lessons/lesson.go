@@ -18,6 +18,9 @@ type Lesson struct {
 	Title   Text
 	Goals   []Text // what the learner will be able to explain
 	Steps   []Step
+	// Native: `mode: native`, a lesson that needs the workshop server's
+	// own commands (`>~` lines): the browser lab cannot play it.
+	Native bool
 }
 
 // Step is one screen of a lesson. A goal step (Goal true) asks the learner
@@ -43,12 +46,19 @@ type Step struct {
 // Command is a lab command with the transcript it must print. OutFrom and
 // OutTo are the 0-based source lines of that output [OutFrom, OutTo), which
 // -rewrite replaces.
+//
+// A Live command (`>~ COMMAND`, native lessons only) is one of the
+// server's native commands, such as `bench fetch`: its output varies from
+// run to run, so it has no Want; the server runs it when the step is
+// entered, and `go test ./lessons` (a lab without native commands) skips
+// it. It must leave the cluster as it was: replays skip it too.
 type Command struct {
 	Line    int
 	Text    string
 	Want    string
 	OutFrom int
 	OutTo   int
+	Live    bool
 }
 
 // Predict is a question whose right answer is not written down: the named

@@ -16,9 +16,12 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
 
+// liveCommandPrefix starts a native lesson's live command (Command.Live).
+const liveCommandPrefix = ">~ "
+
 // keywords a lesson line may start with; any other "word:" line outside a
 // command's output is a typo the trainer must hear about, not prose lost.
-var frontKeys = map[string]bool{"id": true, "order": true, "level": true, "minutes": true, "title.en": true, "title.zh": true, "goal.en": true, "goal.zh": true}
+var frontKeys = map[string]bool{"id": true, "order": true, "level": true, "minutes": true, "title.en": true, "title.zh": true, "goal.en": true, "goal.zh": true, "mode": true}
 var stepKeys = map[string]bool{"say.en": true, "say.zh": true, "focus": true, "hint.en": true, "hint.zh": true, "predict": true, "question.en": true, "question.zh": true, "choice": true, "goal-check": true, "solution": true}
 
 type parser struct {
@@ -65,7 +68,7 @@ func (p *parser) parse() error {
 			// blank lines and trainer notes
 		case strings.HasPrefix(line, "== "):
 			err = p.header(n, line)
-		case strings.HasPrefix(line, "> "):
+		case strings.HasPrefix(line, "> ") || strings.HasPrefix(line, liveCommandPrefix):
 			err = p.command(n, i, line)
 		default:
 			err = p.keyword(n, line)
@@ -81,7 +84,7 @@ func (p *parser) parse() error {
 // output follows it: blankInsideOutput), the next command, a step header or
 // a lesson keyword, as in engine/lab/testdata transcripts.
 func (p *parser) endsOutput(line string) bool {
-	if line == "" || strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "== ") {
+	if line == "" || strings.HasPrefix(line, "> ") || strings.HasPrefix(line, liveCommandPrefix) || strings.HasPrefix(line, "== ") {
 		return true
 	}
 	key, _, ok := strings.Cut(line, ":")
@@ -131,7 +134,14 @@ func (p *parser) command(n, i int, line string) error {
 	if p.step.Goal {
 		return p.errf(n, "a goal step's commands are the learner's: write them as `solution: > COMMAND`")
 	}
-	p.step.Commands = append(p.step.Commands, Command{Line: n, Text: strings.TrimPrefix(line, "> "), OutFrom: i + 1, OutTo: i + 1})
+	c := Command{Line: n, Text: strings.TrimPrefix(line, "> "), OutFrom: i + 1, OutTo: i + 1}
+	if text, live := strings.CutPrefix(line, liveCommandPrefix); live {
+		if !p.l.Native {
+			return p.errf(n, "a `>~` command runs on the workshop server only: it belongs in a lesson with `mode: native`")
+		}
+		c.Text, c.Live = text, true
+	}
+	p.step.Commands = append(p.step.Commands, c)
 	p.cmd = &p.step.Commands[len(p.step.Commands)-1]
 	return nil
 }
@@ -167,6 +177,11 @@ func (p *parser) front(n int, key, value string) error {
 			return p.errf(n, "level: is beginner, intermediate or advanced, not %q", value)
 		}
 		l.Level = value
+	case "mode":
+		if value != "native" {
+			return p.errf(n, "mode: is native (a lesson that needs the workshop server), not %q; leave it out for a lesson the browser lab plays", value)
+		}
+		l.Native = true
 	case "order", "minutes":
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 {
@@ -318,6 +333,11 @@ func (p *parser) closeStep() error {
 	}
 	if len(s.Say) == 0 {
 		return p.errf(s.Line, "step %q says nothing: add say.en: and say.zh:", s.Name)
+	}
+	for _, c := range s.Commands {
+		if c.Live && c.Want != "" {
+			return p.errf(c.Line, "a `>~` command's output varies from run to run and is not compared: write none after it (end it with a blank line)")
+		}
 	}
 	if pr := s.Predict; pr != nil {
 		if pr.Question.En == "" {

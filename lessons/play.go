@@ -36,10 +36,16 @@ func (p *Player) Run(cmd string) string {
 }
 
 // RunStep runs a step's commands (not a goal's solution: that is the
-// learner's to find) and returns each one's output.
+// learner's to find) and returns each one's output. A live command (`>~`)
+// is the workshop server's, not the lab's: it is skipped, with an empty
+// output, and leaves the cluster as it was (Command.Live).
 func (p *Player) RunStep(s Step) []string {
 	var outs []string
 	for _, c := range s.Commands {
+		if c.Live {
+			outs = append(outs, "")
+			continue
+		}
 		outs = append(outs, p.Run(c.Text))
 	}
 	return outs

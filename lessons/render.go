@@ -18,6 +18,8 @@ type Rendered struct {
 	Title   HTML           `json:"title"`
 	Goals   []HTML         `json:"goals"`
 	Steps   []RenderedStep `json:"steps"`
+	// Native: the lesson needs the workshop server (`mode: native`).
+	Native bool `json:"native,omitempty"`
 }
 
 // HTML is one piece of prose rendered in both languages.
@@ -48,7 +50,7 @@ type RenderedChoice struct {
 // trainer's own and goldmark leaves raw HTML out by default, so a lesson
 // cannot put script into the page.
 func Render(l *Lesson) Rendered {
-	r := Rendered{ID: l.ID, Order: l.Order, Level: l.Level, Minutes: l.Minutes, Title: inline(l.Title)}
+	r := Rendered{ID: l.ID, Order: l.Order, Level: l.Level, Minutes: l.Minutes, Title: inline(l.Title), Native: l.Native}
 	for _, g := range l.Goals {
 		r.Goals = append(r.Goals, inline(g))
 	}
@@ -102,6 +104,7 @@ type Entry struct {
 	Minutes int    `json:"minutes"`
 	Title   HTML   `json:"title"`
 	Steps   int    `json:"steps"`
+	Native  bool   `json:"native,omitempty"`
 }
 
 // Catalogue lists every embedded lesson in its order.
@@ -119,5 +122,5 @@ func Catalogue() ([]Entry, error) {
 
 // EntryOf is a rendered lesson's catalogue entry.
 func EntryOf(r Rendered) Entry {
-	return Entry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps)}
+	return Entry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps), Native: r.Native}
 }

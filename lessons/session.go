@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/loglab/loglab/engine/lab"
 )
@@ -51,7 +52,14 @@ type Session struct {
 	// typed: the learner ran commands of their own on this step, so the
 	// lab is no longer the one the lesson's next steps were written for.
 	typed bool
+	// native runs the workshop server's own commands (NewNativeSession);
+	// nil in the browser lab, which cannot play a native lesson.
+	native NativeRunner
 }
+
+// NativeRunner runs one of the server's native commands (`bench fetch`):
+// handled is false when line is not one, and the lab runs it instead.
+type NativeRunner func(line string) (out string, err error, handled bool)
 
 // Status is what the player draws.
 type Status struct {
@@ -74,10 +82,22 @@ type Status struct {
 // playing steps 1 to 4 would. newLab makes each fresh lab (the browser
 // paces its simulation, the server may put it on disk); nil is lab.New.
 func NewSession(l *Lesson, step int, newLab func() *lab.Lab) (*Session, Change, error) {
+	return NewNativeSession(l, step, newLab, nil)
+}
+
+// NewNativeSession is NewSession on the workshop server: native runs a
+// native lesson's `>~` commands and the server's commands a learner types.
+// Without it (the browser lab) a native lesson is refused: its `>~`
+// commands are the lesson's point and only the server has them.
+func NewNativeSession(l *Lesson, step int, newLab func() *lab.Lab, native NativeRunner) (*Session, Change, error) {
+	if l.Native && native == nil {
+		return nil, Change{}, fmt.Errorf("lesson %s runs in native mode: it measures the machine with the workshop server's own commands; "+
+			"run the server (`make run`) and open it from the live page's Lessons menu", l.ID)
+	}
 	if newLab == nil {
 		newLab = lab.New
 	}
-	s := &Session{lesson: l, newLab: newLab}
+	s := &Session{lesson: l, newLab: newLab, native: native}
 	ch, err := s.goTo(step)
 	return s, ch, err
 }
@@ -181,7 +201,7 @@ func (s *Session) Run(cmd string) (Ran, error) {
 	if s.phase == PhaseAsk {
 		return Ran{}, fmt.Errorf("answer the question first: the step's commands have not run yet")
 	}
-	r := s.run(cmd)
+	r := s.runTyped(cmd)
 	s.typed = true
 	if s.phase == PhaseGoal && s.goalHolds() {
 		s.phase = PhaseReached
@@ -200,6 +220,9 @@ func (s *Session) goTo(step int) (Change, error) {
 	var ran []Ran
 	for _, st := range s.lesson.Steps[:step] {
 		for _, c := range st.Commands {
+			if c.Live {
+				continue // a measurement: it changed nothing to replay
+			}
 			ran = append(ran, s.run(c.Text))
 		}
 		for _, c := range st.Solution {
@@ -234,14 +257,54 @@ func (s *Session) enter() []Ran {
 func (s *Session) runStep() []Ran {
 	var ran []Ran
 	for _, c := range s.lesson.Steps[s.step].Commands {
+		if c.Live {
+			ran = append(ran, s.runLive(c.Text))
+			continue
+		}
 		ran = append(ran, s.run(c.Text))
 	}
 	return ran
 }
 
+// run runs a lab command: a lesson's `>` lines are the lab's alone, so a
+// replay is the same everywhere.
 func (s *Session) run(cmd string) Ran {
 	out := s.player.Run(cmd)
 	return Ran{Command: cmd, Output: out, OK: s.player.lastErr == nil}
+}
+
+// runTyped is the learner's command: the server's own first, as in free
+// play, then the lab's.
+func (s *Session) runTyped(cmd string) Ran {
+	if s.native != nil {
+		if out, err, handled := s.native(cmd); handled {
+			return s.nativeRan(cmd, out, err)
+		}
+	}
+	return s.run(cmd)
+}
+
+// runLive is a `>~` line: a native command, never the lab's.
+func (s *Session) runLive(cmd string) Ran {
+	if s.native != nil {
+		if out, err, handled := s.native(cmd); handled {
+			return s.nativeRan(cmd, out, err)
+		}
+	}
+	return s.nativeRan(cmd, "", fmt.Errorf("`%s` is not a command of this server", cmd))
+}
+
+// nativeRan is a native command's Ran; its error is the last error, as a
+// lab command's is, for the last-error check.
+func (s *Session) nativeRan(cmd, out string, err error) Ran {
+	s.player.lastErr = err
+	if err != nil {
+		out = "error: " + err.Error()
+	}
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return Ran{Command: cmd, Output: out, OK: err == nil}
 }
 
 func (s *Session) goalHolds() bool {
