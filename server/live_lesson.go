@@ -182,7 +182,7 @@ func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
 	}
 	// The lesson playing now is not closed here: freshLab replaces its lab
 	// the way it replaces the free-play lab.
-	sess, ch, err := lessons.NewSession(l, step, s.freshLab)
+	sess, ch, err := lessons.NewNativeSession(l, step, s.freshLab, s.nativeInLesson)
 	if err != nil {
 		return lessons.Change{}, err
 	}
