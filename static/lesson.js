@@ -394,7 +394,9 @@
       if (!r.ok) throw new Error(`the lesson list: HTTP ${r.status}`);
       for (const l of await r.json()) {
         const li = document.createElement("li");
-        li.innerHTML = `<button type="button" data-open-lesson="${esc(l.id)}">${prose(l.title, "span")}</button>`;
+        // A native lesson (`mode: native`) runs only here, on the server.
+        const badge = l.native ? ` <span class="native-badge">${T("native mode", "原生模式")}</span>` : "";
+        li.innerHTML = `<button type="button" data-open-lesson="${esc(l.id)}">${prose(l.title, "span")}${badge}</button>`;
         list.appendChild(li);
       }
     } catch (err) {
