@@ -31,7 +31,14 @@ func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
 	// One page for every lesson: each opens by its link, as from the
 	// catalogue, and the browser keeps the compiled module between them.
 	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	walked := 0
 	for i, l := range all {
+		if l.Native {
+			// `mode: native`: the browser lab refuses it (it needs the
+			// workshop server's own commands); the server's tests play it.
+			continue
+		}
+		walked++
 		t.Run(l.ID, func(t *testing.T) {
 			walkLesson(t, p, l, walk{wrongOnce: i == 0, lang: "en"})
 		})
@@ -46,7 +53,7 @@ func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
 	if err := expect.Locator(cards).ToHaveCount(len(all)); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(len(all)); err != nil {
+	if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(walked); err != nil {
 		t.Fatalf("the catalogue does not show every walked lesson as done: %v", err)
 	}
 	above, err := p.Evaluate(`() => document.querySelector(".catalogue").getBoundingClientRect().bottom <= document.querySelector(".choices").getBoundingClientRect().top`)
