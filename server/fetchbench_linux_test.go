@@ -126,7 +126,13 @@ const childLinePrefix = "fetchbench: "
 
 func startFetchBenchChild(b *testing.B) *fetchBenchChild {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFetchBenchChild$", "-test.count=1", "-test.v=false")
+	args := []string{"-test.run=^TestFetchBenchChild$", "-test.count=1", "-test.v=false"}
+	// LOGLAB_FETCHBENCH_CPUPROFILE=FILE: the server process's CPU profile,
+	// to see where the endpoint's time goes beyond sendfile's.
+	if prof := os.Getenv("LOGLAB_FETCHBENCH_CPUPROFILE"); prof != "" {
+		args = append(args, "-test.cpuprofile="+prof)
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), fetchBenchChildEnv+"=1")
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
