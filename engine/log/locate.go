@@ -32,7 +32,8 @@ type Location struct {
 // start with translateOffset and its end from the high watermark's cached
 // file position, then a short scan of the headers after the index entry.
 // Unlike Kafka, which cuts at maxBytes even inside a batch (its consumers
-// drop a partial last batch), the region ends on a whole batch, as Read's.
+// drop a partial last batch), the region ends on a whole batch, as Read's
+// (README, Differences from Kafka).
 func (l *Log) Locate(from, maxBytes, maxOffset int64) (Location, error) {
 	if from < l.startOffset || from > l.EndOffset() {
 		return Location{}, fmt.Errorf("%w: offset %d is outside the log [%d, %d]", ErrOffsetOutOfRange, from, l.startOffset, l.EndOffset())
