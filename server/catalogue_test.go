@@ -28,6 +28,14 @@ func TestLandingPageListsTheLessonsFirst(t *testing.T) {
 		if link < 0 || link > sandboxes {
 			t.Errorf("lesson %s: link at %d, the sandboxes at %d", l.ID, link, sandboxes)
 		}
+		// A lesson that needs the workshop server says so on its card.
+		card := body[link:]
+		if end := strings.Index(card, "</li>"); end > 0 {
+			card = card[:end]
+		}
+		if got := strings.Contains(card, `class="native-badge"`); got != l.Native {
+			t.Errorf("lesson %s (native %v): the card's native-mode badge drawn: %v", l.ID, l.Native, got)
+		}
 		title := lessons.Render(l).Title
 		if !strings.Contains(body, title.En) || !strings.Contains(body, title.Zh) {
 			t.Errorf("lesson %s: the title is not there in both languages", l.ID)
