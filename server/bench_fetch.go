@@ -16,7 +16,7 @@ import (
 )
 
 // `bench fetch [MiB]` measures, on this machine and this cluster's own
-// segment file, what issue 14 calls "zero-copy, measured": the record
+// segment file, how much zero-copy saves: the record
 // fetch endpoint against a bare sendfile loop and a user-space copy of the
 // same bytes, each over loopback HTTP. BenchmarkRecordFetchZeroCopy
 // (fetchbench_linux_test.go) makes the same comparison with the real
@@ -397,7 +397,7 @@ func formatBenchFetch(r fetchRegion, t [fetchPaths]pathTotals, sendfiles int64) 
 		}
 		fmt.Fprintf(&b, "%-22s %10.0f %22s\n", p, t[p].bytesPerSecond()/1e6, cpu)
 	}
-	fmt.Fprintf(&b, "endpoint/bare throughput: %.2f (issue 14's target: at least 0.8)\n",
+	fmt.Fprintf(&b, "endpoint/bare throughput: %.2f (loglab's budget: at least 0.8)\n",
 		t[pathEndpoint].bytesPerSecond()/t[pathBare].bytesPerSecond())
 	fmt.Fprintf(&b, "copy/bare throughput: %.2f\n", t[pathCopy].bytesPerSecond()/t[pathBare].bytesPerSecond())
 	if cpuOK {
