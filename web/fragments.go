@@ -1,0 +1,150 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/loglab/loglab/engine/view"
+)
+
+// Fragment is one part of the cluster view a page can replace on its own:
+// a command usually changes a few of them (the clock, the network, one
+// topic), so the live server sends those rather than the whole view. Its
+// Component draws one element carrying data-fragment="Key", or nothing
+// when the panel has nothing to show (no groups yet, say).
+type Fragment struct {
+	Key       string
+	Component templ.Component
+}
+
+// RenderedFragment is a Fragment drawn: HTML is one element, never empty.
+type RenderedFragment struct {
+	Key  string
+	HTML string
+}
+
+// TopicFragmentKey is the key of a topic's fragment. Topic names are
+// [a-zA-Z0-9._-], so the slash cannot make two topics' keys meet.
+func TopicFragmentKey(topic string) string { return "topic/" + topic }
+
+// ClusterFragments is the cluster view as its fragments, in the order
+// ClusterView draws them. Each is a whole panel, not a smaller piece: the
+// panels are what a command changes or leaves alone, and swapping a panel
+// keeps every data-focus selector inside it working as before.
+func ClusterFragments(c view.Cluster) []Fragment {
+	if !c.Exists {
+		return []Fragment{keyed("no-cluster", noCluster())}
+	}
+	fs := []Fragment{
+		keyed("summary", clusterSummary(c)),
+		keyed("controls", ControlsBar(c)),
+		keyed("violations", ViolationsPanel(c)),
+		keyed("network", NetworkDiagram(c)),
+		keyed("quorum", QuorumPanel(c)),
+		keyed("groups", GroupsPanel(c)),
+		keyed("transactions", TransactionsPanel(c)),
+	}
+	if len(c.Topics) == 0 {
+		fs = append(fs, keyed("no-topics", noTopics()))
+	}
+	drawings, owners := drawTopics(c), partitionOwners(c.Groups)
+	seen := make(map[string]int, len(c.Topics))
+	for i, t := range c.Topics {
+		// A cluster's topic names are unique; a view made by hand (a
+		// test's) may repeat one, and two fragments must never share a key.
+		key := TopicFragmentKey(t.Name)
+		if seen[key]++; seen[key] > 1 {
+			key += "#" + strconv.Itoa(seen[key])
+		}
+		fs = append(fs, keyed(key, TopicLog(t, drawings[i], owners)))
+	}
+	// InspectorPanel draws two panels side by side: each is a fragment.
+	if c.Inspector.Batch != nil {
+		fs = append(fs, keyed("inspector/batch", BatchPanel(*c.Inspector.Batch)))
+	}
+	if c.Inspector.Lookup != nil {
+		fs = append(fs, keyed("inspector/lookup", LookupPanel(*c.Inspector.Lookup)))
+	}
+	return fs
+}
+
+// RenderFragments draws c's fragments, leaving out those that draw
+// nothing: the keys returned are the fragments a page shows.
+func RenderFragments(ctx context.Context, c view.Cluster) ([]RenderedFragment, error) {
+	var out []RenderedFragment
+	for _, f := range ClusterFragments(c) {
+		html, err := RenderString(ctx, f.Component)
+		if err != nil {
+			return nil, err
+		}
+		if html != "" {
+			out = append(out, RenderedFragment{Key: f.Key, HTML: html})
+		}
+	}
+	return out, nil
+}
+
+// keyed marks a component's root element with data-fragment="key". The
+// attribute is added as the panel is drawn, not written into each panel's
+// template: the panels stay usable on their own (lessons, tests) and a new
+// panel cannot forget it. A component must draw one element or nothing.
+func keyed(key string, c templ.Component) Fragment {
+	return Fragment{Key: key, Component: templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		var b bytes.Buffer
+		if err := c.Render(ctx, &b); err != nil {
+			return err
+		}
+		html := b.Bytes()
+		if len(html) == 0 {
+			return nil
+		}
+		at := startTagEnd(html)
+		if at < 0 {
+			return fmt.Errorf("fragment %s does not start with an element: %.40q", key, html)
+		}
+		if _, err := w.Write(html[:at]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, ` data-fragment="`+templ.EscapeString(key)+`"`); err != nil {
+			return err
+		}
+		_, err := w.Write(html[at:])
+		return err
+	})}
+}
+
+// startTagEnd is where html's first element's start tag ends (the index
+// of its ">", or of the "/" of "/>"), or -1 when html does not start with
+// an element. The attribute goes last, so the panel's own attributes keep
+// their order (class first: tests and selectors read it so).
+func startTagEnd(html []byte) int {
+	if len(html) < 2 || html[0] != '<' || !isTagNameByte(html[1]) {
+		return -1
+	}
+	var quote byte
+	for i := 1; i < len(html); i++ {
+		switch b := html[i]; {
+		case quote != 0:
+			if b == quote {
+				quote = 0
+			}
+		case b == '"' || b == '\'':
+			quote = b
+		case b == '>':
+			if html[i-1] == '/' {
+				return i - 1
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+func isTagNameByte(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '-'
+}
