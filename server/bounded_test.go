@@ -32,10 +32,7 @@ func TestUpdatesStayBoundedWithALargeLog(t *testing.T) {
 	if !e.OK || len(e.Output) < 7*250*3900 {
 		t.Fatalf("show log printed %d bytes", len(e.Output))
 	}
-	msg, err := s.live.renderUpdate(s.live.history[len(s.live.history)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg := wholeUpdate(t, s.live)
 	t.Logf("update after a %d-byte output, with 1,750 records of 3.9 KB in one log: %d bytes", len(e.Output), len(msg))
 	if len(msg) > maxUpdateBytes {
 		t.Fatalf("update of %d bytes, over maxUpdateBytes (%d)", len(msg), maxUpdateBytes)

@@ -29,13 +29,15 @@ const testLesson = "acks1-leader-crash"
 
 // liveMsg is any message a live page receives.
 type liveMsg struct {
-	raw    []byte
-	Type   string          `json:"type"`
-	Entry  string          `json:"entry"`
-	View   string          `json:"view"`
-	Clear  bool            `json:"clear"`
-	Status *lessons.Status `json:"status"`
-	Error  string          `json:"error"`
+	raw     []byte
+	Type    string          `json:"type"`
+	Entry   string          `json:"entry"`
+	View    string          `json:"view"`
+	Frags   []fragmentHTML  `json:"fragments"`
+	Clear   bool            `json:"clear"`
+	Private bool            `json:"private"`
+	Status  *lessons.Status `json:"status"`
+	Error   string          `json:"error"`
 }
 
 func (m liveMsg) String() string { return fmt.Sprintf("%.400s", m.raw) }
@@ -102,8 +104,8 @@ func wantStatus(t *testing.T, m liveMsg, step int, phase lessons.Phase) {
 
 func wantUpdate(t *testing.T, m liveMsg, clear bool, entries ...string) {
 	t.Helper()
-	if m.Type != "update" || m.Clear != clear || m.View == "" {
-		t.Fatalf("want an update with clear=%v and a view; got %s", clear, m)
+	if m.Type != "update" || m.Clear != clear || m.View == "" && len(m.Frags) == 0 {
+		t.Fatalf("want an update with clear=%v and a view or fragments; got %s", clear, m)
 	}
 	for _, e := range entries {
 		if !strings.Contains(m.Entry, e) {
@@ -146,7 +148,7 @@ func TestLiveLessonEveryPageFollowsTheSteps(t *testing.T) {
 
 	// The viewer types a command before the answer: refused, to it alone.
 	sendCommand(t, viewer, "show isr orders/0")
-	if m := readMsg(t, viewer); m.Type != "update" || !strings.Contains(m.Entry, "answer the question first") || m.View != "" {
+	if m := readMsg(t, viewer); m.Type != "update" || !strings.Contains(m.Entry, "answer the question first") || m.View != "" || len(m.Frags) != 0 || !m.Private {
 		t.Fatalf("the viewer's refused command: %s", m)
 	}
 	// A refused lesson action, to its sender alone: the instructor's next
@@ -410,8 +412,8 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 	if !strings.Contains(page, "cluster brokers=3 seed=7") || strings.Contains(page, "topic create orders partitions=3") {
 		t.Fatal("the page loaded mid-lesson does not show the lesson's replay alone")
 	}
-	<-sub.msgs
-	<-sub.msgs
+	nextMessage(t, sub)
+	nextMessage(t, sub)
 
 	var ch lessons.Change
 	ch.Rebuilt = true
@@ -426,7 +428,7 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 		t.Fatalf("history after a replay of %d commands: %d entries from %q", len(ch.Ran), len(history), history[0].Command)
 	}
 	var u update
-	if err := json.Unmarshal(<-sub.msgs, &u); err != nil {
+	if err := json.Unmarshal(nextMessage(t, sub), &u); err != nil {
 		t.Fatal(err)
 	}
 	if !u.Clear || strings.Count(u.Entry, `class="entry"`) != historyShown || strings.Contains(u.Entry, ">tick 49ms<") {
@@ -449,7 +451,7 @@ func TestLiveLessonHistoryIsTheBoundedReplay(t *testing.T) {
 	if size > maxHistoryBytes {
 		t.Fatalf("the history holds %d bytes, over maxHistoryBytes (%d)", size, maxHistoryBytes)
 	}
-	raw := <-sub.msgs
+	raw := nextMessage(t, sub)
 	t.Logf("a clearing update after %d long outputs: %d bytes (a page load may weigh %d)", len(ch.Ran), len(raw), maxPageBytes)
 	if len(raw) > maxPageBytes {
 		t.Fatalf("the clearing update weighs %d bytes, over maxPageBytes (%d)", len(raw), maxPageBytes)
@@ -469,7 +471,7 @@ func TestLiveLessonRefusedOnControllersInOtherProcesses(t *testing.T) {
 	s.live.mu.Unlock()
 	s.live.lessonAction(sub, lessonRequest{Action: "open", Lesson: testLesson})
 	var m lessonMessage
-	if err := json.Unmarshal(<-sub.msgs, &m); err != nil || !strings.Contains(m.Error, "-controllers") || m.Status != nil {
+	if err := json.Unmarshal(nextMessage(t, sub), &m); err != nil || !strings.Contains(m.Error, "-controllers") || m.Status != nil {
 		t.Fatalf("open on a server with -controllers: %+v (%v)", m, err)
 	}
 	s.live.mu.Lock()

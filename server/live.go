@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -45,6 +44,8 @@ type liveSession struct {
 	dataDir       string      // where the cluster's files are; empty: in memory
 	history       []web.Entry // the newest entries, see trimHistory
 	subscribers   []*subscriber
+	updates       updateStream // the ids and views published; see updates.go
+	updateStats   updateStats
 	stop          chan struct{} // closed by closeAll: ends watchQuorum
 	logger        *slog.Logger
 	// controllers are the addresses of controllers in their own
@@ -104,28 +105,7 @@ func (s *liveSession) followQuorum() (pushed bool) {
 	if c == nil || !c.QuorumDrifted() {
 		return false
 	}
-	v, err := web.RenderString(context.Background(), web.ClusterView(s.lab.View()))
-	if err != nil {
-		return false
-	}
-	msg, err := json.Marshal(update{Type: "update", View: v})
-	if err != nil {
-		return false
-	}
-	s.publish(msg)
-	return true
-}
-
-// update is what the live page receives after each command: the transcript
-// entry to append and the cluster view to swap in, both as HTML fragments,
-// the same shape the WASM bridge hands the page.
-type update struct {
-	Type  string `json:"type"` // "update"
-	Entry string `json:"entry"`
-	View  string `json:"view"`
-	// Clear: a lesson rebuilt the lab by replay; the page empties its
-	// transcript before appending Entry, the whole replayed history.
-	Clear bool `json:"clear,omitempty"`
+	return s.publishView(nil, false) == nil
 }
 
 func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (*liveSession, error) {
@@ -180,13 +160,10 @@ func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 func (s *liveSession) publishEntry(e web.Entry) web.Entry {
 	shown := shownEntry(e)
 	s.history = trimHistory(append(s.history, shown))
-	msg, renderErr := s.renderUpdate(shown)
-	if renderErr != nil {
+	if renderErr := s.publishView([]web.Entry{shown}, false); renderErr != nil {
 		e.OK = false
 		e.Output += "\nerror: rendering the update: " + renderErr.Error()
-		return e
 	}
-	s.publish(msg)
 	return e
 }
 
@@ -236,18 +213,33 @@ func (s *liveSession) execute(line string) (e web.Entry) {
 	return e
 }
 
-func (s *liveSession) renderUpdate(e web.Entry) ([]byte, error) {
-	// Rendering is not tied to any one request: every subscriber gets it.
+// renderUpdate is the next update of the stream: entries drawn, and the
+// view's fragments that changed (nil: nothing changed), with s.mu held.
+// Rendering is not tied to any one request: every subscriber gets it.
+func (s *liveSession) renderUpdate(entries []web.Entry, clear bool) (*viewChange, error) {
 	ctx := context.Background()
-	entry, err := web.RenderString(ctx, web.TranscriptEntry(e))
+	html, err := renderEntries(ctx, entries)
 	if err != nil {
 		return nil, err
 	}
-	v, err := web.RenderString(ctx, web.ClusterView(s.lab.View()))
+	frags, err := web.RenderFragments(ctx, s.lab.View())
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(update{Type: "update", Entry: entry, View: v})
+	return s.updates.next(ctx, html, clear, frags)
+}
+
+// snapshotChange is the whole state as of the last update, for a page
+// that (re)connects with nothing to build on, with s.mu held.
+func (s *liveSession) snapshotChange() (*viewChange, error) {
+	ctx := context.Background()
+	html, err := renderEntries(ctx, s.history)
+	if err != nil {
+		return nil, err
+	}
+	return s.updates.snapshot(ctx, html, func() ([]web.RenderedFragment, error) {
+		return web.RenderFragments(ctx, s.lab.View())
+	})
 }
 
 // snapshot is what a newly opened page renders before any update arrives.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -101,8 +100,8 @@ func (s *liveSession) afterLessonPanic() {
 	}
 	s.lesson = nil
 	s.history = nil
-	if msg, err := s.renderLessonUpdate(nil, true); err == nil {
-		s.publish(msg)
+	if err := s.publishView(nil, true); err != nil {
+		s.logger.Error("rendering the view after a lesson panicked", "error", err)
 	}
 	s.publish(s.lessonMessage(""))
 }
@@ -280,29 +279,9 @@ func (s *liveSession) publishChange(ch lessons.Change) {
 	if len(entries) > len(s.history) {
 		entries = entries[len(entries)-len(s.history):]
 	}
-	msg, err := s.renderLessonUpdate(entries, ch.Rebuilt)
-	if err != nil {
+	if err := s.publishView(entries, ch.Rebuilt); err != nil {
 		s.logger.Error("rendering a lesson update", "error", err)
-		return
 	}
-	s.publish(msg)
-}
-
-func (s *liveSession) renderLessonUpdate(entries []web.Entry, clear bool) ([]byte, error) {
-	ctx := context.Background()
-	var b strings.Builder
-	for _, e := range entries {
-		html, err := web.RenderString(ctx, web.TranscriptEntry(e))
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(html)
-	}
-	v, err := web.RenderString(ctx, web.ClusterView(s.lab.View()))
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(update{Type: "update", Entry: b.String(), View: v, Clear: clear})
 }
 
 // lessonMessage is the current lesson status, with s.mu held.
@@ -328,22 +307,13 @@ func (s *liveSession) catchUp(sub *subscriber) {
 	if s.lesson == nil {
 		return
 	}
-	msg, err := s.renderLessonUpdate(s.history, true)
+	snap, err := s.snapshotChange()
 	if err != nil {
 		s.logger.Error("rendering the lesson's catch-up", "error", err)
 		return
 	}
-	s.send(sub, msg)
+	sub.enqueue(queued{change: snap})
 	s.send(sub, s.lessonMessage(""))
-}
-
-// send queues msg for one page, with s.mu held, never blocking.
-func (s *liveSession) send(sub *subscriber, msg []byte) {
-	select {
-	case sub.msgs <- msg:
-	default:
-		go sub.closeSlow()
-	}
 }
 
 // parseStep reads a step index (0 is the first step) given as a JSON

@@ -2,31 +2,228 @@ package server
 
 import (
 	"context"
-	"encoding/json"
+	"sync"
+	"sync/atomic"
 
 	"github.com/loglab/loglab/web"
 )
 
-// subscriberQueue bounds how many updates may wait for one slow browser.
-// A subscriber that falls this far behind is disconnected (its page then
-// reloads the current state) rather than letting the queue grow without end.
-const subscriberQueue = 64
+// Backpressure: a page's messages wait in its own queue, and the session
+// never waits for a page. A page that keeps up is sent every update as it
+// was published. One that falls behind (a slow link, a busy tab) is not
+// sent a queue of stale views: once queuedBeforeCoalescing messages wait,
+// they are merged into one update (the latest HTML of each fragment, the
+// transcript entries in order) and the latest lesson status, which it gets
+// when it catches up. Only a page that stays behind (more than
+// maxBehindUpdates updates, or more transcript entries than a page keeps
+// plus a screenful, without taking any) is disconnected, and it then
+// resumes with ?since.
+const (
+	queuedBeforeCoalescing = 16
+	maxBehindUpdates       = 256
+	maxPendingEntries      = historyShown + 64
+)
+
+// queued is one message waiting for a page: an update, or a lesson
+// message (the room's lesson status, or a refusal told to that page).
+type queued struct {
+	change *viewChange
+	lesson []byte
+}
 
 // subscriber is one connected live page.
 type subscriber struct {
-	msgs      chan []byte
 	closeSlow func()
+	stats     *updateStats
+
+	mu     sync.Mutex
+	queue  []queued
+	behind int  // updates queued since the page last took its queue
+	gone   bool // disconnected for staying behind
+	// ready has a value when the queue has something to take.
+	ready chan struct{}
 }
 
-// subscribe registers a page; the caller must unsubscribe when it leaves.
+func newSubscriber(closeSlow func(), stats *updateStats) *subscriber {
+	return &subscriber{closeSlow: closeSlow, stats: stats, ready: make(chan struct{}, 1)}
+}
+
+// updateStats counts, per session, what its updates became: the load
+// test reports them.
+type updateStats struct {
+	published  atomic.Uint64 // updates of the stream
+	coalesced  atomic.Uint64 // updates a page was sent merged into a later one
+	dropped    atomic.Uint64 // updates lost with the pages disconnected for staying behind
+	slowPages  atomic.Uint64 // pages disconnected for staying behind
+	sent       atomic.Uint64 // update messages written to pages
+	sentBytes  atomic.Uint64 // their bytes, before compression
+	deadPages  atomic.Uint64 // pages closed for not answering a ping
+	snapshots  atomic.Uint64 // whole-state updates sent to (re)connecting pages
+	replayed   atomic.Uint64 // reconnections served from the ring
+	fullViews  atomic.Uint64 // published updates that carried the whole view
+	fragmented atomic.Uint64 // published updates that carried fragments only
+}
+
+// UpdateStats is a session's updateStats at one moment.
+type UpdateStats struct {
+	Published  uint64 `json:"published"`
+	FullViews  uint64 `json:"fullViews"`
+	Fragmented uint64 `json:"fragmented"`
+	Coalesced  uint64 `json:"coalesced"`
+	Dropped    uint64 `json:"dropped"`
+	SlowPages  uint64 `json:"slowPages"`
+	DeadPages  uint64 `json:"deadPages"`
+	Sent       uint64 `json:"sent"`
+	SentBytes  uint64 `json:"sentBytes"`
+	Snapshots  uint64 `json:"snapshots"`
+	Replayed   uint64 `json:"replayed"`
+}
+
+// stats is the session's update counters now.
+func (s *liveSession) stats() UpdateStats {
+	st := &s.updateStats
+	return UpdateStats{
+		Published: st.published.Load(), FullViews: st.fullViews.Load(), Fragmented: st.fragmented.Load(),
+		Coalesced: st.coalesced.Load(), Dropped: st.dropped.Load(), SlowPages: st.slowPages.Load(),
+		DeadPages: st.deadPages.Load(), Sent: st.sent.Load(), SentBytes: st.sentBytes.Load(),
+		Snapshots: st.snapshots.Load(), Replayed: st.replayed.Load(),
+	}
+}
+
+// enqueue adds m to the page's queue, merging the queue when it is long,
+// and reports false when the page is (now) disconnected for staying
+// behind. Called with the session's mutex held: it never blocks.
+func (sub *subscriber) enqueue(m queued) bool {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if sub.gone {
+		return false
+	}
+	sub.queue = append(sub.queue, m)
+	if m.change != nil {
+		sub.behind += m.change.updates
+	}
+	if len(sub.queue) > queuedBeforeCoalescing {
+		sub.coalesce()
+	}
+	if sub.behind > maxBehindUpdates || sub.pendingEntries() > maxPendingEntries {
+		sub.gone = true
+		sub.stats.dropped.Add(uint64(sub.behind))
+		sub.stats.slowPages.Add(1)
+		sub.queue = nil
+		go sub.closeSlow()
+		return false
+	}
+	select {
+	case sub.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// coalesce merges the queue into one update followed by the latest lesson
+// message. The status a lesson message carries is the lesson's whole
+// state, so the latest stands for those before it; drawn after the view,
+// it highlights the element it is about in the newest view.
+func (sub *subscriber) coalesce() {
+	var merged *viewChange
+	var lesson []byte
+	for _, q := range sub.queue {
+		switch {
+		case q.change == nil:
+			lesson = q.lesson
+		case merged == nil:
+			merged = q.change
+		default:
+			// Each update merged into another is one the page is
+			// not sent on its own.
+			sub.stats.coalesced.Add(uint64(q.change.updates))
+			merged = merged.mergedWith(q.change)
+		}
+	}
+	sub.queue = sub.queue[:0]
+	if merged != nil {
+		sub.queue = append(sub.queue, queued{change: merged})
+	}
+	if lesson != nil {
+		sub.queue = append(sub.queue, queued{lesson: lesson})
+	}
+}
+
+// pendingEntries is how many transcript entries the page has to be sent:
+// those from the last update that clears the transcript on.
+func (sub *subscriber) pendingEntries() int {
+	n := 0
+	for _, q := range sub.queue {
+		if q.change == nil {
+			continue
+		}
+		if q.change.clear {
+			n = 0
+		}
+		n += len(q.change.entries)
+	}
+	return n
+}
+
+// take empties the queue for the page's writer.
+func (sub *subscriber) take() []queued {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	q := sub.queue
+	sub.queue = nil
+	sub.behind = 0
+	return q
+}
+
+// subscribe registers a page that follows the cluster from now on (an API
+// client, an old page); the caller must unsubscribe when it leaves.
 func (s *liveSession) subscribe(closeSlow func()) *subscriber {
-	sub := &subscriber{msgs: make(chan []byte, subscriberQueue), closeSlow: closeSlow}
+	sub := newSubscriber(closeSlow, &s.updateStats)
 	s.mu.Lock()
 	s.subscribers = append(s.subscribers, sub)
 	// Queued before any later change: a page connecting mid-lesson
 	// catches up, then follows the room.
 	s.catchUp(sub)
 	s.mu.Unlock()
+	return sub
+}
+
+// resume registers a page that applied the stream up to id since (0: a
+// page just loaded, which has applied nothing). It is sent what it missed
+// if the ring still holds all of it, merged into one update, else a
+// snapshot; then the lesson status, which the ring does not keep. Either
+// way it never shows a gap: the first update it gets applies on top of
+// what it has.
+func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
+	sub := newSubscriber(closeSlow, &s.updateStats)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subscribers = append(s.subscribers, sub)
+	missed, ok := s.updates.since(since)
+	if since == 0 {
+		ok = false
+	}
+	switch {
+	case ok:
+		s.updateStats.replayed.Add(1)
+		if missed != nil {
+			sub.enqueue(queued{change: missed})
+		}
+	default:
+		snap, err := s.snapshotChange()
+		if err != nil {
+			s.logger.Error("rendering a snapshot for a page", "error", err)
+			go closeSlow()
+			return sub
+		}
+		s.updateStats.snapshots.Add(1)
+		sub.enqueue(queued{change: snap})
+	}
+	if s.lesson != nil || since != 0 {
+		// A returning page may have missed its lesson closing.
+		sub.enqueue(queued{lesson: s.lessonMessage("")})
+	}
 	return sub
 }
 
@@ -41,16 +238,44 @@ func (s *liveSession) unsubscribe(sub *subscriber) {
 	}
 }
 
-// publish hands msg to every subscriber without ever blocking the engine.
-// Called with s.mu held.
+// publish hands a lesson message to every subscriber without ever
+// blocking the engine. Called with s.mu held.
 func (s *liveSession) publish(msg []byte) {
 	for _, sub := range s.subscribers {
-		select {
-		case sub.msgs <- msg:
-		default:
-			go sub.closeSlow()
-		}
+		sub.enqueue(queued{lesson: msg})
 	}
+}
+
+// publishView publishes the view as it is now with the transcript entries
+// (clear: replacing the page's transcript), with s.mu held.
+func (s *liveSession) publishView(entries []web.Entry, clear bool) error {
+	c, err := s.renderUpdate(entries, clear)
+	if err != nil || c == nil {
+		return err
+	}
+	s.updateStats.published.Add(1)
+	if c.view != "" {
+		s.updateStats.fullViews.Add(1)
+	} else {
+		s.updateStats.fragmented.Add(1)
+	}
+	for _, sub := range s.subscribers {
+		sub.enqueue(queued{change: c})
+	}
+	return nil
+}
+
+// renderEntries draws transcript entries.
+func renderEntries(ctx context.Context, entries []web.Entry) ([]string, error) {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		html, err := web.RenderString(ctx, web.TranscriptEntry(e))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, html)
+	}
+	return out, nil
 }
 
 // tell sends one page an entry that is not part of the shared history (a
@@ -61,17 +286,20 @@ func (s *liveSession) tell(sub *subscriber, e web.Entry) {
 	s.tellLocked(sub, e)
 }
 
-// tellLocked is tell with s.mu held.
+// tellLocked is tell with s.mu held. The entry carries the id of the last
+// update: it changes nothing a returning page would have to be replayed.
 func (s *liveSession) tellLocked(sub *subscriber, e web.Entry) {
-	entry, err := web.RenderString(context.Background(), web.TranscriptEntry(e))
+	html, err := renderEntries(context.Background(), []web.Entry{e})
 	if err != nil {
 		return
 	}
-	msg, err := json.Marshal(update{Type: "update", Entry: entry})
-	if err != nil {
-		return
-	}
-	s.send(sub, msg)
+	sub.enqueue(queued{change: &viewChange{id: s.updates.lastID(), at: s.updates.clock().UnixMilli(), entries: html, private: true}})
+}
+
+// send queues a lesson message for one page, with s.mu held, never
+// blocking.
+func (s *liveSession) send(sub *subscriber, msg []byte) {
+	sub.enqueue(queued{lesson: msg})
 }
 
 // closeAll disconnects every subscriber, for server shutdown.

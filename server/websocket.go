@@ -39,9 +39,9 @@ func (s *Server) websocket(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no cluster "+strconv.Quote(id)+" on this server")
 	}
 	who := s.roleOf(c.Request())
-	// Updates are whole views of HTML (tens of KB), alike from one to the
-	// next: permessage-deflate sends about a thirteenth of them (82 KB ->
-	// 6 KB for a view of long logs, about a millisecond of CPU per page).
+	// Updates are fragments of the view's HTML (a whole view is tens of
+	// KB), alike from one to the next: permessage-deflate sends about a
+	// sixth of them (about a millisecond of CPU per page for a whole view).
 	// Without context takeover each message is compressed alone, with a
 	// pooled writer: no per-page memory held between updates. The read
 	// limit applies to the inflated message.
@@ -54,19 +54,23 @@ func (s *Server) websocket(c echo.Context) error {
 
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
-	sub := sess.subscribe(func() {
-		conn.Close(websocket.StatusPolicyViolation, "too slow to keep up with updates; reload the page")
-	})
+	closeSlow := func() {
+		conn.Close(websocket.StatusPolicyViolation, "too slow to keep up with updates")
+	}
+	var sub *subscriber
+	if since, resuming := sinceParam(c.QueryParam("since")); resuming {
+		sub = sess.resume(closeSlow, since)
+	} else {
+		sub = sess.subscribe(closeSlow)
+	}
 	defer sess.unsubscribe(sub)
 
 	go s.readCommands(ctx, cancel, conn, &page{sess: sess, sub: sub, role: who})
+	go keepAlive(ctx, cancel, conn, &sess.updateStats)
 	for {
 		select {
-		case msg := <-sub.msgs:
-			wctx, done := context.WithTimeout(ctx, writeTimeout)
-			err := conn.Write(wctx, websocket.MessageText, msg)
-			done()
-			if err != nil {
+		case <-sub.ready:
+			if err := writeQueued(ctx, conn, sub.take(), &sess.updateStats); err != nil {
 				return nil
 			}
 		case <-ctx.Done():

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/loglab/loglab/web"
+)
+
+// A cluster's updates form a stream: each published update gets the next
+// id, and carries only the fragments of the view (web.ClusterFragments)
+// whose HTML changed since the update before it. A page that applied
+// every update up to id N holds the view as of N; it may come back with
+// ?since=N after losing its connection and be sent what it missed.
+
+// update is one websocket message of type "update": transcript entries to
+// append and the view's changes, as HTML, in the shape the WASM bridge
+// hands the page (which sends whole views, without id). A page applies
+// View first (the whole view), then each fragment by its key, then
+// appends Entry (after emptying its transcript when Clear).
+type update struct {
+	Type string `json:"type"` // "update"
+	// ID is the last update of the cluster's stream this one includes;
+	// At is when that update was published (server wall clock, Unix ms).
+	ID        uint64         `json:"id,omitempty"`
+	At        int64          `json:"at,omitempty"`
+	Entry     string         `json:"entry,omitempty"`
+	View      string         `json:"view,omitempty"`
+	Fragments []fragmentHTML `json:"fragments,omitempty"`
+	// Clear: the page empties its transcript before appending Entry: a
+	// lesson rebuilt the lab by replay, or this is a snapshot carrying
+	// the whole (bounded) history.
+	Clear bool `json:"clear,omitempty"`
+	// Private: an entry told to this page alone (a refusal of its
+	// command), not part of the cluster's stream: it changes nothing, and
+	// carries the id of the last update of the stream.
+	Private bool `json:"private,omitempty"`
+}
+
+// fragmentHTML is one fragment of the view an update replaces.
+type fragmentHTML struct {
+	Key  string `json:"key"`
+	HTML string `json:"html"`
+}
+
+// viewChange is an update before it is marshalled: what the session
+// publishes, the ring keeps and a slow page's queue merges.
+type viewChange struct {
+	id        uint64
+	at        int64
+	entries   []string // transcript entries' HTML, in order
+	clear     bool
+	view      string         // the whole view, "" when unchanged or sent as fragments
+	fragments []fragmentHTML // applied after view
+	updates   int            // how many published updates this one stands for
+	private   bool           // see update.Private
+
+	// A published change is shared by every subscriber: marshalled once.
+	once sync.Once
+	msg  []byte
+	err  error
+}
+
+func (c *viewChange) empty() bool {
+	return len(c.entries) == 0 && !c.clear && c.view == "" && len(c.fragments) == 0
+}
+
+// message is the change as its websocket message.
+func (c *viewChange) message() ([]byte, error) {
+	c.once.Do(func() {
+		u := update{Type: "update", ID: c.id, At: c.at, View: c.view, Fragments: c.fragments, Clear: c.clear, Private: c.private}
+		n := 0
+		for _, e := range c.entries {
+			n += len(e)
+		}
+		b := make([]byte, 0, n)
+		for _, e := range c.entries {
+			b = append(b, e...)
+		}
+		u.Entry = string(b)
+		c.msg, c.err = json.Marshal(u)
+	})
+	return c.msg, c.err
+}
+
+// size is about how many bytes the change holds, for the ring's bound.
+func (c *viewChange) size() int {
+	n := len(c.view)
+	for _, e := range c.entries {
+		n += len(e)
+	}
+	for _, f := range c.fragments {
+		n += len(f.Key) + len(f.HTML)
+	}
+	return n
+}
+
+// mergedWith is c followed by next as one change, as a page applying both
+// would end up: next's entries after c's (or alone, when next clears),
+// next's whole view replacing c's view and fragments, the latest HTML of
+// each fragment. c and next are left untouched: they may be shared.
+func (c *viewChange) mergedWith(next *viewChange) *viewChange {
+	m := &viewChange{id: next.id, at: next.at, clear: c.clear || next.clear, view: c.view, updates: c.updates + next.updates, private: c.private && next.private}
+	if next.clear {
+		m.entries = append([]string(nil), next.entries...)
+	} else {
+		m.entries = append(append(make([]string, 0, len(c.entries)+len(next.entries)), c.entries...), next.entries...)
+	}
+	if next.view != "" {
+		m.view = next.view
+	} else {
+		m.fragments = append([]fragmentHTML(nil), c.fragments...)
+	}
+	for _, f := range next.fragments {
+		replaced := false
+		for i := range m.fragments {
+			if m.fragments[i].Key == f.Key {
+				m.fragments[i].HTML = f.HTML
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			m.fragments = append(m.fragments, f)
+		}
+	}
+	if next.updates == 0 {
+		// A private entry (tellLocked) is not in the stream: it carries
+		// the id of the last update, and the merge keeps the time c's
+		// update was published.
+		m.id, m.at = max(c.id, next.id), c.at
+	}
+	return m
+}
+
+// The ring of recent updates a returning page is replayed from: bounded in
+// count and in bytes (a full view is tens of KB), since every cluster of a
+// workshop keeps one. A page away for longer gets a snapshot.
+const (
+	ringUpdates = 128
+	ringBytes   = 512 << 10
+)
+
+// updateStream is a session's stream, with s.mu held.
+type updateStream struct {
+	last  uint64                 // the id of the last update published; see lastID
+	shown []web.RenderedFragment // the view's fragments as of last
+	ring  []*viewChange          // consecutive ids, oldest first
+	bytes int                    // held by ring
+	// now is the wall clock, for At and the first id; a test sets it.
+	now func() time.Time
+}
+
+func (st *updateStream) clock() time.Time {
+	if st.now != nil {
+		return st.now()
+	}
+	return time.Now()
+}
+
+// lastID is the id of the last update published. The first id follows
+// the wall clock in milliseconds when the stream starts, not 1: a server
+// restarted starts its stream after every id the previous run gave out
+// (unless it published more than one update per millisecond on average),
+// so a page resuming with an id of the previous run is never replayed
+// another run's updates as if they followed its own.
+func (st *updateStream) lastID() uint64 {
+	if st.last == 0 {
+		st.last = uint64(st.clock().UnixMilli())
+	}
+	return st.last
+}
+
+// next makes the update after the current one: frags is the view now, and
+// the update carries the fragments that differ from the view last
+// published, or the whole view when the list of fragments changed (a topic
+// or a panel appeared or went). It returns nil when nothing changed.
+func (st *updateStream) next(ctx context.Context, entries []string, clear bool, frags []web.RenderedFragment) (*viewChange, error) {
+	c := &viewChange{entries: entries, clear: clear, updates: 1}
+	if sameKeys(st.shown, frags) {
+		for i, f := range frags {
+			if f.HTML != st.shown[i].HTML {
+				c.fragments = append(c.fragments, fragmentHTML{Key: f.Key, HTML: f.HTML})
+			}
+		}
+	} else {
+		view, err := web.RenderString(ctx, web.RenderedView(frags))
+		if err != nil {
+			return nil, err
+		}
+		c.view = view
+	}
+	st.shown = frags
+	if c.empty() {
+		return nil, nil
+	}
+	c.id = st.lastID() + 1
+	st.last = c.id
+	c.at = st.clock().UnixMilli()
+	st.remember(c)
+	return c, nil
+}
+
+func sameKeys(a, b []web.RenderedFragment) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *updateStream) remember(c *viewChange) {
+	st.ring = append(st.ring, c)
+	st.bytes += c.size()
+	for len(st.ring) > 1 && (len(st.ring) > ringUpdates || st.bytes > ringBytes) {
+		st.bytes -= st.ring[0].size()
+		st.ring[0] = nil
+		st.ring = st.ring[1:]
+	}
+}
+
+// since is what a page that applied the stream up to id n missed, merged
+// into one change (nil: nothing), and whether the ring still holds all of
+// it. An id the stream never gave out (a previous server run's, a
+// client's guess) is not resumable either.
+func (st *updateStream) since(n uint64) (*viewChange, bool) {
+	last := st.lastID()
+	if n == last {
+		return nil, true
+	}
+	if n > last || len(st.ring) == 0 || st.ring[0].id > n+1 {
+		return nil, false
+	}
+	i := int(n + 1 - st.ring[0].id)
+	missed := st.ring[i]
+	for _, c := range st.ring[i+1:] {
+		missed = missed.mergedWith(c)
+	}
+	return missed, true
+}
+
+// snapshot is the whole state as of the last update: the view, and the
+// transcript history replacing the page's (clear). entries is the history
+// rendered; frags is the view now, used only when nothing was published
+// yet (it becomes the view later updates are compared with).
+func (st *updateStream) snapshot(ctx context.Context, entries []string, frags func() ([]web.RenderedFragment, error)) (*viewChange, error) {
+	if st.shown == nil {
+		f, err := frags()
+		if err != nil {
+			return nil, err
+		}
+		st.shown = f
+	}
+	view, err := web.RenderString(ctx, web.RenderedView(st.shown))
+	if err != nil {
+		return nil, err
+	}
+	return &viewChange{id: st.lastID(), at: st.clock().UnixMilli(), entries: entries, clear: true, view: view}, nil
+}
