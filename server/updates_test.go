@@ -289,6 +289,7 @@ func TestFragmentUpdateIsSmallerThanTheView(t *testing.T) {
 		if err := json.Unmarshal(raw, &u); err != nil {
 			t.Fatal(err)
 		}
+		// Before: json.Marshal of the entry and the whole view.
 		whole, err := json.Marshal(update{Type: "update", Entry: u.Entry, View: currentView(t, s)})
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,8 @@
 // app.js is the only JavaScript loglab needs. It connects the console to the
 // page's driver — the engine compiled to WASM in the browser lab, or the
 // server's live cluster over a websocket — and applies the HTML fragments
-// both drivers answer with: a transcript entry and the new cluster view.
+// both drivers answer with: a transcript entry and the new cluster view,
+// whole or as the fragments of it that changed.
 "use strict";
 
 (() => {
@@ -15,12 +16,22 @@
   const lessons = globalThis.loglabLessons;
   let player = null; // the lesson player, on pages that have its panel
 
-  // applyUpdate is the one way the page changes: swap the cluster view in
-  // place and append the command's transcript entry; clear (a lesson
-  // rebuilt its lab by replay) empties the transcript first.
+  // applyUpdate is the one way the page changes: swap in the whole cluster
+  // view (view), then each fragment of it that changed (fragments, each
+  // swapped by its data-fragment key), and append the transcript entries;
+  // clear (a lesson rebuilt its lab, or a snapshot) empties the transcript
+  // first. The WASM lab sends whole views; the live server mostly
+  // fragments. It returns false when a fragment has no place on the page:
+  // the page no longer shows what the server built on, and must resync.
   function applyUpdate(update) {
+    let whole = true;
     if (update.view) {
       document.getElementById("cluster-view").outerHTML = update.view;
+    }
+    for (const f of update.fragments || []) {
+      const el = document.querySelector(`#cluster-view [data-fragment="${CSS.escape(f.key)}"]`);
+      if (!el) { whole = false; continue; }
+      el.outerHTML = f.html;
     }
     if (update.clear) transcript.innerHTML = "";
     if (update.entry) {
@@ -28,7 +39,8 @@
       transcript.scrollTop = transcript.scrollHeight;
     }
     // The new view has lost the highlight of the step's element.
-    if (player && update.view) player.refocus(true);
+    if (player && (update.view || (update.fragments && update.fragments.length))) player.refocus(true);
+    return whole;
   }
 
   function setStatus(text, kind) {
@@ -144,13 +156,28 @@
   }
 
   // The live cluster: the server runs it and pushes every change to every
-  // open page, including the results of this page's own commands.
+  // open page, including the results of this page's own commands. Each
+  // update carries its id in the cluster's stream; when the connection
+  // drops (a laptop asleep, the server restarting, a page too slow), the
+  // page reconnects with ?since=ID, the last update it applied: the server
+  // sends what it missed, or a snapshot (the whole view and transcript)
+  // when it no longer holds all of it, so the page never silently skips
+  // a change. The first connection asks since=0: a snapshot, which covers
+  // whatever happened between the page's load and its connection.
   function startLive() {
     setStatus("connecting…");
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // The page says which of the server's clusters it shows.
     const cluster = document.querySelector("[data-cluster]")?.dataset.cluster || "live";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws?cluster=${encodeURIComponent(cluster)}`);
+    let ws = null;
+    let lastId = 0;
+    let retry = 0;
+    let started = false;
+    const send = (msg) => {
+      if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+      ws.send(JSON.stringify(msg));
+      return true;
+    };
     if (lessons && document.getElementById("lesson")) {
       // Anyone on the page may drive the room's lesson; every page, the
       // sender's included, draws the server's lesson messages.
@@ -162,13 +189,9 @@
           else if (action === "answer") msg.value = arg;
           else if (action === "goto") msg.step = arg;
           if (at !== undefined) msg.at = at;
-          if (ws.readyState !== WebSocket.OPEN) {
-            // Sending on a socket still connecting throws, on a closed one
-            // it is lost: say so, and leave the buttons usable.
-            player.show(undefined, "not connected to the live cluster");
-            return;
-          }
-          ws.send(JSON.stringify(msg));
+          // Sending on a socket still connecting throws, on a closed one
+          // it is lost: say so, and leave the buttons usable.
+          if (!send(msg)) player.show(undefined, "not connected to the live cluster");
         },
         data: (id) => fetch(`/api/lessons/${encodeURIComponent(id)}`).then((r) => {
           if (!r.ok) throw new Error(`lesson ${id}: HTTP ${r.status}`);
@@ -177,22 +200,56 @@
       });
       lessons.liveMenu((id, step) => player.open(id, step));
     }
-    ws.addEventListener("message", (ev) => {
-      const msg = JSON.parse(ev.data);
-      // Other scripts on the page (realtime.js) follow the messages too.
-      document.dispatchEvent(new CustomEvent("loglab:message", { detail: msg }));
-      if (msg.type === "update") applyUpdate(msg);
-      else if (msg.type === "lesson" && player) player.show(msg.status, msg.error);
-    });
-    ws.addEventListener("open", () => {
-      setStatus("connected to the live cluster", "ok");
-      ready((line) => ws.send(JSON.stringify({ type: "command", line })));
-    });
-    ws.addEventListener("close", (ev) => {
-      input.disabled = true;
-      document.body.dataset.ready = "false";
-      setStatus(`disconnected${ev.reason ? ": " + ev.reason : ""} — reload the page to reconnect`, "error");
-    });
+
+    function connect() {
+      const params = new URLSearchParams({ cluster, since: String(lastId) });
+      const sock = new WebSocket(`${scheme}://${location.host}/ws?${params}`);
+      ws = sock;
+      sock.addEventListener("message", (ev) => {
+        if (ws !== sock) return;
+        const msg = JSON.parse(ev.data);
+        // Other scripts on the page (realtime.js) follow the messages too.
+        document.dispatchEvent(new CustomEvent("loglab:message", { detail: msg }));
+        if (msg.type === "update") {
+          if (!applyUpdate(msg)) {
+            // A fragment the page does not show: start over from a
+            // snapshot rather than show a view half of one state.
+            lastId = 0;
+            sock.close(4000, "resync");
+            return;
+          }
+          if (msg.id) lastId = msg.id;
+        } else if (msg.type === "lesson" && player) {
+          player.show(msg.status, msg.error);
+        }
+      });
+      sock.addEventListener("open", () => {
+        if (ws !== sock) return;
+        retry = 0;
+        setStatus("connected to the live cluster", "ok");
+        if (!started) {
+          started = true;
+          ready((line) => {
+            if (!send({ type: "command", line })) setStatus("not connected to the live cluster: the command was not sent", "error");
+          });
+        } else {
+          input.disabled = false;
+          document.body.dataset.ready = "true";
+        }
+      });
+      sock.addEventListener("close", (ev) => {
+        if (ws !== sock) return;
+        input.disabled = true;
+        document.body.dataset.ready = "false";
+        // Quickly after a drop, then backing off to 10 s while the
+        // server stays away.
+        const wait = Math.min(10000, 500 * 2 ** retry);
+        retry++;
+        setStatus(`disconnected${ev.reason ? ": " + ev.reason : ""} — reconnecting in ${Math.round(wait / 1000)} s…`, "error");
+        setTimeout(connect, wait);
+      });
+    }
+    connect();
   }
 
   try {
