@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
@@ -294,11 +296,26 @@ func TestFragmentUpdateIsSmallerThanTheView(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-45s whole view %6d bytes, fragments %6d bytes (%d fragments)", line, len(whole), len(raw), len(u.Fragments))
+		t.Logf("%-45s whole view %6d bytes (%5d deflated), fragments %6d bytes (%5d deflated; %d fragments)",
+			line, len(whole), deflated(t, whole), len(raw), deflated(t, raw), len(u.Fragments))
 		if u.View != "" || len(raw) >= len(whole) {
 			t.Errorf("%s: the update (%d bytes) is not fragments smaller than the whole view (%d bytes)", line, len(raw), len(whole))
 		}
 	}
+}
+
+// deflated is about the bytes permessage-deflate sends for msg
+// (coder/websocket compresses each message alone at BestSpeed).
+func deflated(t *testing.T, msg []byte) int {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(msg)
+	w.Close()
+	return b.Len()
 }
 
 // A page that does not keep up gets, once it catches up, one update
