@@ -19,16 +19,16 @@ import (
 	"github.com/loglab/loglab/web"
 )
 
-// page is what static/app.js makes of the updates it applies: the view's
+// pageModel is what static/app.js makes of the updates it applies: the view's
 // fragments in order and the transcript. It fails where the page would go
 // wrong: a fragment whose key it does not show.
-type page struct {
+type pageModel struct {
 	frags      []web.RenderedFragment
 	transcript string
 	id         uint64
 }
 
-func (p *page) apply(t *testing.T, raw []byte) update {
+func (p *pageModel) apply(t *testing.T, raw []byte) update {
 	t.Helper()
 	var u update
 	if err := json.Unmarshal(raw, &u); err != nil || u.Type != "update" {
@@ -55,7 +55,7 @@ func (p *page) apply(t *testing.T, raw []byte) update {
 	return u
 }
 
-func (p *page) index(key string) int {
+func (p *pageModel) index(key string) int {
 	for i, f := range p.frags {
 		if f.Key == key {
 			return i
@@ -64,7 +64,7 @@ func (p *page) index(key string) int {
 	return -1
 }
 
-func (p *page) keys() []string {
+func (p *pageModel) keys() []string {
 	var ks []string
 	for _, f := range p.frags {
 		ks = append(ks, f.Key)
@@ -72,7 +72,7 @@ func (p *page) keys() []string {
 	return ks
 }
 
-func (p *page) view(t *testing.T) string {
+func (p *pageModel) view(t *testing.T) string {
 	t.Helper()
 	v, err := web.RenderString(context.Background(), web.RenderedView(p.frags))
 	if err != nil {
@@ -242,7 +242,7 @@ func TestFragmentUpdatesRebuildTheWholeView(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := quietSession(t)
 			sub := s.resume(func() {}, 0)
-			var p page
+			var p pageModel
 			snap := p.apply(t, nextMessage(t, sub))
 			if !snap.Clear || snap.View == "" || snap.ID == 0 {
 				t.Fatalf("the first message is not a snapshot: clear %v, view %d bytes, id %d", snap.Clear, len(snap.View), snap.ID)
@@ -265,7 +265,7 @@ func TestFragmentUpdatesRebuildTheWholeView(t *testing.T) {
 				}
 				if u.View == "" {
 					for _, f := range u.Fragments {
-						i := (&page{frags: before}).index(f.Key)
+						i := (&pageModel{frags: before}).index(f.Key)
 						if before[i].HTML == f.HTML {
 							t.Errorf("%s: fragment %s was sent unchanged", line, f.Key)
 						}
@@ -325,7 +325,7 @@ func TestSlowPageGetsCoalescedUpdates(t *testing.T) {
 	s := quietSession(t)
 	fast, slow := s.resume(func() {}, 0), s.resume(func() {}, 0)
 	published := s.stats().Published
-	var fp, sp page
+	var fp, sp pageModel
 	fp.apply(t, nextMessage(t, fast))
 	sp.apply(t, nextMessage(t, slow))
 	const commands = queuedBeforeCoalescing * 3
@@ -396,7 +396,7 @@ func TestPageStayingBehindIsDropped(t *testing.T) {
 	closed := make(chan struct{})
 	stuck := s.resume(func() { close(closed) }, 0)
 	other := s.resume(func() {}, 0)
-	var op page
+	var op pageModel
 	op.apply(t, nextMessage(t, other))
 	n := 0
 	for ; n < maxPendingEntries+maxBehindUpdates; n++ {
@@ -443,7 +443,7 @@ func TestPageStayingBehindIsDropped(t *testing.T) {
 func TestResumeReplaysTheMissedUpdatesOrSendsASnapshot(t *testing.T) {
 	s := quietSession(t)
 	watcher := s.resume(func() {}, 0)
-	var wp page
+	var wp pageModel
 	wp.apply(t, nextMessage(t, watcher))
 	for i := range 3 {
 		s.run(fmt.Sprintf("produce orders key=k value=before-%d", i))
@@ -489,7 +489,7 @@ func TestResumeReplaysTheMissedUpdatesOrSendsASnapshot(t *testing.T) {
 	}
 	for name, since := range map[string]uint64{"too old": oldest, "unknown": wp.id + 10*ringUpdates} {
 		msgs := queuedMessages(t, s.resume(func() {}, since))
-		var fresh page
+		var fresh pageModel
 		u := fresh.apply(t, msgs[0])
 		if !u.Clear || u.View == "" || !strings.Contains(u.Entry, "tick 1ms") {
 			t.Fatalf("%s: not a snapshot: clear %v, view %d bytes", name, u.Clear, len(u.View))
@@ -586,7 +586,7 @@ func TestWebsocketResumesFromTheLastUpdateID(t *testing.T) {
 		t.Cleanup(func() { c.CloseNow() })
 		return c
 	}
-	var p page
+	var p pageModel
 	c := open(0)
 	if u := p.apply(t, readRaw(t, c)); !u.Clear || u.View == "" {
 		t.Fatal("a page opened with since=0 did not start with a snapshot")
