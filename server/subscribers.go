@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/loglab/loglab/web"
 )
@@ -46,48 +45,6 @@ type subscriber struct {
 
 func newSubscriber(closeSlow func(), stats *updateStats) *subscriber {
 	return &subscriber{closeSlow: closeSlow, stats: stats, ready: make(chan struct{}, 1)}
-}
-
-// updateStats counts, per session, what its updates became: the load
-// test reports them.
-type updateStats struct {
-	published  atomic.Uint64 // updates of the stream
-	coalesced  atomic.Uint64 // updates a page was sent merged into a later one
-	dropped    atomic.Uint64 // updates lost with the pages disconnected for staying behind
-	slowPages  atomic.Uint64 // pages disconnected for staying behind
-	sent       atomic.Uint64 // update messages written to pages
-	sentBytes  atomic.Uint64 // their bytes, before compression
-	deadPages  atomic.Uint64 // pages closed for not answering a ping
-	snapshots  atomic.Uint64 // whole-state updates sent to (re)connecting pages
-	replayed   atomic.Uint64 // reconnections served from the ring
-	fullViews  atomic.Uint64 // published updates that carried the whole view
-	fragmented atomic.Uint64 // published updates that carried fragments only
-}
-
-// UpdateStats is a session's updateStats at one moment.
-type UpdateStats struct {
-	Published  uint64 `json:"published"`
-	FullViews  uint64 `json:"fullViews"`
-	Fragmented uint64 `json:"fragmented"`
-	Coalesced  uint64 `json:"coalesced"`
-	Dropped    uint64 `json:"dropped"`
-	SlowPages  uint64 `json:"slowPages"`
-	DeadPages  uint64 `json:"deadPages"`
-	Sent       uint64 `json:"sent"`
-	SentBytes  uint64 `json:"sentBytes"`
-	Snapshots  uint64 `json:"snapshots"`
-	Replayed   uint64 `json:"replayed"`
-}
-
-// stats is the session's update counters now.
-func (s *liveSession) stats() UpdateStats {
-	st := &s.updateStats
-	return UpdateStats{
-		Published: st.published.Load(), FullViews: st.fullViews.Load(), Fragmented: st.fragmented.Load(),
-		Coalesced: st.coalesced.Load(), Dropped: st.dropped.Load(), SlowPages: st.slowPages.Load(),
-		DeadPages: st.deadPages.Load(), Sent: st.sent.Load(), SentBytes: st.sentBytes.Load(),
-		Snapshots: st.snapshots.Load(), Replayed: st.replayed.Load(),
-	}
 }
 
 // enqueue adds m to the page's queue, merging the queue when it is long,

@@ -559,8 +559,8 @@ func TestDeadPageIsClosedAfterAPingWithoutAnswer(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if st := s.live.stats(); st.DeadPages != 1 {
-		t.Fatalf("stats: %+v", st)
+	if st := s.UpdateStats(); st.DeadPages != 1 || st.Sent == 0 || st.SentBytes == 0 {
+		t.Fatalf("the server's update stats: %+v", st)
 	}
 	sendCommand(t, alive, "produce orders key=k value=after")
 	for m := range msgs {
