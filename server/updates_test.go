@@ -520,7 +520,7 @@ func reader(c *websocket.Conn) <-chan []byte {
 // and the room's commands never waited for it.
 func TestDeadPageIsClosedAfterAPingWithoutAnswer(t *testing.T) {
 	oldEvery, oldWait := pingEvery, pongWait
-	pingEvery, pongWait = 20*time.Millisecond, 200*time.Millisecond
+	pingEvery, pongWait = 50*time.Millisecond, 2*time.Second
 	t.Cleanup(func() { pingEvery, pongWait = oldEvery, oldWait })
 	s, ts := newTestServer(t)
 	alive := dial(t, ts)
