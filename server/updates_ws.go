@@ -13,7 +13,7 @@ import (
 // does not close its TCP connection, and its queue would otherwise wait
 // for the write timeout of an update that may never come. Browsers answer
 // pings on their own; the page then reconnects with ?since. Variables so
-// that a test can make them short.
+// that a test can make them short; a connection reads them as it opens.
 var (
 	pingEvery = 20 * time.Second
 	pongWait  = 15 * time.Second
@@ -60,15 +60,15 @@ func writeQueued(ctx context.Context, conn *websocket.Conn, q []queued, stats *u
 // keepAlive pings the page until ctx ends, and closes a page that stopped
 // answering. conn.Ping needs the connection's reader running: readCommands
 // is.
-func keepAlive(ctx context.Context, cancel func(), conn *websocket.Conn, stats *updateStats) {
-	t := time.NewTicker(pingEvery)
+func keepAlive(ctx context.Context, cancel func(), conn *websocket.Conn, stats *updateStats, every, wait time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			pctx, done := context.WithTimeout(ctx, pongWait)
+			pctx, done := context.WithTimeout(ctx, wait)
 			err := conn.Ping(pctx)
 			done()
 			if err == nil {
@@ -77,7 +77,7 @@ func keepAlive(ctx context.Context, cancel func(), conn *websocket.Conn, stats *
 			if ctx.Err() == nil {
 				stats.deadPages.Add(1)
 				cancel()
-				conn.Close(websocket.StatusPolicyViolation, "no answer to a ping for "+pongWait.String())
+				conn.Close(websocket.StatusPolicyViolation, "no answer to a ping for "+wait.String())
 			}
 			return
 		}

@@ -66,7 +66,7 @@ func (s *Server) websocket(c echo.Context) error {
 	defer sess.unsubscribe(sub)
 
 	go s.readCommands(ctx, cancel, conn, &page{sess: sess, sub: sub, role: who})
-	go keepAlive(ctx, cancel, conn, &sess.updateStats)
+	go keepAlive(ctx, cancel, conn, &sess.updateStats, pingEvery, pongWait)
 	for {
 		select {
 		case <-sub.ready:
