@@ -114,7 +114,7 @@ func (c *viewChange) size() int {
 // mergedWith is c followed by next as one change, as a page applying both
 // would end up: next's entries after c's (or alone, when next clears),
 // next's whole view replacing c's view and fragments, the latest HTML of
-// each fragment. c and next are left untouched: they may be shared.
+// each fragment, applied after the older ones. c and next are left untouched: they may be shared.
 func (c *viewChange) mergedWith(next *viewChange) *viewChange {
 	m := &viewChange{id: next.id, at: next.at, clear: c.clear || next.clear, view: c.view, updates: c.updates + next.updates, private: c.private && next.private}
 	if next.clear {
@@ -127,18 +127,17 @@ func (c *viewChange) mergedWith(next *viewChange) *viewChange {
 	} else {
 		m.fragments = append([]fragmentHTML(nil), c.fragments...)
 	}
+	// A page applies fragments in order, and one may hold another (a
+	// topic its partitions): a fragment sent again goes last, after any
+	// older one that holds it.
 	for _, f := range next.fragments {
-		replaced := false
 		for i := range m.fragments {
 			if m.fragments[i].Key == f.Key {
-				m.fragments[i].HTML = f.HTML
-				replaced = true
+				m.fragments = append(m.fragments[:i], m.fragments[i+1:]...)
 				break
 			}
 		}
-		if !replaced {
-			m.fragments = append(m.fragments, f)
-		}
+		m.fragments = append(m.fragments, f)
 	}
 	if next.updates == 0 {
 		// A private entry (tellLocked) is not in the stream: it carries
@@ -195,9 +194,7 @@ func (st *updateStream) next(ctx context.Context, entries []string, clear bool, 
 	c := &viewChange{entries: entries, clear: clear, updates: 1}
 	if sameKeys(st.shown, frags) {
 		for i, f := range frags {
-			if f.HTML != st.shown[i].HTML {
-				c.fragments = append(c.fragments, fragmentHTML{Key: f.Key, HTML: f.HTML})
-			}
+			c.fragments = appendChanged(c.fragments, st.shown[i], f)
 		}
 	} else {
 		view, err := web.RenderString(ctx, web.RenderedView(frags))
@@ -215,6 +212,22 @@ func (st *updateStream) next(ctx context.Context, entries []string, clear bool, 
 	c.at = st.clock().UnixMilli()
 	st.remember(c)
 	return c, nil
+}
+
+// appendChanged appends what changed from was to now, two drawings of one
+// fragment: nothing, the parts that changed when nothing else did (one
+// partition of a topic), or the whole fragment.
+func appendChanged(out []fragmentHTML, was, now web.RenderedFragment) []fragmentHTML {
+	if now.HTML == was.HTML {
+		return out
+	}
+	if len(now.Parts) > 0 && now.Shell == was.Shell && sameKeys(was.Parts, now.Parts) {
+		for i, p := range now.Parts {
+			out = appendChanged(out, was.Parts[i], p)
+		}
+		return out
+	}
+	return append(out, fragmentHTML{Key: now.Key, HTML: now.HTML})
 }
 
 func sameKeys(a, b []web.RenderedFragment) bool {

@@ -19,11 +19,12 @@ import (
 	"github.com/loglab/loglab/web"
 )
 
-// pageModel is what static/app.js makes of the updates it applies: the view's
-// fragments in order and the transcript. It fails where the page would go
-// wrong: a fragment whose key it does not show.
+// pageModel is what static/app.js makes of the updates it applies: the
+// view, in which it swaps each fragment by its data-fragment key (a topic,
+// or a partition inside one), and the transcript. It fails where the page
+// would go wrong: a fragment whose key it does not show.
 type pageModel struct {
-	frags      []web.RenderedFragment
+	html       string
 	transcript string
 	id         uint64
 }
@@ -39,14 +40,17 @@ func (p *pageModel) apply(t *testing.T, raw []byte) update {
 	}
 	p.id = u.ID
 	if u.View != "" {
-		p.frags = splitView(t, u.View)
+		p.html = u.View
 	}
 	for _, f := range u.Fragments {
-		i := p.index(f.Key)
-		if i < 0 {
-			t.Fatalf("fragment %q is not on the page (keys %v)", f.Key, p.keys())
+		start, end, ok := findKeyed(t, p.html, f.Key)
+		if !ok {
+			t.Fatalf("fragment %q is not on the page", f.Key)
 		}
-		p.frags[i].HTML = injectKey(t, f.HTML, f.Key)
+		if _, _, ok := findKeyed(t, f.HTML, f.Key); !ok {
+			t.Fatalf("fragment %q's HTML does not carry its key: %.200s", f.Key, f.HTML)
+		}
+		p.html = p.html[:start] + f.HTML + p.html[end:]
 	}
 	if u.Clear {
 		p.transcript = ""
@@ -55,99 +59,56 @@ func (p *pageModel) apply(t *testing.T, raw []byte) update {
 	return u
 }
 
-func (p *pageModel) index(key string) int {
-	for i, f := range p.frags {
-		if f.Key == key {
-			return i
-		}
-	}
-	return -1
-}
+func (p *pageModel) view(*testing.T) string { return p.html }
 
-func (p *pageModel) keys() []string {
-	var ks []string
-	for _, f := range p.frags {
-		ks = append(ks, f.Key)
-	}
-	return ks
-}
-
-func (p *pageModel) view(t *testing.T) string {
+// fragment is the HTML the page shows for key.
+func (p *pageModel) fragment(t *testing.T, key string) string {
 	t.Helper()
-	v, err := web.RenderString(context.Background(), web.RenderedView(p.frags))
-	if err != nil {
-		t.Fatal(err)
+	start, end, ok := findKeyed(t, p.html, key)
+	if !ok {
+		t.Fatalf("no fragment %q on the page", key)
 	}
-	return v
+	return p.html[start:end]
 }
 
-// injectKey checks a fragment's HTML carries its key on its root, as the
-// page finds it again for the next swap.
-func injectKey(t *testing.T, h, key string) string {
+// findKeyed is where the element carrying data-fragment="key" starts and
+// ends in html, as the page's querySelector finds it.
+func findKeyed(t *testing.T, doc, key string) (start, end int, ok bool) {
 	t.Helper()
-	if got := splitView(t, `<section id="cluster-view">`+h+`</section>`); len(got) != 1 || got[0].Key != key {
-		t.Fatalf("fragment %q's HTML is not one element keyed so: %.200s", key, h)
-	}
-	return h
-}
-
-// splitView cuts a whole view into its root's children, keyed by their
-// data-fragment attribute, as the page's DOM holds them.
-func splitView(t *testing.T, view string) []web.RenderedFragment {
-	t.Helper()
-	z := html.NewTokenizer(strings.NewReader(view))
-	var out []web.RenderedFragment
-	var cur strings.Builder
-	depth := 0
+	z := html.NewTokenizer(strings.NewReader(doc))
+	offset, depth := 0, 0
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			if !errors.Is(z.Err(), io.EOF) || depth != 0 {
-				t.Fatalf("the view does not parse (depth %d): %v", depth, z.Err())
+			if !errors.Is(z.Err(), io.EOF) {
+				t.Fatalf("the view does not parse: %v", z.Err())
 			}
-			return out
+			return 0, 0, false
 		}
-		raw := string(z.Raw())
+		raw := len(z.Raw())
 		switch tt {
 		case html.StartTagToken:
 			tok := z.Token()
-			depth++
-			if depth == 1 {
-				continue // the view's root
-			}
-			if depth == 2 {
-				cur.Reset()
-				key := ""
+			void := voidTag(tok.Data)
+			switch {
+			case depth > 0 && !void:
+				depth++
+			case depth == 0 && !void:
 				for _, a := range tok.Attr {
-					if a.Key == "data-fragment" {
-						key = a.Val
+					if a.Key == "data-fragment" && a.Val == key {
+						start, depth = offset, 1
 					}
 				}
-				if key == "" {
-					t.Fatalf("a child of the view has no data-fragment: %.200s", raw)
-				}
-				out = append(out, web.RenderedFragment{Key: key})
-			}
-			cur.WriteString(raw)
-			if voidTag(tok.Data) {
-				depth--
 			}
 		case html.EndTagToken:
-			depth--
-			if depth == 0 {
-				continue
-			}
-			cur.WriteString(raw)
-			if depth == 1 {
-				out[len(out)-1].HTML = cur.String()
-			}
-		default:
-			if depth >= 2 {
-				cur.WriteString(raw)
-			} else if strings.TrimSpace(raw) != "" {
-				t.Fatalf("text between the view's fragments: %q", raw)
+			if depth > 0 {
+				depth--
+				if depth == 0 {
+					return start, offset + raw, true
+				}
 			}
 		}
+		offset += raw
 	}
 }
 
@@ -251,7 +212,7 @@ func TestFragmentUpdatesRebuildTheWholeView(t *testing.T) {
 				t.Fatal("the snapshot is not the view")
 			}
 			for _, line := range lines {
-				before := append([]web.RenderedFragment(nil), p.frags...)
+				before := p
 				id := p.id
 				if e := s.run(line); !e.OK {
 					t.Fatalf("%s: %s", line, e.Output)
@@ -265,8 +226,7 @@ func TestFragmentUpdatesRebuildTheWholeView(t *testing.T) {
 				}
 				if u.View == "" {
 					for _, f := range u.Fragments {
-						i := (&pageModel{frags: before}).index(f.Key)
-						if before[i].HTML == f.HTML {
+						if before.fragment(t, f.Key) == f.HTML {
 							t.Errorf("%s: fragment %s was sent unchanged", line, f.Key)
 						}
 					}
@@ -300,6 +260,16 @@ func TestFragmentUpdateIsSmallerThanTheView(t *testing.T) {
 			line, len(whole), deflated(t, whole), len(raw), deflated(t, raw), len(u.Fragments))
 		if u.View != "" || len(raw) >= len(whole) {
 			t.Errorf("%s: the update (%d bytes) is not fragments smaller than the whole view (%d bytes)", line, len(raw), len(whole))
+		}
+		if strings.HasSuffix(line, "partition=1") {
+			var keys []string
+			for _, f := range u.Fragments {
+				keys = append(keys, f.Key)
+			}
+			// One partition of the topic changed: it alone is sent.
+			if k := strings.Join(keys, " "); !strings.Contains(k, "topic/orders/1") || strings.Contains(k+" ", "topic/orders ") || strings.Contains(k, "topic/orders/0") {
+				t.Errorf("%s: fragments %s, want the partition's alone of the topic", line, k)
+			}
 		}
 	}
 }
@@ -356,7 +326,8 @@ func TestSlowPageGetsCoalescedUpdates(t *testing.T) {
 
 // Coalescing keeps the order of transcript entries, lets a clearing
 // update or a whole view supersede what came before, and keeps the
-// latest HTML of each fragment.
+// latest HTML of each fragment, applied after any older fragment holding
+// it (a partition after its topic).
 func TestMergedChangesKeepOrderAndLatestFragments(t *testing.T) {
 	a := &viewChange{id: 1, at: 10, entries: []string{"a"}, fragments: []fragmentHTML{{"x", "x1"}, {"y", "y1"}}, updates: 1}
 	b := &viewChange{id: 2, at: 20, entries: []string{"b"}, fragments: []fragmentHTML{{"y", "y2"}, {"z", "z2"}}, updates: 1}
@@ -364,6 +335,10 @@ func TestMergedChangesKeepOrderAndLatestFragments(t *testing.T) {
 	view := &viewChange{id: 3, at: 30, entries: []string{"c"}, view: "V", updates: 1}
 	after := &viewChange{id: 4, at: 40, fragments: []fragmentHTML{{"x", "x4"}}, updates: 1}
 	clear := &viewChange{id: 5, at: 50, entries: []string{"replay"}, clear: true, updates: 1}
+	part := &viewChange{id: 6, at: 60, fragments: []fragmentHTML{{"t/0", "p1"}}, updates: 1}
+	topic := &viewChange{id: 7, at: 70, fragments: []fragmentHTML{{"t", "T"}}, updates: 1}
+	part2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{"t/0", "p2"}}, updates: 1}
+	topic2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{"t", "T2"}}, updates: 1}
 	for _, tc := range []struct {
 		name  string
 		chain []*viewChange
@@ -373,6 +348,8 @@ func TestMergedChangesKeepOrderAndLatestFragments(t *testing.T) {
 		{"a private entry", []*viewChange{a, tell, b}, `id 2 at 20 [a refused b] clear false view "" [{x x1} {y y2} {z z2}] updates 2`},
 		{"a whole view supersedes", []*viewChange{a, b, view, after}, `id 4 at 40 [a b c] clear false view "V" [{x x4}] updates 4`},
 		{"a clear supersedes entries", []*viewChange{a, clear, b}, `id 2 at 20 [replay b] clear true view "" [{x x1} {y y2} {z z2}] updates 3`},
+		{"a part after the fragment holding it", []*viewChange{part, topic, part2}, `id 8 at 80 [] clear false view "" [{t T} {t/0 p2}] updates 3`},
+		{"a fragment after its part", []*viewChange{part, topic, topic2}, `id 8 at 80 [] clear false view "" [{t/0 p1} {t T2}] updates 3`},
 	} {
 		m := tc.chain[0]
 		for _, c := range tc.chain[1:] {
@@ -450,7 +427,6 @@ func TestResumeReplaysTheMissedUpdatesOrSendsASnapshot(t *testing.T) {
 		wp.apply(t, nextMessage(t, watcher))
 	}
 	left := wp // the page as it was when its connection dropped
-	left.frags = append([]web.RenderedFragment(nil), wp.frags...)
 	missed := []string{"produce orders key=k value=missed-0", "topic create other", "produce other value=missed-1", "tick 1s"}
 	for _, line := range missed {
 		s.run(line)

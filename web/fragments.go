@@ -20,17 +20,44 @@ import (
 type Fragment struct {
 	Key       string
 	Component templ.Component
+	// Parts are fragments inside this one (a topic's partitions), each
+	// keyed too; withParts draws this fragment around its parts given as
+	// components, as Component does with Parts'.
+	Parts     []Fragment
+	withParts func(parts []templ.Component) templ.Component
 }
 
 // RenderedFragment is a Fragment drawn: HTML is one element, never empty.
+// A fragment with parts also has them drawn, and Shell: its HTML with no
+// parts, which is all of it a change to some parts leaves alone.
 type RenderedFragment struct {
-	Key  string
-	HTML string
+	Key   string
+	HTML  string
+	Shell string
+	Parts []RenderedFragment
 }
 
 // TopicFragmentKey is the key of a topic's fragment. Topic names are
 // [a-zA-Z0-9._-], so the slash cannot make two topics' keys meet.
 func TopicFragmentKey(topic string) string { return "topic/" + topic }
+
+// partitionFragments are a topic's partitions drawn as fragments, keyed
+// under the topic's key by partition index: "topic/orders/0".
+func partitionFragments(topicKey string, d topicDrawing, owners map[string][]partitionOwner) []Fragment {
+	fs := make([]Fragment, 0, len(d.Partitions))
+	for _, p := range d.Partitions {
+		fs = append(fs, keyed(topicKey+"/"+strconv.Itoa(p.Index), PartitionLog(p, owners[p.Name()])))
+	}
+	return fs
+}
+
+func partitionComponents(fs []Fragment) []templ.Component {
+	cs := make([]templ.Component, len(fs))
+	for i, f := range fs {
+		cs[i] = f.Component
+	}
+	return cs
+}
 
 // ClusterFragments is the cluster view as its fragments, in the order
 // ClusterView draws them. Each is a whole panel, not a smaller piece: the
@@ -61,7 +88,12 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		if seen[key]++; seen[key] > 1 {
 			key += "#" + strconv.Itoa(seen[key])
 		}
-		fs = append(fs, keyed(key, TopicLog(t, drawings[i], owners)))
+		t, d := t, drawings[i]
+		parts := partitionFragments(key, d, owners)
+		f := keyed(key, topicLog(t, d, partitionComponents(parts)))
+		f.Parts = parts
+		f.withParts = func(cs []templ.Component) templ.Component { return keyed(key, topicLog(t, d, cs)).Component }
+		fs = append(fs, f)
 	}
 	// InspectorPanel draws two panels side by side: each is a fragment.
 	if c.Inspector.Batch != nil {
@@ -78,15 +110,41 @@ func ClusterFragments(c view.Cluster) []Fragment {
 func RenderFragments(ctx context.Context, c view.Cluster) ([]RenderedFragment, error) {
 	var out []RenderedFragment
 	for _, f := range ClusterFragments(c) {
-		html, err := RenderString(ctx, f.Component)
+		r, err := renderFragment(ctx, f)
 		if err != nil {
 			return nil, err
 		}
-		if html != "" {
-			out = append(out, RenderedFragment{Key: f.Key, HTML: html})
+		if r.HTML != "" {
+			out = append(out, r)
 		}
 	}
 	return out, nil
+}
+
+// renderFragment draws f, and its parts each once: f is drawn around
+// their HTML.
+func renderFragment(ctx context.Context, f Fragment) (RenderedFragment, error) {
+	r := RenderedFragment{Key: f.Key}
+	if f.withParts == nil {
+		html, err := RenderString(ctx, f.Component)
+		r.HTML = html
+		return r, err
+	}
+	raws := make([]templ.Component, 0, len(f.Parts))
+	for _, p := range f.Parts {
+		part, err := renderFragment(ctx, p)
+		if err != nil {
+			return r, err
+		}
+		r.Parts = append(r.Parts, part)
+		raws = append(raws, templ.Raw(part.HTML))
+	}
+	var err error
+	if r.HTML, err = RenderString(ctx, f.withParts(raws)); err != nil {
+		return r, err
+	}
+	r.Shell, err = RenderString(ctx, f.withParts(nil))
+	return r, err
 }
 
 // keyed marks a component's root element with data-fragment="key". The

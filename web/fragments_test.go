@@ -63,6 +63,23 @@ func TestClusterViewIsItsFragmentsInOrder(t *testing.T) {
 			if got := attr(root, "data-fragment"); got != f.Key {
 				t.Errorf("%s: fragment %s's root carries data-fragment=%q", name, f.Key, got)
 			}
+			// A topic's partitions are fragments inside it: each one
+			// element keyed under the topic, and the topic without them
+			// is its Shell.
+			shell := f.HTML
+			for _, p := range f.Parts {
+				root, err := singleRoot(p.HTML)
+				if err != nil || attr(root, "data-fragment") != p.Key || !strings.HasPrefix(p.Key, f.Key+"/") {
+					t.Errorf("%s: part %s of %s: not one element keyed so (%v)", name, p.Key, f.Key, err)
+				}
+				if !strings.Contains(shell, p.HTML) {
+					t.Errorf("%s: part %s is not inside %s", name, p.Key, f.Key)
+				}
+				shell = strings.Replace(shell, p.HTML, "", 1)
+			}
+			if f.Shell != "" && shell != f.Shell || f.Shell == "" && len(f.Parts) > 0 {
+				t.Errorf("%s: fragment %s's shell is not its HTML without its parts", name, f.Key)
+			}
 		}
 	}
 }
