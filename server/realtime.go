@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -252,16 +251,9 @@ func (s *liveSession) publishTickView() {
 	if len(s.subscribers) == 0 {
 		return
 	}
-	v, err := web.RenderString(context.Background(), web.ClusterView(s.lab.View()))
-	if err != nil {
+	if err := s.publishView(nil, false); err != nil {
 		s.logger.Error("rendering the view after a real-time tick", "error", err)
-		return
 	}
-	msg, err := json.Marshal(update{Type: "update", View: v})
-	if err != nil {
-		return
-	}
-	s.publish(msg)
 }
 
 // realtimeStateNow is the driver's state as pages draw it, with s.mu held.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/loglab/loglab/web"
@@ -23,11 +24,23 @@ const (
 	maxPendingEntries      = historyShown + 64
 )
 
-// queued is one message waiting for a page: an update, or a lesson
-// message (the room's lesson status, or a refusal told to that page).
+// queued is one message waiting for a page: an update, or another kind
+// of message (kind is its type: "lesson", the room's lesson status or a
+// refusal told to that page; "realtime", the driver's state), each of
+// which says the whole state of its kind.
 type queued struct {
 	change *viewChange
-	lesson []byte
+	msg    []byte
+	kind   string
+}
+
+// messageKind is a message's "type".
+func messageKind(msg []byte) string {
+	var m struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(msg, &m)
+	return m.Type
 }
 
 // subscriber is one connected live page.
@@ -78,17 +91,26 @@ func (sub *subscriber) enqueue(m queued) bool {
 	return true
 }
 
-// coalesce merges the queue into one update followed by the latest lesson
-// message. The status a lesson message carries is the lesson's whole
-// state, so the latest stands for those before it; drawn after the view,
-// it highlights the element it is about in the newest view.
+// coalesce merges the queue into one update followed by the latest
+// message of each other kind. A lesson message carries the lesson's whole
+// state (a realtime one the driver's), so the latest stands for those
+// before it; drawn after the view, a lesson status highlights the element
+// it is about in the newest view.
 func (sub *subscriber) coalesce() {
 	var merged *viewChange
-	var lesson []byte
+	var others []queued // the latest of each kind, in the order kinds came
 	for _, q := range sub.queue {
 		switch {
 		case q.change == nil:
-			lesson = q.lesson
+			i := 0
+			for i < len(others) && others[i].kind != q.kind {
+				i++
+			}
+			if i == len(others) {
+				others = append(others, q)
+			} else {
+				others[i] = q
+			}
 		case merged == nil:
 			merged = q.change
 		default:
@@ -102,9 +124,7 @@ func (sub *subscriber) coalesce() {
 	if merged != nil {
 		sub.queue = append(sub.queue, queued{change: merged})
 	}
-	if lesson != nil {
-		sub.queue = append(sub.queue, queued{lesson: lesson})
-	}
+	sub.queue = append(sub.queue, others...)
 }
 
 // pendingEntries is how many transcript entries the page has to be sent:
@@ -149,7 +169,8 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 // resume registers a page that applied the stream up to id since (0: a
 // page just loaded, which has applied nothing). It is sent what it missed
 // if the ring still holds all of it, merged into one update, else a
-// snapshot; then the lesson status, which the ring does not keep. Either
+// snapshot; then the real-time driver's state and the lesson status, which
+// the ring does not keep. Either
 // way it never shows a gap: the first update it gets applies on top of
 // what it has.
 func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
@@ -177,9 +198,10 @@ func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
 		s.updateStats.snapshots.Add(1)
 		sub.enqueue(queued{change: snap})
 	}
+	s.tellRealtime(sub)
 	if s.lesson != nil || since != 0 {
 		// A returning page may have missed its lesson closing.
-		sub.enqueue(queued{lesson: s.lessonMessage("")})
+		s.send(sub, s.lessonMessage(""))
 	}
 	return sub
 }
@@ -195,11 +217,13 @@ func (s *liveSession) unsubscribe(sub *subscriber) {
 	}
 }
 
-// publish hands a lesson message to every subscriber without ever
-// blocking the engine. Called with s.mu held.
+// publish hands a message that is not an update (a lesson's status, the
+// real-time driver's state) to every subscriber without ever blocking the
+// engine: updates go through publishView. Called with s.mu held.
 func (s *liveSession) publish(msg []byte) {
+	kind := messageKind(msg)
 	for _, sub := range s.subscribers {
-		sub.enqueue(queued{lesson: msg})
+		sub.enqueue(queued{msg: msg, kind: kind})
 	}
 }
 
@@ -253,10 +277,10 @@ func (s *liveSession) tellLocked(sub *subscriber, e web.Entry) {
 	sub.enqueue(queued{change: &viewChange{id: s.updates.lastID(), at: s.updates.clock().UnixMilli(), entries: html, private: true}})
 }
 
-// send queues a lesson message for one page, with s.mu held, never
-// blocking.
+// send queues a message that is not an update for one page, with s.mu
+// held, never blocking.
 func (s *liveSession) send(sub *subscriber, msg []byte) {
-	sub.enqueue(queued{lesson: msg})
+	sub.enqueue(queued{msg: msg, kind: messageKind(msg)})
 }
 
 // closeAll disconnects every subscriber, for server shutdown.

@@ -142,7 +142,7 @@ func nextMessage(t *testing.T, sub *subscriber) []byte {
 			sub.behind = 0
 			sub.mu.Unlock()
 			if q.change == nil {
-				return q.lesson
+				return q.msg
 			}
 			msg, err := q.change.message()
 			if err != nil {
@@ -160,12 +160,12 @@ func nextMessage(t *testing.T, sub *subscriber) []byte {
 }
 
 // queuedMessages takes everything queued, as the writer does.
-func queuedMessages(t *testing.T, sub *subscriber) [][]byte {
+func queuedMessages(t testing.TB, sub *subscriber) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for _, q := range sub.take() {
 		if q.change == nil {
-			out = append(out, q.lesson)
+			out = append(out, q.msg)
 			continue
 		}
 		msg, err := q.change.message()
@@ -175,6 +175,20 @@ func queuedMessages(t *testing.T, sub *subscriber) [][]byte {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// quietUpdates takes the queue and counts its updates with no
+// transcript entry that change the view.
+func quietUpdates(t testing.TB, sub *subscriber) int {
+	t.Helper()
+	n := 0
+	for _, raw := range queuedMessages(t, sub) {
+		var u update
+		if json.Unmarshal(raw, &u) == nil && u.Type == "update" && u.Entry == "" && (u.View != "" || len(u.Fragments) > 0) {
+			n++
+		}
+	}
+	return n
 }
 
 func currentView(t *testing.T, s *liveSession) string {
@@ -616,4 +630,37 @@ func wholeUpdate(t *testing.T, s *liveSession) []byte {
 		t.Fatal(err)
 	}
 	return msg
+}
+
+// A slow page's other messages are merged by kind: the latest lesson
+// status and the latest real-time state both reach it, after the update.
+func TestCoalescingKeepsTheLatestMessageOfEachKind(t *testing.T) {
+	sub := newSubscriber(func() {}, &updateStats{})
+	for i := range queuedBeforeCoalescing + 1 {
+		sub.enqueue(queued{change: &viewChange{id: uint64(i + 1), entries: []string{fmt.Sprint(i)}, updates: 1}})
+		if i == 3 {
+			sub.enqueue(queued{msg: []byte(`{"type":"realtime","n":1}`), kind: "realtime"})
+		}
+		sub.enqueue(queued{msg: []byte(fmt.Sprintf(`{"type":"lesson","n":%d}`, i)), kind: "lesson"})
+	}
+	msgs := queuedMessages(t, sub)
+	var entries, lastLesson, realtime string
+	var id uint64
+	for _, raw := range msgs {
+		var u update
+		json.Unmarshal(raw, &u)
+		switch u.Type {
+		case "update":
+			entries += u.Entry
+			id = u.ID
+		case "lesson":
+			lastLesson = string(raw)
+		case "realtime":
+			realtime = string(raw)
+		}
+	}
+	if len(msgs) > queuedBeforeCoalescing || id != queuedBeforeCoalescing+1 || entries != "012345678910111213141516" ||
+		realtime != `{"type":"realtime","n":1}` || lastLesson != fmt.Sprintf(`{"type":"lesson","n":%d}`, queuedBeforeCoalescing) {
+		t.Fatalf("the slow page's %d messages: %q", len(msgs), msgs)
+	}
 }

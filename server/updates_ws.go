@@ -36,7 +36,7 @@ func sinceParam(v string) (uint64, bool) {
 // writeQueued writes a page's queue, each message within writeTimeout.
 func writeQueued(ctx context.Context, conn *websocket.Conn, q []queued, stats *updateStats) error {
 	for _, m := range q {
-		msg := m.lesson
+		msg := m.msg
 		if m.change != nil {
 			var err error
 			if msg, err = m.change.message(); err != nil {
