@@ -112,7 +112,7 @@ func (s *Server) handleCommand(conn *websocket.Conn, p *page, limiter *rate.Limi
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("a websocket command panicked", "panic", p, "stack", string(debug.Stack()))
-			conn.Close(websocket.StatusInternalError, "internal error: the server logged it; reload the page")
+			conn.Close(websocket.StatusInternalError, "internal error: the server logged it; the page reconnects")
 			more = false
 		}
 	}()
