@@ -65,7 +65,7 @@ func newPageAs(t *testing.T, opts playwright.BrowserNewContextOptions, instructo
 	}
 	if instructor {
 		err := ctx.AddCookies([]playwright.OptionalCookie{{Name: "loglab_instructor", Value: instructorToken, URL: playwright.String(baseURL),
-			HttpOnly: playwright.Bool(true), SameSite: playwright.SameSiteAttributeStrict}})
+			HttpOnly: playwright.Bool(true), SameSite: playwright.SameSiteAttributeLax}})
 		if err != nil {
 			t.Fatal(err)
 		}

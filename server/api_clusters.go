@@ -93,14 +93,39 @@ func (s *Server) apiClusterCommand(c echo.Context) error {
 }
 
 // apiListClusters is GET /api/v1/clusters: every cluster, the instructor's
-// first, then the participants' in the order they were opened.
+// first, then the participants' in the order they were opened. What each
+// participant typed and when is the instructor's to see, as on the
+// overview; anyone else gets the ids, owners and topics, to watch them.
 func (s *Server) apiListClusters(c echo.Context) error {
+	instructor := s.roleOf(c.Request()).instructor
 	all := s.clusters.all()
 	list := make([]clusterSummary, len(all))
 	for i, sess := range all {
 		list[i] = sess.summary()
+		if !instructor {
+			list[i] = clusterSummary{ID: list[i].ID, Owner: list[i].Owner, Topics: list[i].Topics}
+		}
 	}
 	return c.JSON(http.StatusOK, list)
+}
+
+// apiDeleteCluster is DELETE /api/v1/clusters/{id}: its owner or the
+// instructor removes a participant cluster, with its files, at once.
+func (s *Server) apiDeleteCluster(c echo.Context) error {
+	sess, err := s.clusterParam(c)
+	if sess == nil {
+		return err
+	}
+	r := s.roleOf(c.Request())
+	switch {
+	case sess == s.live:
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", "the instructor's cluster is not removed: `cluster` starts it afresh")
+	case !r.mayDrive(sess):
+		return answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", "only the cluster's owner or the instructor removes it")
+	}
+	s.removeCluster(sess)
+	s.logger.Info("a participant cluster was removed on request", "cluster", sess.id, "name", sess.ownerName, "byInstructor", r.instructor)
+	return c.NoContent(http.StatusNoContent)
 }
 
 // createClusterRequest is the body of POST /api/v1/clusters.
@@ -136,10 +161,14 @@ func (s *Server) apiCreateCluster(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
 	}
-	sess, created, err := s.createParticipantCluster(r.participant, req.Name)
+	sess, created, err := s.createParticipantCluster(r.participant, req.Name, clientHost(c.Request().RemoteAddr))
 	switch {
 	case errors.Is(err, errTooManyClusters):
 		return answerClusterError(c, http.StatusServiceUnavailable, "CLUSTER_LIMIT_REACHED", fmt.Sprintf("this server runs at most %d participant clusters (serve -max-participants); ask the instructor", s.maxParticipants))
+	case errors.Is(err, errTooManyOfYours):
+		return answerClusterError(c, http.StatusTooManyRequests, "CLUSTER_LIMIT_REACHED", fmt.Sprintf("%d participant clusters were opened from your address already (serve -max-clusters-per-address): use one of them, or ask the instructor", s.maxPerAddress))
+	case errors.Is(err, errServerClosing):
+		return answerClusterError(c, http.StatusServiceUnavailable, "UNKNOWN_SERVER_ERROR", "the server is shutting down")
 	case errors.Is(err, errBadName):
 		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", strings.TrimPrefix(err.Error(), errBadName.Error()+": "))
 	case err != nil:
@@ -148,6 +177,11 @@ func (s *Server) apiCreateCluster(c echo.Context) error {
 	}
 	if token != "" {
 		setCookie(c, participantCookie, token)
+		// A browser (it says where a request comes from) keeps the token
+		// in its HttpOnly cookie: the answer does not hand it to scripts.
+		if c.Request().Header.Get("Sec-Fetch-Site") != "" {
+			token = ""
+		}
 	}
 	status := http.StatusOK
 	if created {

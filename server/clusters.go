@@ -75,6 +75,20 @@ func (r *clusterRegistry) remove(s *liveSession) bool {
 	return false
 }
 
+// openedFrom counts the participant clusters opened from a client
+// address since the server started.
+func (r *clusterRegistry) openedFrom(addr string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.participants {
+		if s.openedFrom == addr {
+			n++
+		}
+	}
+	return n
+}
+
 func (r *clusterRegistry) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

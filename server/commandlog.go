@@ -50,11 +50,15 @@ const (
 	// Past it the oldest are dropped and the memory copy says it is no
 	// longer whole; the file keeps everything.
 	commandLogMemory = 256 << 10
-	// commandLogFileMax bounds the file on the data directory: days of
-	// ticks. Past it the log stops with a comment saying so, rather than
-	// filling the workshop's disk.
-	commandLogFileMax = 16 << 20
 )
+
+// commandLogFileMax bounds the file on the data directory: days of
+// ticks. Past it the file is rotated, as a broker rolls a segment:
+// commands.log becomes commands.log.1 (replacing an older one) and a new
+// commands.log goes on, so the newest commands are always logged and the
+// disk holds at most twice the bound. A variable so that a test can
+// rotate a small file.
+var commandLogFileMax int64 = 16 << 20
 
 // commandLog is one session's log, with the session's mutex held for
 // every call.
@@ -77,7 +81,6 @@ type commandLog struct {
 	// leaves no file that a restart would take for a cluster's data.
 	pending []string
 	written int64 // the file's size
-	full    bool  // the file reached commandLogFileMax
 	failed  error // the first write error, told once to the server log
 }
 
@@ -231,7 +234,7 @@ func (s *liveSession) commandLogText() (string, bool) {
 // must not stop because its log cannot be written.
 func (s *liveSession) flushCommandLog() {
 	l := s.commands
-	if l.path == "" || len(l.pending) == 0 || l.full || l.failed != nil {
+	if l.path == "" || len(l.pending) == 0 || l.failed != nil {
 		l.pending = nil
 		return
 	}
@@ -242,15 +245,22 @@ func (s *liveSession) flushCommandLog() {
 	}
 	var b strings.Builder
 	for _, line := range l.pending {
-		if l.written+int64(b.Len()+len(line)+1) > commandLogFileMax {
-			b.WriteString("# the command log reached its limit of 16 MiB: the commands after this one are not logged\n")
-			l.full = true
-			break
-		}
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	l.pending = nil
+	if l.written > 0 && l.written+int64(b.Len()) > commandLogFileMax {
+		if err := os.Rename(l.path, l.path+".1"); err != nil {
+			l.failed = err
+			s.logger.Error("rotating the cluster's command log; the commands from here on are not logged to the file", "path", l.path, "error", err)
+			return
+		}
+		l.written = 0
+		rotated := fmt.Sprintf("# the command log reached %d MiB and was rotated: the commands before these are in %s.1 (replay it first)\n", commandLogFileMax>>20, commandLogFile)
+		b2 := rotated + b.String()
+		b.Reset()
+		b.WriteString(b2)
+	}
 	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err == nil {
 		var n int

@@ -89,3 +89,33 @@ func TestCommandLogMemoryIsBounded(t *testing.T) {
 		t.Errorf("after a new cluster: whole %v:\n%.300s", whole, text)
 	}
 }
+
+// A log past its bound is rotated, not stopped: the newest commands are
+// always in commands.log, the ones before in commands.log.1.
+func TestCommandLogRotatesAtItsBound(t *testing.T) {
+	defer func(max int64) { commandLogFileMax = max }(commandLogFileMax)
+	commandLogFileMax = 300
+	dir := t.TempDir()
+	s, err := newLiveSession(dir, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.shutdown()
+	for i := range 20 {
+		mustRun(t, s, "produce orders key=k value=rotation-"+strings.Repeat("x", i))
+	}
+	current, err := os.ReadFile(filepath.Join(dir, commandLogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	older, err := os.ReadFile(filepath.Join(dir, commandLogFile+".1"))
+	if err != nil {
+		t.Fatalf("no rotated log: %v", err)
+	}
+	if !strings.HasPrefix(string(current), "# the command log reached") || !strings.Contains(string(current), "value=rotation-"+strings.Repeat("x", 19)) {
+		t.Errorf("commands.log after a rotation:\n%s", current)
+	}
+	if len(current) > 600 || len(older) > 600 || !strings.Contains(string(older), "produce orders") {
+		t.Errorf("sizes %d and %d, want each near the 300-byte bound; commands.log.1:\n%s", len(current), len(older), older)
+	}
+}

@@ -30,7 +30,10 @@ type liveSession struct {
 	// instructor's cluster) and ownerName what they called themselves;
 	// none of the three changes after the session is made.
 	id, owner, ownerName string
-	mu                   sync.Mutex
+	// openedFrom is the client address that opened a participant cluster
+	// (empty for the instructor's and for one restored from disk).
+	openedFrom string
+	mu         sync.Mutex
 	// lastCommand and lastActive are the newest command a driver ran and
 	// when (s.mu held): the instructor's overview shows them, and an idle
 	// participant cluster is removed (see participants.go).
@@ -46,8 +49,11 @@ type liveSession struct {
 	subscribers   []*subscriber
 	updates       updateStream // the ids and views published; see updates.go
 	updateStats   updateStats
-	stop          chan struct{} // closed by closeAll: ends watchQuorum
-	logger        *slog.Logger
+	stop          chan struct{} // closed by closeAll: ends watchQuorum, refuses what comes later
+	// quorumStop ends watchQuorum alone: a test that compares views
+	// before and after a command closes it, so nothing else moves them.
+	quorumStop chan struct{}
+	logger     *slog.Logger
 	// controllers are the addresses of controllers in their own
 	// processes (Options.Controllers): every lab the session makes,
 	// a lesson's included, uses their quorum.
@@ -67,6 +73,10 @@ type liveSession struct {
 	realtime *realtimeDriver
 }
 
+// errClusterClosed answers a command that reached a cluster as it was
+// removed (idle) or the server was shutting down.
+const errClusterClosed = "error: this cluster is closed: it was removed after being idle, or the server is shutting down; nothing ran"
+
 // quorumCheckEvery is how often an idle live cluster is checked for an
 // election raft held on its own (real time: raft runs on it).
 const quorumCheckEvery = time.Second
@@ -83,6 +93,8 @@ func (s *liveSession) watchQuorum() {
 		case <-t.C:
 			s.followQuorum()
 		case <-s.stop:
+			return
+		case <-s.quorumStop:
 			return
 		}
 	}
@@ -116,7 +128,7 @@ func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))
 	}
-	s := &liveSession{lab: l, dataDir: dataDir, controllers: controllers, stop: make(chan struct{}), logger: logger}
+	s := &liveSession{lab: l, dataDir: dataDir, controllers: controllers, stop: make(chan struct{}), quorumStop: make(chan struct{}), logger: logger}
 	// The lab changes when a lesson opens: run on whichever is live.
 	s.runLine = func(line string) (string, error) { return s.lab.Run(line) }
 	for _, line := range start {
@@ -140,6 +152,9 @@ func (s *liveSession) run(line string) web.Entry { return s.runFrom(nil, line) }
 func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closedLocked() {
+		return web.Entry{Command: strings.TrimSpace(line), Output: errClusterClosed}
+	}
 	if s.lesson != nil {
 		e, ran := s.runInLesson(line)
 		if !ran {

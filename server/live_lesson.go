@@ -56,6 +56,10 @@ type lessonMessage struct {
 func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closedLocked() {
+		s.send(sub, s.lessonMessage(strings.TrimPrefix(errClusterClosed, "error: ")))
+		return
+	}
 	ch, panicked, err := s.applyLesson(req)
 	if panicked {
 		s.afterLessonPanic()

@@ -28,9 +28,16 @@ const (
 	// DefaultMaxParticipants bounds the clusters a server runs for
 	// participants: each is a whole cluster (brokers, a raft quorum).
 	DefaultMaxParticipants = 60
+	// DefaultMaxClustersPerAddress bounds the clusters opened from one
+	// client address: a participant token costs nothing to make, so
+	// without it one script could take every place in the room.
+	DefaultMaxClustersPerAddress = 3
 	maxParticipantName     = 40
 	// idleCheckEvery is how often the janitor looks for idle clusters.
 	idleCheckEvery = time.Minute
+	// restoreGrace is how long a restored cluster idle for longer than
+	// participantIdle is kept: time for its owner to come back to it.
+	restoreGrace = 10 * time.Minute
 )
 
 // participantIDPattern is what newParticipantID makes; a directory under
@@ -54,6 +61,8 @@ type participantRecord struct {
 var (
 	errTooManyClusters = errors.New("CLUSTER_LIMIT_REACHED")
 	errBadName         = errors.New("bad name")
+	errServerClosing   = errors.New("the server is shutting down")
+	errTooManyOfYours  = errors.New("too many clusters from one address")
 )
 
 // participantName checks the name a participant gives their cluster; an
@@ -90,9 +99,14 @@ func (s *Server) openParticipantCluster(id, name, owner, dir string) (*liveSessi
 
 // createParticipantCluster opens a cluster for the participant with the
 // owner key; one who has one already gets it back (created false).
-func (s *Server) createParticipantCluster(owner, name string) (sess *liveSession, created bool, err error) {
+func (s *Server) createParticipantCluster(owner, name, addr string) (sess *liveSession, created bool, err error) {
 	s.creating.Lock()
 	defer s.creating.Unlock()
+	select {
+	case <-s.closed:
+		return nil, false, errServerClosing
+	default:
+	}
 	if sess := s.clusters.ownedBy(owner); sess != nil {
 		return sess, false, nil
 	}
@@ -103,12 +117,16 @@ func (s *Server) createParticipantCluster(owner, name string) (sess *liveSession
 	if s.clusters.count() >= s.maxParticipants {
 		return nil, false, errTooManyClusters
 	}
+	if s.clusters.openedFrom(addr) >= s.maxPerAddress {
+		return nil, false, errTooManyOfYours
+	}
 	id := newParticipantID()
 	dir := s.participantDir(id)
 	sess, err = s.openParticipantCluster(id, name, owner, dir)
 	if err != nil {
 		return nil, false, err
 	}
+	sess.openedFrom = addr
 	if err := sess.saveParticipant(); err != nil {
 		sess.shutdown()
 		os.RemoveAll(dir)
@@ -196,8 +214,14 @@ func (s *Server) restoreParticipant(dir, id string) (*liveSession, error) {
 		return nil, err
 	}
 	sess.lastCommand = rec.LastCommand
-	// The idle clock restarts with the server: a participant whose
-	// server was down does not find their cluster removed on its return.
+	// The idle clock goes on from the record, with a grace period: a
+	// participant back after a restart finds their cluster, and last
+	// week's clusters are removed soon after the next workshop starts
+	// instead of filling the room's places for another participantIdle.
+	sess.lastActive = rec.LastActive
+	if grace := s.now().Add(restoreGrace - s.participantIdle); sess.lastActive.Before(grace) {
+		sess.lastActive = grace
+	}
 	return sess, nil
 }
 
@@ -216,21 +240,31 @@ func (s *Server) removeIdle(now time.Time) []string {
 	var removed []string
 	for _, sess := range s.clusters.all()[1:] {
 		sess.mu.Lock()
-		idle := len(sess.subscribers) == 0 && now.Sub(sess.lastActive) > s.participantIdle
+		idleFor := now.Sub(sess.lastActive)
+		idle := len(sess.subscribers) == 0 && idleFor > s.participantIdle
 		sess.mu.Unlock()
-		if !idle || !s.clusters.remove(sess) {
+		if !idle || !s.removeCluster(sess) {
 			continue
 		}
-		sess.shutdown()
-		if sess.dataDir != "" {
-			if err := os.RemoveAll(sess.dataDir); err != nil {
-				s.logger.Error("removing an idle participant cluster's files", "dir", sess.dataDir, "err", err)
-			}
-		}
-		s.logger.Info("removed an idle participant cluster", "cluster", sess.id, "name", sess.ownerName, "idle", now.Sub(sess.lastActive).Round(time.Second))
+		s.logger.Info("removed an idle participant cluster", "cluster", sess.id, "name", sess.ownerName, "idle", idleFor.Round(time.Second))
 		removed = append(removed, sess.id)
 	}
 	return removed
+}
+
+// removeCluster unregisters a participant cluster, closes it and deletes
+// its files; false when it was not registered (removed already).
+func (s *Server) removeCluster(sess *liveSession) bool {
+	if !s.clusters.remove(sess) {
+		return false
+	}
+	sess.shutdown()
+	if sess.dataDir != "" {
+		if err := os.RemoveAll(sess.dataDir); err != nil {
+			s.logger.Error("removing a participant cluster's files", "dir", sess.dataDir, "err", err)
+		}
+	}
+	return true
 }
 
 // janitor removes idle participant clusters until the server closes.

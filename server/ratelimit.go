@@ -64,12 +64,18 @@ type clientLimiters struct {
 	m  map[string]*rate.Limiter
 }
 
-// allow takes a token from remoteAddr's bucket at now.
-func (c *clientLimiters) allow(remoteAddr string, now time.Time) bool {
+// clientHost is a request's client address without its port.
+func clientHost(remoteAddr string) string {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
-		host = remoteAddr
+		return remoteAddr
 	}
+	return host
+}
+
+// allow takes a token from remoteAddr's bucket at now.
+func (c *clientLimiters) allow(remoteAddr string, now time.Time) bool {
+	host := clientHost(remoteAddr)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {

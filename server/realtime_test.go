@@ -270,7 +270,7 @@ func TestRealtimeDriverGoroutineEnds(t *testing.T) {
 		if s.lab.Cluster().Elapsed() != closedAt {
 			t.Error("a wake-up after the session closed ticked")
 		}
-		if e := s.run("realtime on"); e.OK || !strings.Contains(e.Output, "shutting this cluster down") {
+		if e := s.run("realtime on"); e.OK || !strings.Contains(e.Output, "this cluster is closed") {
 			t.Errorf("realtime on after the session closed: %+v", e)
 		}
 	})

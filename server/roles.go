@@ -109,7 +109,11 @@ func refusalFor(s *liveSession, r role) string {
 }
 
 // setCookie gives a page a credential: HttpOnly (no script reads it),
-// SameSite=Strict (no other site's page sends it).
+// SameSite=Lax (another site's page cannot send it with a POST or a
+// websocket, which carry the commands and are checked for their origin
+// too; but a participant who follows the /live link from a chat or a
+// shared document still arrives with theirs, instead of being handed a
+// new identity that no longer owns their cluster).
 func setCookie(c echo.Context, name, value string) {
-	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: 30 * 24 * 3600})
+	c.SetCookie(&http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: 30 * 24 * 3600})
 }

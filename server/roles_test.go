@@ -139,12 +139,58 @@ func TestAParticipantsClusterIsTheirsAndApart(t *testing.T) {
 	}
 
 	var list []clusterSummary
-	call(t, http.MethodGet, ts.URL+"/api/v1/clusters", "", nil, &list)
+	call(t, http.MethodGet, ts.URL+"/api/v1/clusters", "teacher", nil, &list)
 	if len(list) != 3 || list[0].ID != "live" || list[0].Owner != "instructor" || list[1].ID != a.ID || list[1].Owner != "Ana" || list[2].Owner != "Bo" {
 		t.Fatalf("GET /api/v1/clusters: %+v", list)
 	}
 	if list[1].LastCommand != "produce ana-only value=from-the-instructor" || !strings.Contains(strings.Join(list[1].Topics, ","), "ana-only") {
 		t.Errorf("Ana's cluster listed as %+v: want its topic and last command", list[1])
+	}
+	// A participant sees whose clusters there are, not what they typed.
+	call(t, http.MethodGet, ts.URL+"/api/v1/clusters", b.Token, nil, &list)
+	if len(list) != 3 || list[1].Owner != "Ana" || list[1].LastCommand != "" || !list[1].LastActive.IsZero() {
+		t.Errorf("GET /api/v1/clusters for a participant: %+v", list)
+	}
+
+	// Removing: not by another participant, not the instructor's cluster;
+	// by its owner, files and all.
+	if status := call(t, http.MethodDelete, ts.URL+"/api/v1/clusters/"+a.ID, b.Token, nil, nil); status != http.StatusForbidden {
+		t.Errorf("another participant removing Ana's cluster: %d", status)
+	}
+	if status := call(t, http.MethodDelete, ts.URL+"/api/v1/clusters/live", "teacher", nil, nil); status != http.StatusBadRequest {
+		t.Errorf("removing the instructor's cluster: %d", status)
+	}
+	ana := s.clusters.get(a.ID)
+	if status := call(t, http.MethodDelete, ts.URL+"/api/v1/clusters/"+a.ID, a.Token, nil, nil); status != http.StatusNoContent || s.clusters.get(a.ID) != nil {
+		t.Fatalf("Ana removing her cluster: %d", status)
+	}
+	// A command that reached it as it went runs nothing.
+	if e := ana.runFrom(nil, "topic create too-late"); e.OK || !strings.Contains(e.Output, "this cluster is closed") {
+		t.Errorf("a command on a removed cluster: %+v", e)
+	}
+}
+
+// A participant token costs nothing to make, so one address opens at most
+// MaxClustersPerAddress clusters; a browser's answer leaves the token in
+// its HttpOnly cookie, out of the page's scripts' reach.
+func TestOneAddressCannotTakeEveryPlace(t *testing.T) {
+	_, ts := newRolesServer(t, Options{MaxClustersPerAddress: 1})
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/clusters", strings.NewReader(`{"name":"from a page"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got createClusterResponse
+	json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || got.Token != "" || len(resp.Cookies()) != 1 || resp.Cookies()[0].Name != participantCookie {
+		t.Errorf("a page opening a cluster: %d %+v cookies %v: want the token in the cookie only", resp.StatusCode, got, resp.Cookies())
+	}
+	var refused clusterError
+	if status := call(t, http.MethodPost, ts.URL+"/api/v1/clusters", "", createClusterRequest{Name: "a second identity"}, &refused); status != http.StatusTooManyRequests || refused.Error != "CLUSTER_LIMIT_REACHED" {
+		t.Errorf("a second cluster from the same address: %d %+v", status, refused)
 	}
 }
 
@@ -228,7 +274,7 @@ func TestTheInstructorsURLLeavesACookieAndDropsTheToken(t *testing.T) {
 			cookie = c
 		}
 	}
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/live" || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/live" || cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode {
 		t.Fatalf("/live?token=: %d Location=%q cookie=%+v", resp.StatusCode, resp.Header.Get("Location"), cookie)
 	}
 	if resp, _ := client.Get(ts.URL + "/live?token=wrong"); resp.StatusCode != http.StatusForbidden {
@@ -306,8 +352,24 @@ func TestParticipantClustersComeBackAfterARestartAndGoWhenIdle(t *testing.T) {
 	if removed := s2.removeIdle(now.Add(time.Minute)); len(removed) != 0 {
 		t.Fatalf("a cluster used a minute ago was removed: %v", removed)
 	}
-	if removed := s2.removeIdle(now.Add(DefaultParticipantIdle + time.Minute)); len(removed) != 1 || removed[0] != p.ID {
-		t.Fatalf("removed %v after the idle time, want [%s]", removed, p.ID)
+	// A record from long ago: the cluster is restored, then kept for the
+	// grace period only, not for another participantIdle.
+	ts2.Close()
+	s2.Close()
+	recPath := filepath.Join(clusterDir, participantFile)
+	data, _ := os.ReadFile(recPath)
+	var rec participantRecord
+	json.Unmarshal(data, &rec)
+	rec.LastActive = now.Add(-7 * 24 * time.Hour)
+	data, _ = json.Marshal(rec)
+	os.WriteFile(recPath, data, 0o644)
+	s2, _ = newRolesServer(t, Options{DataDir: dir, InstructorToken: "teacher"})
+	now = s2.now()
+	if removed := s2.removeIdle(now.Add(time.Minute)); len(removed) != 0 {
+		t.Fatalf("a cluster used a minute ago was removed: %v", removed)
+	}
+	if removed := s2.removeIdle(now.Add(restoreGrace + time.Minute)); len(removed) != 1 || removed[0] != p.ID {
+		t.Fatalf("removed %v after the grace period, want [%s]", removed, p.ID)
 	}
 	if _, err := os.Stat(clusterDir); !os.IsNotExist(err) {
 		t.Errorf("the idle cluster's files are still there: %v", err)

@@ -43,6 +43,9 @@ type Options struct {
 	// MaxParticipants bounds the participant clusters; zero is
 	// DefaultMaxParticipants.
 	MaxParticipants int
+	// MaxClustersPerAddress bounds the participant clusters opened from
+	// one client address; zero is DefaultMaxClustersPerAddress.
+	MaxClustersPerAddress int
 }
 
 // Server is the native driver's state: the instructor's cluster that
@@ -57,6 +60,7 @@ type Server struct {
 	instructorToken string
 	participantIdle time.Duration
 	maxParticipants int
+	maxPerAddress   int
 	// creating serialises opening participant clusters, so that one
 	// participant clicking twice gets one cluster and the limit holds.
 	creating sync.Mutex
@@ -98,6 +102,9 @@ func New(opts Options) (*Server, error) {
 	if s.maxParticipants <= 0 {
 		s.maxParticipants = DefaultMaxParticipants
 	}
+	if s.maxPerAddress = opts.MaxClustersPerAddress; s.maxPerAddress <= 0 {
+		s.maxPerAddress = DefaultMaxClustersPerAddress
+	}
 	s.restoreParticipants()
 	go s.janitor()
 	e := s.echo
@@ -123,6 +130,7 @@ func New(opts Options) (*Server, error) {
 	e.GET("/api/lessons/:id", s.apiLesson)
 	e.GET("/api/v1/clusters", s.apiListClusters)
 	e.POST("/api/v1/clusters", s.apiCreateCluster)
+	e.DELETE("/api/v1/clusters/:cluster", s.apiDeleteCluster)
 	e.POST("/api/v1/clusters/:cluster/commands", s.apiClusterCommand)
 	e.GET("/api/v1/clusters/:cluster/topics/:topic/partitions/:partition/records", s.apiRecords)
 	// The WASM module is a few MB and compresses about 3.5x; compress
@@ -145,7 +153,11 @@ func (s *Server) InstructorToken() string { return s.instructorToken }
 func (s *Server) Close() error {
 	var first error
 	s.closeOnce.Do(func() {
+		// Under creating: a cluster being opened is either listed below
+		// or refused, never opened after the others were closed.
+		s.creating.Lock()
 		close(s.closed)
+		s.creating.Unlock()
 		for _, sess := range s.clusters.all() {
 			if err := sess.shutdown(); err != nil && first == nil {
 				first = err

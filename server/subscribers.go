@@ -158,6 +158,12 @@ func (sub *subscriber) take() []queued {
 func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 	sub := newSubscriber(closeSlow, &s.updateStats)
 	s.mu.Lock()
+	if s.closedLocked() {
+		// The cluster went between the page's lookup and now.
+		s.mu.Unlock()
+		go closeSlow()
+		return sub
+	}
 	s.subscribers = append(s.subscribers, sub)
 	// Queued before any later change: a page connecting mid-lesson
 	// catches up, then follows the room.
@@ -177,6 +183,10 @@ func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
 	sub := newSubscriber(closeSlow, &s.updateStats)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closedLocked() {
+		go closeSlow()
+		return sub
+	}
 	s.subscribers = append(s.subscribers, sub)
 	missed, ok := s.updates.since(since)
 	if since == 0 {
@@ -293,7 +303,21 @@ func (s *liveSession) closeAll() {
 	}
 	subs := append([]*subscriber(nil), s.subscribers...)
 	s.mu.Unlock()
+	// Not one after the other: a websocket's Close waits up to 5 s for a
+	// sleeping laptop's answer, and a shutdown must not wait for each.
+	// Nothing waits for them: the session takes no command once closed.
 	for _, sub := range subs {
-		sub.closeSlow()
+		go sub.closeSlow()
+	}
+}
+
+// closedLocked reports whether closeAll ran (the cluster was removed or
+// the server is shutting down), with s.mu held.
+func (s *liveSession) closedLocked() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
 	}
 }

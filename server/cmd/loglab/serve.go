@@ -69,14 +69,20 @@ func serve(args []string, stderr io.Writer) int {
 	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	closed := make(chan struct{})
 	go func() {
 		<-ctx.Done()
-		if err := srv.Close(); err != nil {
-			logger.Error("closing the live cluster", "error", err)
-		}
+		// The listener first, so no page reconnects and no command
+		// arrives while the clusters close; then every cluster, its logs
+		// flushed and closed (websockets are hijacked: Shutdown leaves them
+		// to srv.Close).
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = httpServer.Shutdown(shutdown)
+		if err := srv.Close(); err != nil {
+			logger.Error("closing the clusters", "error", err)
+		}
+		close(closed)
 	}()
 	base := "http://" + displayAddr(ln.Addr())
 	logger.Info("loglab is serving", "lab", base+"/lab", "live", base+"/live", "dataDir", *dataDir)
@@ -87,6 +93,8 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
+	<-closed // Serve returns as Shutdown begins: wait for the clusters to close
+	logger.Info("every cluster closed cleanly")
 	return 0
 }
 

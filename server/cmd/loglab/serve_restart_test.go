@@ -142,7 +142,7 @@ func TestServeComesBackAfterKillDashNine(t *testing.T) {
 	select {
 	case err := <-second.exited:
 		second.exited <- err
-		if err != nil {
+		if err != nil || !strings.Contains(second.stderr.String(), "every cluster closed cleanly") {
 			t.Fatalf("after SIGTERM: %v\n%s", err, second.stderr)
 		}
 	case <-time.After(2 * time.Minute):
