@@ -32,7 +32,7 @@ const (
 	// client address: a participant token costs nothing to make, so
 	// without it one script could take every place in the room.
 	DefaultMaxClustersPerAddress = 3
-	maxParticipantName     = 40
+	maxParticipantName           = 40
 	// idleCheckEvery is how often the janitor looks for idle clusters.
 	idleCheckEvery = time.Minute
 	// restoreGrace is how long a restored cluster idle for longer than
