@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -266,6 +267,13 @@ func init() {
 	})
 }
 
+// benchFetchRunning is set while a `bench fetch` runs on any cluster.
+var benchFetchRunning atomic.Bool
+
+// benchFetchCooldown is the least time between two measurements on one
+// cluster.
+const benchFetchCooldown = 10 * time.Second
+
 // runBenchFetch is `bench fetch [MiB]`, with s.mu held.
 func runBenchFetch(s *liveSession, args []string) (string, error) {
 	if len(args) == 0 || args[0] != "fetch" || len(args) > 2 {
@@ -279,11 +287,23 @@ func runBenchFetch(s *liveSession, args []string) (string, error) {
 		}
 		mib = n
 	}
+	// A measurement takes a core for seconds: one at a time on the whole
+	// server (two at once would also spoil each other's figures), and not
+	// again on one cluster within benchFetchCooldown, so a page or script
+	// looping on it cannot keep a core from the room.
+	if wait := s.benchDoneAt.Add(benchFetchCooldown).Sub(time.Now()); wait > 0 {
+		return "", fmt.Errorf("bench fetch ran on this cluster moments ago: at most once per %v per cluster; try again in %v", benchFetchCooldown, wait.Round(time.Second))
+	}
+	if !benchFetchRunning.CompareAndSwap(false, true) {
+		return "", errors.New("another bench fetch is running on this server (one at a time: each takes a core for a few seconds); try again in a moment")
+	}
+	defer benchFetchRunning.Store(false)
 	r, err := s.largestFetchRegion()
 	if err != nil {
 		return "", err
 	}
 	totals, sendfiles, err := measureFetchPaths(r, int64(mib)<<20, benchFetchMaxTime)
+	s.benchDoneAt = time.Now()
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/lessons"
 )
@@ -37,6 +38,17 @@ func TestBenchFetchCommand(t *testing.T) {
 	// ReadFrom (sendfile), none through a copy.
 	if share := sendfileShare(e.Output); share != "all" {
 		t.Errorf("endpoint fetches handed to sendfile: %s, want all of at least one:\n%s", share, e.Output)
+	}
+	// Not again at once on this cluster, and one at a time on the server.
+	if e := s.live.run("bench fetch 2"); e.OK || !strings.Contains(e.Output, "at most once per 10s per cluster") {
+		t.Errorf("a second bench fetch at once: %s", e.Output)
+	}
+	forgetBench(s.live)
+	benchFetchRunning.Store(true)
+	e = s.live.run("bench fetch 2")
+	benchFetchRunning.Store(false)
+	if e.OK || !strings.Contains(e.Output, "another bench fetch is running on this server") {
+		t.Errorf("bench fetch while another runs: %s", e.Output)
 	}
 	for _, bad := range []string{"bench fetch 0", "bench fetch 2000", "bench fetch x", "bench", "bench sort"} {
 		if e := s.live.run(bad); e.OK {
@@ -114,7 +126,8 @@ func TestNativeLessonPlaysOnTheServer(t *testing.T) {
 			t.Errorf("the replay measured again: %s", r.Command)
 		}
 	}
-	// The learner types it.
+	// The learner types it (the lesson's own run was moments ago).
+	forgetBench(s.live)
 	if e := s.live.run("bench fetch 4"); !e.OK || sendfileShare(e.Output) != "all" {
 		t.Errorf("bench fetch typed in the lesson: %s", e.Output)
 	}
@@ -133,4 +146,11 @@ func sendfileShare(out string) string {
 		return "all"
 	}
 	return fmt.Sprintf("%d of %d", sent, of)
+}
+
+// forgetBench lets a test measure again at once on the session's cluster.
+func forgetBench(s *liveSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.benchDoneAt = time.Time{}
 }

@@ -39,6 +39,9 @@ type liveSession struct {
 	// participant cluster is removed (see participants.go).
 	lastCommand string
 	lastActive  time.Time
+	// benchDoneAt is when `bench fetch` last finished on this cluster
+	// (bench_fetch.go).
+	benchDoneAt time.Time
 	// lessonReplays bounds this cluster's lesson replays (replaysLesson):
 	// each cluster has its own mutex, so one participant replaying a
 	// lesson in a loop holds up their own cluster's pages only.
