@@ -33,6 +33,7 @@ func serve(args []string, stderr io.Writer) int {
 	inMemory := fs.Bool("in-memory", false, "keep the clusters in memory only (nothing written, nothing resumed): overrides -data-dir")
 	participantIdle := fs.Duration("participant-idle", server.DefaultParticipantIdle, "remove a participant's cluster, with its files, after this long without a command or a page watching it")
 	maxParticipants := fs.Int("max-participants", server.DefaultMaxParticipants, "at most this many participant clusters (each is a whole cluster: brokers and a raft quorum)")
+	maxPerAddress := fs.Int("max-clusters-per-address", server.DefaultMaxClustersPerAddress, "at most this many participant clusters opened from one client address")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
@@ -56,7 +57,7 @@ func serve(args []string, stderr io.Writer) int {
 		return 1
 	}
 	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir, Controllers: splitList(*controllers),
-		InstructorToken: token, ParticipantIdle: *participantIdle, MaxParticipants: *maxParticipants})
+		InstructorToken: token, ParticipantIdle: *participantIdle, MaxParticipants: *maxParticipants, MaxClustersPerAddress: *maxPerAddress})
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
