@@ -1,6 +1,7 @@
 // Command loglab runs the lab: `serve` starts the web server (browser lab and
 // live cluster), `script` runs a lab script headless and prints its
-// transcript, `version` says which build this is.
+// transcript, `loadtest` measures a workshop's load, `version` says which
+// build this is.
 package main
 
 import (
@@ -20,6 +21,9 @@ commands:
   dump-log [-print-data-log] FILE...  print segment files (.log .index .timeindex .snapshot .txnindex) as kafka-dump-log does
   controller -id N -voters 1=HOST:PORT,... -data-dir DIR [-api ADDR]
                                       run one KRaft controller of a quorum of processes (docs/kraft-processes.md)
+  loadtest [-clients 200 -participants 20 -duration 60s]
+                                      the workshop load check: an in-process server on loopback, pages
+                                      watching it, drivers typing; prints latency, bytes, memory, goroutines
   version                             print the version
   help                                print this message
 `
@@ -44,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return dumpLog(args[1:], stdout, stderr)
 	case "controller":
 		return controller(args[1:], stdout, stderr)
+	case "loadtest":
+		return loadTest(args[1:], stdout, stderr)
 	case "version":
 		return version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

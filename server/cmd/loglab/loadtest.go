@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/loglab/loglab/server/loadtest"
+)
+
+// loadtest runs the workshop load check (server/loadtest) and prints its
+// report. It exits 1 when a hard bound failed (a page without updates, a
+// server error, a goroutine leak), never because of a latency.
+func loadTest(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	clients := fs.Int("clients", 200, "websocket clients (pages): one per participant's cluster, the rest on the instructor's")
+	participants := fs.Int("participants", 20, "participant clusters, each driven by a small script")
+	duration := fs.Duration("duration", 60*time.Second, "the measured window")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each wait for a condition (connecting, goroutines going away)")
+	quiet := fs.Bool("q", false, "print only the report")
+	if code, done := parseFlags(fs, args, false); done {
+		return code
+	}
+	if *duration <= 0 {
+		fmt.Fprintf(stderr, "loglab loadtest: -duration must be positive\n")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := loadtest.Config{Clients: *clients, Participants: *participants, Duration: *duration, Timeout: *timeout}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	r, err := loadtest.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "loglab loadtest: %v\n", err)
+		return 1
+	}
+	r.Print(stdout)
+	if len(r.Failures()) > 0 {
+		return 1
+	}
+	return 0
+}
