@@ -14,7 +14,7 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build setup chromium driver generate check-generated vet wasm run \
-        test test-unit test-wasm e2e bench fuzz fuzz-server sim
+        test test-unit test-wasm e2e bench loadtest fuzz fuzz-server sim
 
 all: build
 
@@ -86,6 +86,17 @@ e2e: wasm driver
 ## user-space copy, the servers' CPU measured in a child process)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /e2e)
+
+## loadtest: the workshop load check: an in-process server on loopback,
+## 200 pages watching for 60 s while the instructor's cluster runs in real
+## time with a producer and a consumer group and 20 participant clusters run
+## small scripts; prints update latency p50/p99, bytes per update (wire and
+## decoded), coalesced and dropped updates, heap per cluster, goroutines
+## before and after. Fails on a page without updates, a server error or a
+## goroutine leak, never on a latency. LOADTEST_FLAGS overrides the sizes.
+LOADTEST_FLAGS ?= -clients 200 -participants 20 -duration 60s
+loadtest:
+	$(GO) run ./server/cmd/loglab loadtest $(LOADTEST_FLAGS)
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=30s for longer)
 FUZZTIME ?= 10s
