@@ -142,10 +142,12 @@ func (w *watcher) readConn(ctx context.Context, conn *websocket.Conn) error {
 		arrived := time.Now()
 		w.messages.Add(1)
 		w.decoded.add(len(data))
-		var m message
-		if err := json.Unmarshal(data, &m); err != nil {
-			w.failures = append(w.failures, fmt.Sprintf("watcher %d (%s): a message that is not JSON: %v", w.index, w.cluster, err))
-			continue
+		m, ok := readHeader(data)
+		if !ok {
+			if err := json.Unmarshal(data, &m); err != nil {
+				w.failures = append(w.failures, fmt.Sprintf("watcher %d (%s): a message that is not JSON: %v", w.index, w.cluster, err))
+				continue
+			}
 		}
 		if m.Type != "update" {
 			continue

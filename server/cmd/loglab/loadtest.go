@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -24,12 +25,26 @@ func loadTest(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", 60*time.Second, "the measured window")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on each wait for a condition (connecting, goroutines going away)")
 	quiet := fs.Bool("q", false, "print only the report")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (server and clients: one process) to this file")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
 	if *duration <= 0 {
 		fmt.Fprintf(stderr, "loglab loadtest: -duration must be positive\n")
 		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "loglab loadtest: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "loglab loadtest: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
