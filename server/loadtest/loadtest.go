@@ -276,7 +276,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		c.http.CloseIdleConnections()
 	}
 	var gone bool
-	r.Goroutines.AfterClients, gone = waitGoroutines(r.Goroutines.WithClusters+goroutineSlack, cfg.Timeout)
+	r.Goroutines.AfterClients, r.Goroutines.ClientsGoneIn, gone = waitGoroutines(r.Goroutines.WithClusters+goroutineSlack, cfg.Timeout)
 	if !gone {
 		r.fail("goroutine leak: %d goroutines %s after the pages closed, %d before they connected%s",
 			r.Goroutines.AfterClients, cfg.Timeout, r.Goroutines.WithClusters, goroutineDump())
@@ -284,7 +284,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	// The clusters go with the server.
 	closeServer()
-	r.Goroutines.AfterServer, gone = waitGoroutines(r.Goroutines.Baseline+goroutineSlack, cfg.Timeout)
+	r.Goroutines.AfterServer, r.Goroutines.ServerGoneIn, gone = waitGoroutines(r.Goroutines.Baseline+goroutineSlack, cfg.Timeout)
 	if !gone {
 		r.fail("goroutine leak: %d goroutines %s after the server and its clusters closed, %d before it started%s",
 			r.Goroutines.AfterServer, cfg.Timeout, r.Goroutines.Baseline, goroutineDump())
@@ -426,16 +426,16 @@ func heapInUse() uint64 {
 }
 
 // waitGoroutines waits until at most limit goroutines run, up to timeout;
-// it returns the last count and whether it got there.
-func waitGoroutines(limit int, timeout time.Duration) (int, bool) {
-	deadline := time.Now().Add(timeout)
+// it returns the last count, how long it waited and whether it got there.
+func waitGoroutines(limit int, timeout time.Duration) (int, time.Duration, bool) {
+	start := time.Now()
 	for {
 		n := runtime.NumGoroutine()
 		if n <= limit {
-			return n, true
+			return n, time.Since(start), true
 		}
-		if time.Now().After(deadline) {
-			return n, false
+		if time.Since(start) > timeout {
+			return n, time.Since(start), false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -36,6 +36,10 @@ type Report struct {
 		Peak         int // sampled during the window
 		AfterClients int // after every page closed
 		AfterServer  int // after the server and its clusters closed
+		// How long each count took to come back: a closed cluster's
+		// controllers answer stray raft RPCs for a few seconds (the
+		// quorum's drain), which is not a leak.
+		ClientsGoneIn, ServerGoneIn time.Duration
 	}
 	Instructor, ParticipantCommands Commands
 
@@ -246,6 +250,7 @@ func (r *Report) Print(w io.Writer) {
 	g := r.Goroutines
 	row("goroutines: before server / clusters up", fmt.Sprintf("%d / %d", g.Baseline, g.WithClusters), "")
 	row("goroutines: peak / pages closed / server closed", fmt.Sprintf("%d / %d / %d", g.Peak, g.AfterClients, g.AfterServer), "")
+	row("  back to their counts in (pages / server)", fmt.Sprintf("%s / %s", g.ClientsGoneIn.Round(time.Millisecond), g.ServerGoneIn.Round(time.Millisecond)), "")
 	for _, x := range []struct {
 		who string
 		c   Commands
