@@ -125,7 +125,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	logs := &serverLog{}
-	srv, err := server.New(server.Options{StaticDir: dir, DataDir: filepath.Join(dir, "data"), Logger: slog.New(logs)})
+	srv, err := server.New(server.Options{StaticDir: dir, DataDir: filepath.Join(dir, "data"), Logger: slog.New(logs),
+		MaxParticipants: max(cfg.Participants, server.DefaultMaxParticipants)})
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base := "http://" + ln.Addr().String()
 	progress("server on %s, data in %s", base, dir)
 
-	instructor := &apiClient{base: base, token: instructorToken(srv), http: newHTTPClient(plan.instructor(), nil)}
+	instructor := &apiClient{base: base, token: srv.InstructorToken(), http: newHTTPClient(plan.instructor(), nil)}
 	instructorCmds, participantCmds := &commandStats{}, &commandStats{}
 
 	// Participant clusters, and what one costs in memory.
@@ -296,14 +297,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.ServerErrors, r.ServerWarnings, r.ServerLog = logs.counts()
 	r.check()
 	return r, nil
-}
-
-// instructorToken is the server's instructor credential.
-func instructorToken(s *server.Server) string {
-	if t, ok := any(s).(interface{ InstructorToken() string }); ok {
-		return t.InstructorToken()
-	}
-	return ""
 }
 
 // connectAll opens every page, a few at a time as a room's browsers
