@@ -239,6 +239,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	runCtx, stopDrivers := context.WithCancel(ctx)
 	var drivers sync.WaitGroup
 	start := snapshot(watchers)
+	cpuStart := processCPU()
+	r.Machine.CPUs, r.Machine.LoadBefore = runtime.NumCPU(), loadAverage()
 	r.Goroutines.Peak = runtime.NumGoroutine()
 	drivers.Add(1)
 	go func() {
@@ -265,6 +267,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	stopDrivers()
 	drivers.Wait()
 	end := snapshot(watchers)
+	r.Machine.ProcessCPU, r.Machine.LoadAfter = processCPU()-cpuStart, loadAverage()
 	runtime.GC()
 	r.Heap.AtEnd = heapInUse()
 	progress("window over after %s; closing the pages", r.Window.Round(time.Millisecond))

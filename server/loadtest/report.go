@@ -43,6 +43,14 @@ type Report struct {
 	}
 	Instructor, ParticipantCommands Commands
 
+	// Machine is what the run had to work with: the server and its pages
+	// share this process, and the machine may be busy with more.
+	Machine struct {
+		CPUs                  int
+		ProcessCPU            time.Duration // this process's CPU time during the window
+		LoadBefore, LoadAfter string        // 1-minute load averages ("" unknown)
+	}
+
 	ServerErrors, ServerWarnings int
 	ServerLog                    []string
 
@@ -257,6 +265,13 @@ func (r *Report) Print(w io.Writer) {
 	}{{"instructor's commands", r.Instructor}, {"participants' commands", r.ParticipantCommands}} {
 		row(x.who+": ok / failed / 429 / errors", fmt.Sprintf("%d / %d / %d / %d", x.c.OK, x.c.Failed, x.c.Throttled, x.c.Errors), "")
 		row("  round trip p50 / p99", ms(x.c.P50)+" / "+ms(x.c.P99), "")
+	}
+	m := r.Machine
+	if m.ProcessCPU > 0 && secs > 0 {
+		row("process CPU in the window (server + pages)", fmt.Sprintf("%.1f s = %.2f of %d cores", m.ProcessCPU.Seconds(), m.ProcessCPU.Seconds()/secs, m.CPUs), "")
+	}
+	if m.LoadBefore != "" {
+		row("machine load average, start / end of window", m.LoadBefore+" / "+m.LoadAfter, "")
 	}
 	row("server log: errors / warnings", fmt.Sprintf("%d / %d", r.ServerErrors, r.ServerWarnings), "")
 	notes := append(append([]string(nil), r.Instructor.Notes...), r.ParticipantCommands.Notes...)
