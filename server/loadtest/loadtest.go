@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,16 +75,17 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func (c Config) validate() error {
+// Validate says what is wrong with c's sizes, nil when nothing is.
+func (c Config) Validate() error {
 	switch {
 	case c.Clients < 1:
-		return errors.New("loadtest: at least one client")
+		return errors.New("at least one client")
 	case c.Participants < 0:
-		return errors.New("loadtest: a negative number of participants")
+		return errors.New("a negative number of participants")
 	case c.Clients < c.Participants:
-		return fmt.Errorf("loadtest: %d clients cannot watch %d participant clusters and the instructor's: one page per participant's cluster, the rest on the instructor's", c.Clients, c.Participants)
+		return fmt.Errorf("%d clients cannot watch %d participant clusters and the instructor's: one page per participant's cluster, the rest on the instructor's", c.Clients, c.Participants)
 	case c.Duration < 0 || c.MinUpdates < 0:
-		return errors.New("loadtest: a negative duration or update count")
+		return errors.New("a negative duration or update count")
 	}
 	return nil
 }
@@ -103,7 +105,7 @@ const goroutineSlack = 3
 // start; what went wrong during the run is in the report's Failures.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	progress := func(format string, args ...any) {
@@ -191,12 +193,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// Every driver's setup, then real time on the instructor's cluster.
 	isc := instructorScript(cfg.InstructorEvery)
 	if !instructorCmds.setup(ctx, instructor, instructorCluster, isc) {
-		r.fail("the instructor's setup failed: %v", instructorCmds.notes)
+		r.fail("the instructor's setup failed: %s", strings.Join(instructorCmds.summary().Notes, "; "))
 	}
 	psc := participantScript(cfg.ParticipantEvery)
 	for i, c := range participants {
 		if !participantCmds.setup(ctx, c, clusters[i], psc) {
-			r.fail("participant %d's setup failed: %v", i+1, participantCmds.notes)
+			r.fail("participant %d's setup failed: %s", i+1, strings.Join(participantCmds.summary().Notes, "; "))
 		}
 	}
 	fallback := false

@@ -49,7 +49,6 @@ type watcher struct {
 	drops      int // closes by the server (too slow, policy)
 	reconnects int // connections after the first
 	failures   []string
-	first      chan struct{} // closed at the first update
 	done       chan struct{} // closed when the reader returns
 
 	mu      sync.Mutex
@@ -59,7 +58,7 @@ type watcher struct {
 
 func newWatcher(index int, cluster, base string, local net.Addr, clock *commandClock) *watcher {
 	w := &watcher{index: index, cluster: cluster, base: base, clock: clock,
-		first: make(chan struct{}), done: make(chan struct{})}
+		done: make(chan struct{})}
 	w.http = newHTTPClient(local, &w.wire)
 	return w
 }
@@ -152,9 +151,7 @@ func (w *watcher) readConn(ctx context.Context, conn *websocket.Conn) error {
 		if m.Type != "update" {
 			continue
 		}
-		if w.updates.Add(1) == 1 {
-			close(w.first)
-		}
+		w.updates.Add(1)
 		if m.At != nil {
 			w.sawAt = true
 			w.latencies = append(w.latencies, float64(arrived.UnixMicro())/1000-float64(*m.At))

@@ -29,8 +29,12 @@ func loadTest(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
-	if *duration <= 0 {
-		fmt.Fprintf(stderr, "loglab loadtest: -duration must be positive\n")
+	cfg := loadtest.Config{Clients: *clients, Participants: *participants, Duration: *duration, Timeout: *timeout}
+	if err := cfg.Validate(); err != nil || *duration <= 0 {
+		if err == nil {
+			err = fmt.Errorf("-duration must be positive")
+		}
+		fmt.Fprintf(stderr, "loglab loadtest: %v\n\n%s", err, usage)
 		return 2
 	}
 	if *cpuProfile != "" {
@@ -48,7 +52,6 @@ func loadTest(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := loadtest.Config{Clients: *clients, Participants: *participants, Duration: *duration, Timeout: *timeout}
 	if !*quiet {
 		cfg.Progress = stderr
 	}
