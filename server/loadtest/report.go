@@ -20,6 +20,7 @@ type Report struct {
 	// LatencyFrom says what latencies are measured from: each update's
 	// "at", or (a server without it) the instructor's commands.
 	LatencyFrom     string
+	LatencyFromAt   bool
 	SpreadAddresses bool
 
 	// Live is what the pages on the instructor's cluster received,
@@ -68,7 +69,12 @@ type Pages struct {
 	Skipped           int64 // update ids never received: coalesced or lost
 	Drops, Reconnects int
 	NoUpdate          int // pages that never received an update
-	sawID             bool
+	// NoAt and NoID count the updates without an "at", without an id:
+	// all of them on a server that sends neither, none on one that keeps
+	// the contract (item 5); in between, a path that publishes the old
+	// way.
+	NoAt, NoID int64
+	sawID      bool
 }
 
 // Commands summarises one driver's commands.
@@ -77,6 +83,8 @@ type Commands struct {
 	P50, P99                               float64 // round trip, ms
 	Notes                                  []string
 }
+
+func (r *Report) sawID() bool { return r.Live.sawID || r.Participant.sawID }
 
 func (r *Report) fail(format string, args ...any) {
 	r.mu.Lock()
@@ -109,6 +117,8 @@ func (r *Report) collect(watchers []*watcher, start, end counts, clock *commandC
 		g.Drops += w.drops
 		g.Reconnects += w.reconnects
 		g.sawID = g.sawID || w.sawID
+		g.NoAt += w.noAt
+		g.NoID += w.noID
 		*lat = append(*lat, w.latencies...)
 		sawAt = sawAt || w.sawAt
 		if w.updates.Load() == 0 {
@@ -118,6 +128,7 @@ func (r *Report) collect(watchers []*watcher, start, end counts, clock *commandC
 			r.fail("%s", f)
 		}
 	}
+	r.LatencyFromAt = sawAt
 	if sawAt {
 		r.LatencyFrom = `each update's "at" (server publish time) to its arrival, every page`
 	} else {
@@ -136,6 +147,9 @@ func (r *Report) check() {
 		if g.NoUpdate > 0 {
 			r.fail("%d page(s) never received an update", g.NoUpdate)
 		}
+	}
+	if noAt, noID := r.Live.NoAt+r.Participant.NoAt, r.Live.NoID+r.Participant.NoID; r.LatencyFromAt && noAt > 0 || r.sawID() && noID > 0 {
+		r.fail("some updates carry an \"at\" and an id and others do not (%d without \"at\", %d without id): a path publishes updates the old way; their latency and gaps are not measured", noAt, noID)
 	}
 	if r.ParticipantClusters < r.Config.Participants {
 		r.fail("%d participant clusters open, %d asked for", r.ParticipantClusters, r.Config.Participants)
@@ -246,8 +260,9 @@ func (r *Report) Print(w io.Writer) {
 	if secs > 0 && r.Live.Count > 0 {
 		row("updates per instructor's page per second", fmt.Sprintf("%.1f", float64(r.Live.Updates)/float64(r.Live.Count)/secs), "")
 	}
+	row("updates without \"at\" / without id", fmt.Sprintf("%d / %d", r.Live.NoAt+r.Participant.NoAt, r.Live.NoID+r.Participant.NoID), "")
 	skipped := "n/a (updates carry no id)"
-	if r.Live.sawID || r.Participant.sawID {
+	if r.sawID() {
 		skipped = fmt.Sprint(r.Live.Skipped + r.Participant.Skipped)
 	}
 	row("update ids skipped (coalesced or lost)", skipped, "")

@@ -46,8 +46,9 @@ type watcher struct {
 	skipped    int64     // ids between two consecutive updates: coalesced or lost
 	sawID      bool
 	sawAt      bool
-	drops      int // closes by the server (too slow, policy)
-	reconnects int // connections after the first
+	noID, noAt int64 // updates without an id, without an "at"
+	drops      int   // closes by the server (too slow, policy)
+	reconnects int   // connections after the first
 	failures   []string
 	done       chan struct{} // closed when the reader returns
 
@@ -155,10 +156,15 @@ func (w *watcher) readConn(ctx context.Context, conn *websocket.Conn) error {
 		if m.At != nil {
 			w.sawAt = true
 			w.latencies = append(w.latencies, float64(arrived.UnixMicro())/1000-float64(*m.At))
-		} else if w.clock != nil {
-			w.clock.observe(arrived)
+		} else {
+			w.noAt++
+			if w.clock != nil {
+				w.clock.observe(arrived)
+			}
 		}
-		if m.ID != nil {
+		if m.ID == nil {
+			w.noID++
+		} else {
 			w.sawID = true
 			if w.lastID > 0 && *m.ID > w.lastID+1 {
 				w.skipped += *m.ID - w.lastID - 1
