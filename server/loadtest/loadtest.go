@@ -241,6 +241,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	runCtx, stopDrivers := context.WithCancel(ctx)
 	var drivers sync.WaitGroup
 	start := snapshot(watchers)
+	serverStart := srv.UpdateStats()
 	cpuStart := processCPU()
 	r.Machine.CPUs, r.Machine.LoadBefore = runtime.NumCPU(), loadAverage()
 	r.Goroutines.Peak = runtime.NumGoroutine()
@@ -269,6 +270,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	stopDrivers()
 	drivers.Wait()
 	end := snapshot(watchers)
+	r.Server = updatesBetween(serverStart, srv.UpdateStats())
 	r.Machine.ProcessCPU, r.Machine.LoadAfter = processCPU()-cpuStart, loadAverage()
 	runtime.GC()
 	r.Heap.AtEnd = heapInUse()

@@ -53,6 +53,15 @@ func TestShortLoad(t *testing.T) {
 	if r.Live.Samples == 0 || r.Live.P50 <= 0 || r.Live.P99 < r.Live.P50 || r.Live.Max < r.Live.P99 {
 		t.Errorf("latencies of the instructor's pages: %d samples, p50 %.1f, p99 %.1f, max %.1f ms", r.Live.Samples, r.Live.P50, r.Live.P99, r.Live.Max)
 	}
+	// Every update carries its id and publish time (issue 14, item 5):
+	// without them latency falls back to a coarser measure and gaps go
+	// unseen.
+	if n := r.Live.NoAt + r.Participant.NoAt + r.Live.NoID + r.Participant.NoID; n != 0 || !r.LatencyFromAt {
+		t.Errorf("updates without \"at\" or id: %d (latency from %s)", n, r.LatencyFrom)
+	}
+	if r.Server.Published == 0 || r.Server.Sent == 0 || r.Server.SentBytes == 0 {
+		t.Errorf("the server counted %+v in the window: want updates published and sent", r.Server)
+	}
 	if r.Heap.PerCluster <= 0 {
 		t.Errorf("heap per participant cluster %d: opening a cluster must cost something", r.Heap.PerCluster)
 	}

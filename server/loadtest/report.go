@@ -43,6 +43,8 @@ type Report struct {
 		ClientsGoneIn, ServerGoneIn time.Duration
 	}
 	Instructor, ParticipantCommands Commands
+	// Server is what the server counted of its updates in the window.
+	Server serverUpdates
 
 	// Machine is what the run had to work with: the server and its pages
 	// share this process, and the machine may be busy with more.
@@ -266,6 +268,11 @@ func (r *Report) Print(w io.Writer) {
 		skipped = fmt.Sprint(r.Live.Skipped + r.Participant.Skipped)
 	}
 	row("update ids skipped (coalesced or lost)", skipped, "")
+	sv := r.Server
+	row("server: updates published (whole views / fragments)", fmt.Sprintf("%d (%d / %d)", sv.Published, sv.FullViews, sv.Fragmented), "")
+	row("server: updates coalesced / dropped", fmt.Sprintf("%d / %d", sv.Coalesced, sv.Dropped), "")
+	row("server: pages cut for lag / for no pong", fmt.Sprintf("%d / %d", sv.SlowPages, sv.DeadPages), "")
+	row("server: bytes per message sent, uncompressed", bytesString(int64(per(int64(sv.SentBytes), int64(sv.Sent)))), "")
 	row("pages dropped by the server / reconnects", fmt.Sprintf("%d / %d", r.Live.Drops+r.Participant.Drops, r.Live.Reconnects+r.Participant.Reconnects), "")
 	row("pages that never got an update", fmt.Sprint(r.Live.NoUpdate+r.Participant.NoUpdate), "")
 	row("heap per participant cluster (at creation)", bytesString(r.Heap.PerCluster), "")
