@@ -80,7 +80,9 @@ func (c *apiClient) do(ctx context.Context, method, path string, in, out any) er
 	if err != nil {
 		return err
 	}
-	if in != nil {
+	if method != http.MethodGet {
+		// The server takes a state-changing request only with a JSON
+		// Content-Type (sameOriginOnly), a body or not.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.token != "" {
@@ -136,4 +138,9 @@ func (c *apiClient) createCluster(ctx context.Context, name string) (createdClus
 	var r createdCluster
 	err := c.do(ctx, http.MethodPost, "/api/v1/clusters", map[string]string{"name": name}, &r)
 	return r, err
+}
+
+// deleteCluster removes a participant's cluster (its owner's request).
+func (c *apiClient) deleteCluster(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/api/v1/clusters/"+id, nil, nil)
 }

@@ -166,6 +166,26 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	instructor := &apiClient{base: base, token: srv.InstructorToken(), http: newHTTPClient(plan.instructor(), nil)}
 	instructorCmds, participantCmds := &commandStats{}, &commandStats{}
 
+	// The instructor's cluster: its producer and group, then real time.
+	isc := instructorScript(cfg.InstructorEvery)
+	if !instructorCmds.setup(ctx, instructor, instructorCluster, isc) {
+		r.fail("the instructor's setup failed: %s", strings.Join(instructorCmds.summary().Notes, "; "))
+	}
+	fallback := false
+	if res, err := instructor.command(ctx, instructorCluster, "realtime on"); err != nil || !res.OK {
+		fallback = true
+		why := firstLine(res.Output)
+		if err != nil {
+			why = err.Error()
+		}
+		r.Realtime = fmt.Sprintf("fallback: the instructor types `tick %s` every %s (`realtime on`: %s)", fallbackTick, fallbackTick, why)
+	} else {
+		r.Realtime = "native `realtime on`"
+	}
+	progress("instructor's cluster in real time: %s", r.Realtime)
+	instructor.http.CloseIdleConnections()
+	r.Goroutines.InstructorOnly = settledGoroutines(cfg.Timeout)
+
 	// Participant clusters, and what one costs in memory.
 	runtime.GC()
 	heapBefore := heapInUse()
@@ -189,30 +209,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.ParticipantClusters = len(clusters)
 	progress("%d participant clusters open, %s of heap each", len(clusters), bytesString(r.Heap.PerCluster))
-
-	// Every driver's setup, then real time on the instructor's cluster.
-	isc := instructorScript(cfg.InstructorEvery)
-	if !instructorCmds.setup(ctx, instructor, instructorCluster, isc) {
-		r.fail("the instructor's setup failed: %s", strings.Join(instructorCmds.summary().Notes, "; "))
-	}
 	psc := participantScript(cfg.ParticipantEvery)
 	for i, c := range participants {
 		if !participantCmds.setup(ctx, c, clusters[i], psc) {
 			r.fail("participant %d's setup failed: %s", i+1, strings.Join(participantCmds.summary().Notes, "; "))
 		}
 	}
-	fallback := false
-	if res, err := instructor.command(ctx, instructorCluster, "realtime on"); err != nil || !res.OK {
-		fallback = true
-		why := firstLine(res.Output)
-		if err != nil {
-			why = err.Error()
-		}
-		r.Realtime = fmt.Sprintf("fallback: the instructor types `tick %s` every %s (`realtime on`: %s)", fallbackTick, fallbackTick, why)
-	} else {
-		r.Realtime = "native `realtime on`"
-	}
-	progress("instructor's cluster in real time: %s", r.Realtime)
 
 	// The goroutines with every cluster up, before any page connects.
 	instructor.http.CloseIdleConnections()
@@ -290,7 +292,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r.Goroutines.AfterClients, cfg.Timeout, r.Goroutines.WithClusters, goroutineDump())
 	}
 
-	// The clusters go with the server.
+	// Each participant removes their cluster (DELETE, as the page's
+	// button does): its goroutines go, but for its controllers' drains,
+	// which end on their own a few seconds later (checked below, with
+	// the server's).
+	for i, c := range participants {
+		if err := c.deleteCluster(ctx, clusters[i]); err != nil {
+			r.fail("removing participant cluster %s: DELETE: %v", clusters[i], err)
+		}
+		c.http.CloseIdleConnections()
+	}
+	r.Goroutines.AfterRemoval, r.Goroutines.RemovalGoneIn, gone = waitFor(func() int { return runtime.NumGoroutine() - drainingGoroutines() },
+		r.Goroutines.InstructorOnly+goroutineSlack, cfg.Timeout)
+	if !gone {
+		r.fail("goroutine leak: %d goroutines (not counting the quorums' drains) %s after the participant clusters were removed, %d before they were opened%s",
+			r.Goroutines.AfterRemoval, cfg.Timeout, r.Goroutines.InstructorOnly, goroutineDump())
+	}
+
+	// The instructor's cluster goes with the server.
 	closeServer()
 	r.Goroutines.AfterServer, r.Goroutines.ServerGoneIn, gone = waitGoroutines(r.Goroutines.Baseline+goroutineSlack, cfg.Timeout)
 	if !gone {
@@ -428,9 +447,14 @@ func heapInUse() uint64 {
 // waitGoroutines waits until at most limit goroutines run, up to timeout;
 // it returns the last count, how long it waited and whether it got there.
 func waitGoroutines(limit int, timeout time.Duration) (int, time.Duration, bool) {
+	return waitFor(runtime.NumGoroutine, limit, timeout)
+}
+
+// waitFor waits until count() is at most limit, up to timeout.
+func waitFor(count func() int, limit int, timeout time.Duration) (int, time.Duration, bool) {
 	start := time.Now()
 	for {
-		n := runtime.NumGoroutine()
+		n := count()
 		if n <= limit {
 			return n, time.Since(start), true
 		}

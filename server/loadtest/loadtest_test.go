@@ -11,8 +11,9 @@ import (
 // rather than wall time: five pages, two participant clusters, until
 // every page received three updates. The report must hold what a full run
 // reports: every page got updates, latencies were measured, bytes went
-// over the wire compressed, and the goroutines went away with the pages
-// and with the clusters.
+// over the wire compressed, and the goroutines went away with the pages,
+// with the participants' clusters (removed with DELETE) and with the
+// server.
 func TestShortLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server with three clusters")
@@ -66,8 +67,10 @@ func TestShortLoad(t *testing.T) {
 		t.Errorf("heap per participant cluster %d: opening a cluster must cost something", r.Heap.PerCluster)
 	}
 	g := r.Goroutines
-	if g.Peak <= g.WithClusters || g.AfterClients > g.WithClusters+goroutineSlack || g.AfterServer > g.Baseline+goroutineSlack {
-		t.Errorf("goroutines: baseline %d, clusters up %d, peak %d, pages closed %d, server closed %d", g.Baseline, g.WithClusters, g.Peak, g.AfterClients, g.AfterServer)
+	if g.InstructorOnly <= g.Baseline || g.WithClusters <= g.InstructorOnly || g.Peak <= g.WithClusters ||
+		g.AfterClients > g.WithClusters+goroutineSlack || g.AfterRemoval > g.InstructorOnly+goroutineSlack || g.AfterServer > g.Baseline+goroutineSlack {
+		t.Errorf("goroutines: baseline %d, instructor's cluster %d, all clusters %d, peak %d, pages closed %d, clusters removed %d, server closed %d",
+			g.Baseline, g.InstructorOnly, g.WithClusters, g.Peak, g.AfterClients, g.AfterRemoval, g.AfterServer)
 	}
 	if r.Instructor.OK == 0 || r.ParticipantCommands.OK == 0 {
 		t.Errorf("commands that ran: instructor %d, participants %d", r.Instructor.OK, r.ParticipantCommands.OK)

@@ -32,15 +32,17 @@ type Report struct {
 		PerCluster                    int64 // heap in use per participant cluster, at creation
 	}
 	Goroutines struct {
-		Baseline     int // before the server started
-		WithClusters int // every cluster up, no page yet
-		Peak         int // sampled during the window
-		AfterClients int // after every page closed
-		AfterServer  int // after the server and its clusters closed
+		Baseline       int // before the server started
+		InstructorOnly int // the server up, its cluster in real time, no participant yet
+		WithClusters   int // every cluster up, no page yet
+		Peak           int // sampled during the window
+		AfterClients   int // after every page closed
+		AfterRemoval   int // after the participant clusters were removed, the quorums' drains aside
+		AfterServer    int // after the server and its clusters closed
 		// How long each count took to come back: a closed cluster's
 		// controllers answer stray raft RPCs for a few seconds (the
 		// quorum's drain), which is not a leak.
-		ClientsGoneIn, ServerGoneIn time.Duration
+		ClientsGoneIn, RemovalGoneIn, ServerGoneIn time.Duration
 	}
 	Instructor, ParticipantCommands Commands
 	// Server is what the server counted of its updates in the window.
@@ -278,9 +280,10 @@ func (r *Report) Print(w io.Writer) {
 	row("heap per participant cluster (at creation)", bytesString(r.Heap.PerCluster), "")
 	row("heap in use: before / with clusters / end", fmt.Sprintf("%s / %s / %s", bytesString(int64(r.Heap.Baseline)), bytesString(int64(r.Heap.WithClusters)), bytesString(int64(r.Heap.AtEnd))), "")
 	g := r.Goroutines
-	row("goroutines: before server / clusters up", fmt.Sprintf("%d / %d", g.Baseline, g.WithClusters), "")
-	row("goroutines: peak / pages closed / server closed", fmt.Sprintf("%d / %d / %d", g.Peak, g.AfterClients, g.AfterServer), "")
-	row("  back to their counts in (pages / server)", fmt.Sprintf("%s / %s", g.ClientsGoneIn.Round(time.Millisecond), g.ServerGoneIn.Round(time.Millisecond)), "")
+	row("goroutines: before server / instructor's / all clusters", fmt.Sprintf("%d / %d / %d", g.Baseline, g.InstructorOnly, g.WithClusters), "")
+	row("goroutines: peak with pages", fmt.Sprint(g.Peak), "")
+	row("goroutines: pages closed / clusters removed / server closed", fmt.Sprintf("%d / %d / %d", g.AfterClients, g.AfterRemoval, g.AfterServer), "")
+	row("  back to their counts in", fmt.Sprintf("%s / %s / %s", g.ClientsGoneIn.Round(time.Millisecond), g.RemovalGoneIn.Round(time.Millisecond), g.ServerGoneIn.Round(time.Millisecond)), "")
 	for _, x := range []struct {
 		who string
 		c   Commands
