@@ -127,8 +127,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	logs := &serverLog{}
-	srv, err := server.New(server.Options{StaticDir: dir, DataDir: filepath.Join(dir, "data"), Logger: slog.New(logs),
-		MaxParticipants: max(cfg.Participants, server.DefaultMaxParticipants)})
+	opts := server.Options{StaticDir: dir, DataDir: filepath.Join(dir, "data"), Logger: slog.New(logs),
+		MaxParticipants: max(cfg.Participants, server.DefaultMaxParticipants)}
+	if !plan.spread {
+		// Every participant shares 127.0.0.1: the per-address bound on
+		// clusters would stop the run at a few.
+		opts.MaxClustersPerAddress = max(cfg.Participants, server.DefaultMaxClustersPerAddress)
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func TestShortLoad(t *testing.T) {
 			t.Errorf("the %s pages read %d bytes on the wire for %d decoded: want compressed bytes counted", name, g.Wire, g.Decoded)
 		}
 	}
-	if r.Live.Samples == 0 || r.Live.P50 <= 0 || r.Live.P99 < r.Live.P50 || r.Live.Max < r.Live.P99 {
+	if r.Live.Samples == 0 || r.Live.P50 < 0 || r.Live.P99 < r.Live.P50 || r.Live.Max < r.Live.P99 {
 		t.Errorf("latencies of the instructor's pages: %d samples, p50 %.1f, p99 %.1f, max %.1f ms", r.Live.Samples, r.Live.P50, r.Live.P99, r.Live.Max)
 	}
 	// Every update carries its id and publish time (issue 14, item 5):
