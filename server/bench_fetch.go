@@ -87,22 +87,7 @@ func (r fetchRegion) open() (*os.File, error) {
 // net/http hands to sendfile(2), with no routing, lookup or headers of
 // its own.
 func bareSendfileHandler(r fetchRegion) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		f, err := r.open()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		defer f.Close()
-		w.Header().Set("Content-Length", strconv.FormatInt(r.n, 10))
-		w.WriteHeader(http.StatusOK)
-		// As the endpoint does: the header first, so not even the first
-		// 512 bytes go through net/http's sniffing buffer.
-		if err := http.NewResponseController(w).Flush(); err != nil {
-			return
-		}
-		io.Copy(w, io.LimitReader(f, r.n))
-	}
+	return regionHandler(r, func(w io.Writer, body io.Reader) { io.Copy(w, body) })
 }
 
 // writerOnly and readerOnly hide ReadFrom and WriteTo, so io.CopyBuffer
@@ -113,6 +98,15 @@ type readerOnly struct{ io.Reader }
 
 // userCopyHandler serves the same bytes through a user-space buffer.
 func userCopyHandler(r fetchRegion) http.HandlerFunc {
+	return regionHandler(r, func(w io.Writer, body io.Reader) {
+		io.CopyBuffer(writerOnly{w}, readerOnly{body}, make([]byte, copyBufferSize))
+	})
+}
+
+// regionHandler answers the region's bytes with send, after the header:
+// written first, as the endpoint does, so not even the first 512 bytes go
+// through net/http's sniffing buffer.
+func regionHandler(r fetchRegion, send func(w io.Writer, body io.Reader)) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		f, err := r.open()
 		if err != nil {
@@ -125,7 +119,7 @@ func userCopyHandler(r fetchRegion) http.HandlerFunc {
 		if err := http.NewResponseController(w).Flush(); err != nil {
 			return
 		}
-		io.CopyBuffer(writerOnly{w}, readerOnly{io.LimitReader(f, r.n)}, make([]byte, copyBufferSize))
+		send(w, io.LimitReader(f, r.n))
 	}
 }
 
