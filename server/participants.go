@@ -120,8 +120,7 @@ func (s *Server) createParticipantCluster(owner, name, addr string) (sess *liveS
 	if s.clusters.openedFrom(addr) >= s.maxPerAddress {
 		return nil, false, errTooManyOfYours
 	}
-	id := newParticipantID()
-	dir := s.participantDir(id)
+	id, dir := s.freshParticipantID()
 	sess, err = s.openParticipantCluster(id, name, owner, dir)
 	if err != nil {
 		return nil, false, err
@@ -135,6 +134,25 @@ func (s *Server) createParticipantCluster(owner, name, addr string) (sess *liveS
 	s.clusters.add(sess)
 	s.logger.Info("a participant opened a cluster", "cluster", id, "name", name)
 	return sess, true, nil
+}
+
+// freshParticipantID draws ids until one names no cluster and no
+// directory: 32 random bits rarely collide, and a collision must never
+// open another participant's files as a new cluster.
+func (s *Server) freshParticipantID() (id, dir string) {
+	for {
+		id = newParticipantID()
+		dir = s.participantDir(id)
+		if s.clusters.get(id) != nil {
+			continue
+		}
+		if dir != "" {
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+		}
+		return id, dir
+	}
 }
 
 // participantDir is where participant id's files go ("" in memory).
