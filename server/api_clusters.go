@@ -189,3 +189,24 @@ func (s *Server) apiCreateCluster(c echo.Context) error {
 	}
 	return c.JSON(status, createClusterResponse{ID: sess.id, Token: token, URL: "/clusters/" + sess.id})
 }
+
+// apiCommandLog is GET /api/v1/clusters/{id}/commands.log: the cluster's
+// command log since its cluster last started, as a lab script that
+// `loglab script` (or the browser lab's console) replays. Its owner's and
+// the instructor's: what a participant typed is theirs, as on the
+// overview. X-Loglab-Log-Whole says whether it holds everything since the
+// cluster started (a restart or the memory bound cut it).
+func (s *Server) apiCommandLog(c echo.Context) error {
+	sess, err := s.clusterParam(c)
+	if sess == nil {
+		return err
+	}
+	if !s.roleOf(c.Request()).mayDrive(sess) {
+		return answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", "a cluster's command log is its owner's and the instructor's")
+	}
+	text, whole := sess.commandLogText()
+	h := c.Response().Header()
+	h.Set("Content-Disposition", `attachment; filename="loglab-`+sess.id+`.lab"`)
+	h.Set("X-Loglab-Log-Whole", fmt.Sprint(whole))
+	return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(text))
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/loglab/loglab/engine/lab"
 )
 
 // newRolesServer is a server whose handler takes credentials as sent (no
@@ -376,5 +378,43 @@ func TestParticipantClustersComeBackAfterARestartAndGoWhenIdle(t *testing.T) {
 	}
 	if s2.clusters.get(p.ID) != nil {
 		t.Errorf("the idle cluster is still listed")
+	}
+}
+
+// A cluster's command log downloads as a script that replays it: for its
+// owner and the instructor, not for another participant.
+func TestTheCommandLogDownloadsAsAScript(t *testing.T) {
+	_, ts := newRolesServer(t, Options{InstructorToken: "teacher"})
+	a := openCluster(t, ts, "", "Ana")
+	b := openCluster(t, ts, "", "Bo")
+	command(t, ts, a.ID, a.Token, "produce orders key=k value=replayed partition=2")
+	get := func(token string) (int, string, http.Header) {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/clusters/"+a.ID+"/commands.log", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body), resp.Header
+	}
+	if status, _, _ := get(b.Token); status != http.StatusForbidden {
+		t.Errorf("another participant downloading Ana's log: %d", status)
+	}
+	for _, token := range []string{a.Token, "teacher"} {
+		status, script, h := get(token)
+		if status != http.StatusOK || !strings.Contains(h.Get("Content-Disposition"), "attachment") || h.Get("X-Loglab-Log-Whole") != "true" {
+			t.Fatalf("downloading the log: %d %v", status, h)
+		}
+		l := lab.New()
+		var out strings.Builder
+		if failed, err := l.RunScript(strings.NewReader(script), &out); err != nil || failed != 0 {
+			t.Fatalf("replaying the downloaded log: %d failed, %v\n%s", failed, err, out.String())
+		}
+		if view, _ := l.Run("show log orders/2"); !strings.Contains(view, "replayed") {
+			t.Errorf("the replay lacks the record:\n%s\nscript:\n%s", view, script)
+		}
+		l.Close()
 	}
 }

@@ -132,6 +132,7 @@ func New(opts Options) (*Server, error) {
 	e.POST("/api/v1/clusters", s.apiCreateCluster)
 	e.DELETE("/api/v1/clusters/:cluster", s.apiDeleteCluster)
 	e.POST("/api/v1/clusters/:cluster/commands", s.apiClusterCommand)
+	e.GET("/api/v1/clusters/:cluster/commands.log", s.apiCommandLog)
 	e.GET("/api/v1/clusters/:cluster/topics/:topic/partitions/:partition/records", s.apiRecords)
 	// The WASM module is a few MB and compresses about 3.5x; compress
 	// static files, and only those: websockets and later the sendfile fetch
