@@ -45,8 +45,9 @@ const commandLogFile = "commands.log"
 
 const (
 	// commandLogMemory bounds the commands a session keeps in memory: the
-	// log since the cluster last started, about an hour of the real-time
-	// driver's ticks (five a second, 12 bytes each) besides what was typed.
+	// log since the cluster last started, about three hours of the
+	// real-time driver's ticks (two a second, 12 bytes each) besides what
+	// was typed.
 	// Past it the oldest are dropped and the memory copy says it is no
 	// longer whole; the file keeps everything.
 	commandLogMemory = 256 << 10
