@@ -3,6 +3,8 @@ package server
 import (
 	"sort"
 	"strings"
+
+	"github.com/loglab/loglab/engine/lab"
 )
 
 // nativeCommand is a console command only the native server has: the
@@ -62,4 +64,20 @@ func nativeHelp() string {
 		b.WriteString("\n" + c.usage + "\n    " + c.summary)
 	}
 	return b.String()
+}
+
+// nativeCommandHelp is the server's commands for the console's completion
+// and usage line, in help's order (by name).
+func nativeCommandHelp() []lab.CommandHelp {
+	names := make([]string, 0, len(nativeCommands))
+	for name := range nativeCommands {
+		names = append(names, name)
+	}
+	sort.Strings(names) // a map's order is random; the console's is not
+	out := make([]lab.CommandHelp, 0, len(names))
+	for _, name := range names {
+		c := nativeCommands[name]
+		out = append(out, lab.HelpFor(c.name, c.usage, c.summary))
+	}
+	return out
 }

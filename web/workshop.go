@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"time"
+
+	"github.com/loglab/loglab/engine/lab"
 )
 
 // LiveInfo is who watches which cluster on a live page: the workshop bar
@@ -19,6 +21,9 @@ type LiveInfo struct {
 	Instructor bool
 	// OwnCluster is the viewer's own participant cluster, empty when none.
 	OwnCluster string
+	// NativeCommands are the server's own console commands (not in the
+	// browser lab), completed and explained like the lab's.
+	NativeCommands []lab.CommandHelp
 }
 
 // ClusterRow is one cluster on the instructor's overview.

@@ -1,0 +1,44 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"testing"
+
+	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/view"
+)
+
+var commandsScript = regexp.MustCompile(`<script id="lab-commands" type="application/json">([^<]*)</script>`)
+
+// Both consoles carry the engine's command table for console.js; the live
+// page adds the server's own commands after the lab's.
+func TestConsolePagesCarryTheCommandTable(t *testing.T) {
+	native := []lab.CommandHelp{lab.HelpFor("realtime", "realtime [on [speed=X] | off]", "advance virtual time")}
+	check := func(name, html string, want []lab.CommandHelp) {
+		t.Helper()
+		m := commandsScript.FindStringSubmatch(html)
+		if m == nil {
+			t.Fatalf("%s: no <script id=\"lab-commands\"> in the page", name)
+		}
+		var got []lab.CommandHelp
+		if err := json.Unmarshal([]byte(m[1]), &got); err != nil {
+			t.Fatalf("%s: lab-commands is not JSON: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: lab-commands = %+v\nwant %+v", name, got, want)
+		}
+	}
+	html, err := RenderString(context.Background(), LabPage(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("/lab", html, lab.Commands())
+	html, err = RenderString(context.Background(), LivePage(view.Cluster{}, nil, LiveInfo{ClusterID: "live", NativeCommands: native}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("/live", html, append(lab.Commands(), native...))
+}
