@@ -49,13 +49,16 @@
   }
 
   function ready(send) {
-    const past = [];
-    let cursor = 0;
+    // console.js keeps the history for this tab, so it survives a reload.
+    const kept = globalThis.loglabConsole;
+    const past = kept ? kept.history() : [];
+    let cursor = past.length;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const line = input.value.trim();
       if (!line) return;
       past.push(line);
+      if (kept) kept.remember(past);
       cursor = past.length;
       input.value = "";
       send(line);
@@ -75,7 +78,7 @@
       send(target.dataset.command);
     });
     input.disabled = false;
-    input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
+    input.placeholder = "try: produce orders key=a value=1   (Tab completes; help lists the commands)";
     input.focus();
     document.body.dataset.ready = "true";
   }
