@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/view"
 )
 
 // nativeCommand is a console command only the native server has: the
@@ -66,15 +67,15 @@ func nativeHelp() string {
 	return b.String()
 }
 
-// nativeCommandHelp is the server's commands for the console's completion
-// and usage line, in help's order (by name).
-func nativeCommandHelp() []lab.CommandHelp {
+// consoleCommands is what a live page's console completes and explains:
+// the lab's commands, then the server's own in help's order (by name).
+func consoleCommands() []view.CommandHelp {
 	names := make([]string, 0, len(nativeCommands))
 	for name := range nativeCommands {
 		names = append(names, name)
 	}
 	sort.Strings(names) // a map's order is random; the console's is not
-	out := make([]lab.CommandHelp, 0, len(names))
+	out := lab.Commands()
 	for _, name := range names {
 		c := nativeCommands[name]
 		out = append(out, lab.HelpFor(c.name, c.usage, c.summary))

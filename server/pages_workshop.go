@@ -33,7 +33,7 @@ func (s *Server) showCluster(c echo.Context, sess *liveSession) error {
 		return err
 	}
 	v, history := sess.snapshot()
-	info := web.LiveInfo{ClusterID: sess.id, OwnerName: sess.ownerName, CanDrive: r.mayDrive(sess), Instructor: r.instructor, NativeCommands: nativeCommandHelp()}
+	info := web.LiveInfo{ClusterID: sess.id, OwnerName: sess.ownerName, CanDrive: r.mayDrive(sess), Instructor: r.instructor, Commands: consoleCommands()}
 	if own := s.clusters.ownedBy(r.participant); own != nil {
 		info.OwnCluster = own.id
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
@@ -201,7 +202,7 @@ func labPage(c echo.Context) error {
 	if _, err := lessons.Find(id); err != nil {
 		id = ""
 	}
-	return render(c, http.StatusOK, web.LabPage(id))
+	return render(c, http.StatusOK, web.LabPage(id, lab.Commands()))
 }
 
 // commandRequest is the body of POST /api/command and of websocket messages.

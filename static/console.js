@@ -10,7 +10,7 @@
   const input = document.getElementById("command");
   const table = document.getElementById("lab-commands");
   if (!input || !table) return;
-  const commands = JSON.parse(table.textContent);
+  const commands = JSON.parse(table.textContent) || [];
   const list = document.getElementById("completions");
   const usage = document.getElementById("usage");
 

@@ -9,7 +9,7 @@ package web
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/loglab/loglab/engine/lab"
+import "github.com/loglab/loglab/engine/view"
 
 // Entry is one command of a session's history with what it printed.
 type Entry struct {
@@ -20,10 +20,10 @@ type Entry struct {
 
 // Console is where learners type lab commands and read the transcript. The
 // input stays disabled until the page's driver is ready to run commands.
-// The lab's commands (and native, the server's own, on a live page) are in
-// the page as JSON for console.js: Tab completion and the usage line under
-// the input come from the engine's table, never from a copy in JS.
-func Console(history []Entry, native []lab.CommandHelp) templ.Component {
+// The commands (the lab's table, and on a live page the server's own) are
+// in the page as JSON for console.js: Tab completion and the usage line
+// under the input come from the engine's table, never from a copy in JS.
+func Console(history []Entry, commands []view.CommandHelp) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -54,7 +54,7 @@ func Console(history []Entry, native []lab.CommandHelp) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templ.JSONScript("lab-commands", ConsoleCommands(native)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = templ.JSONScript("lab-commands", commands).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loglab/loglab/engine/lab"
+	"github.com/loglab/loglab/engine/view"
 )
 
 // LiveInfo is who watches which cluster on a live page: the workshop bar
@@ -21,9 +21,9 @@ type LiveInfo struct {
 	Instructor bool
 	// OwnCluster is the viewer's own participant cluster, empty when none.
 	OwnCluster string
-	// NativeCommands are the server's own console commands (not in the
-	// browser lab), completed and explained like the lab's.
-	NativeCommands []lab.CommandHelp
+	// Commands are what the console completes and explains: the lab's
+	// commands in help's order, then the server's own (not in the browser lab).
+	Commands []view.CommandHelp
 }
 
 // ClusterRow is one cluster on the instructor's overview.

@@ -1,23 +1,16 @@
 package lab
 
-import "strings"
+import (
+	"strings"
 
-// CommandHelp is one command of the lab language as a console shows it
-// while the learner types: its name (one or two words), its usage line and
-// its summary, exactly as `help` prints them, and the option names its
-// usage mentions, for completion.
-type CommandHelp struct {
-	Name    string   `json:"name"`
-	Usage   string   `json:"usage"`
-	Summary string   `json:"summary"`
-	Options []string `json:"options,omitempty"`
-}
+	"github.com/loglab/loglab/engine/view"
+)
 
 // Commands is the lab's vocabulary in `help`'s order. The console's
 // completion and inline help read it from the page, so the browser never
 // carries a second copy of the language that could drift from the engine.
-func Commands() []CommandHelp {
-	out := make([]CommandHelp, 0, len(commands))
+func Commands() []view.CommandHelp {
+	out := make([]view.CommandHelp, 0, len(commands))
 	for _, c := range commands {
 		out = append(out, HelpFor(c.name, c.usage, c.summary))
 	}
@@ -26,8 +19,8 @@ func Commands() []CommandHelp {
 
 // HelpFor describes a command from its name, usage and summary; the live
 // server uses it for its own (native) commands too.
-func HelpFor(name, usage, summary string) CommandHelp {
-	return CommandHelp{Name: name, Usage: usage, Summary: summary, Options: usageOptions(usage)}
+func HelpFor(name, usage, summary string) view.CommandHelp {
+	return view.CommandHelp{Name: name, Usage: usage, Summary: summary, Options: usageOptions(usage)}
 }
 
 // usageOptions returns the option names a usage line spells out, in the
