@@ -1,0 +1,42 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// BenchmarkProduceReplicated: the engine's produce path, through the lab,
+// as issue 15 measured it: `produce t key=k{i} value=v{i} count=N` on 3
+// brokers, rf=3, at N = 20,000 and 100,000 in the same run, each into a
+// fresh cluster. It reports replicated records per wall second at each N
+// and the ratio of the cost per record at the larger N to the smaller:
+// about 1 when the produce path is linear in N, about 5 when it is
+// quadratic. The lab's per-command and per-cluster limits are lifted (they
+// bound a learner's command, not the engine). No assertion: timings are
+// the reader's to judge.
+func BenchmarkProduceReplicated(b *testing.B) {
+	sizes := []int{20_000, 100_000}
+	took := make([]time.Duration, len(sizes))
+	for range b.N {
+		for i, n := range sizes {
+			l := New()
+			l.limits.recordsPerProduce = n
+			l.limits.bytesPerProduce = math.MaxInt64
+			l.limits.bytesPerCluster = math.MaxInt64
+			l.limits.eventsPerCommand = math.MaxInt64
+			l.limits.replayEvents, l.limits.replayBytes = 0, 0
+			mustRun(b, l, "cluster brokers=3 seed=1", "topic create t partitions=1 rf=3")
+			d, _ := measure(b, l, fmt.Sprintf("produce t key=k{i} value=v{i} count=%d", n))
+			took[i] += d
+			l.Close()
+		}
+	}
+	perRecord := make([]float64, len(sizes))
+	for i, n := range sizes {
+		perRecord[i] = float64(took[i].Nanoseconds()) / float64(n*b.N)
+		b.ReportMetric(1e9/perRecord[i], fmt.Sprintf("records/s@%d", n))
+	}
+	b.ReportMetric(perRecord[len(sizes)-1]/perRecord[0], fmt.Sprintf("perrecord-ratio-%d/%d", sizes[len(sizes)-1], sizes[0]))
+}
