@@ -157,6 +157,8 @@ func (b *producerBatch) leaderChangedForRetry() bool {
 // batch can land after a later one, or twice: that is the lesson.
 type Producer struct {
 	ID     sim.NodeID
+	// completions counts complete calls (Completions).
+	completions int
 	cfg    ProducerConfig
 	net    *sim.Network
 	sched  *sim.Scheduler
@@ -798,7 +800,13 @@ func (p *Producer) failBatch(b *producerBatch, code protocol.ErrorCode, msg stri
 
 func (p *Producer) complete(d *Delivery, offset int64, code protocol.ErrorCode, msg string) {
 	d.Offset, d.Err, d.Done, d.Message = offset, code, true, msg
+	p.completions++
 }
+
+// Completions counts the deliveries this producer has completed, so that a
+// driver holding many pending deliveries looks through them only after one
+// completed, not after every event.
+func (p *Producer) Completions() int { return p.completions }
 
 // Describe lists the settings as name=value.
 func (c ProducerConfig) Describe() string {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loglab/loglab/engine/client"
@@ -113,7 +114,15 @@ func (c *Cluster) Produce(p *client.Producer, topic string, msgs []Message) ([]*
 	}
 	ds := c.Send(p, topic, msgs)
 	limit := p.Config().DeliveryTimeout + p.Config().RequestTimeout + time.Second
-	_, err := c.RunUntil(func() bool { return allDone(ds) }, limit)
+	// Deliveries only ever become done: the wait resumes where the
+	// previous look stopped rather than walking all of ds after each event.
+	next := 0
+	_, err := c.RunUntil(func() bool {
+		for next < len(ds) && ds[next].Done {
+			next++
+		}
+		return next == len(ds)
+	}, limit)
 	return ds, err
 }
 
@@ -126,6 +135,10 @@ func (c *Cluster) Send(p *client.Producer, topic string, msgs []Message) []*clie
 		ds[i] = p.Send(topic, m.Partition, m.Key, m.Value)
 	}
 	c.pending = append(c.pending, ds...)
+	if !slices.Contains(c.pendingFrom, p) {
+		c.pendingFrom = append(c.pendingFrom, p)
+	}
+	c.pendingSent = true
 	return ds
 }
 
@@ -154,6 +167,26 @@ func (c *Cluster) collectAcks() {
 		}
 	}
 	c.pending = kept
+	c.pendingSent = false
+	if len(kept) == 0 {
+		c.pendingFrom = nil
+	}
+	c.pendingSeen = c.pendingCompletions()
+}
+
+// ackMayHaveCompleted reports whether a pending delivery may have
+// completed since collectAcks last looked: one was sent, or one of their
+// producers completed one (a delivery is done once and for all).
+func (c *Cluster) ackMayHaveCompleted() bool {
+	return c.pendingSent || c.pendingCompletions() != c.pendingSeen
+}
+
+func (c *Cluster) pendingCompletions() int {
+	n := 0
+	for _, p := range c.pendingFrom {
+		n += p.Completions()
+	}
+	return n
 }
 
 func allDone(ds []*client.Delivery) bool {

@@ -12,7 +12,7 @@ func (c *Cluster) Step() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if len(c.pending) > 0 {
+	if len(c.pending) > 0 && c.ackMayHaveCompleted() {
 		c.collectAcks()
 	}
 	c.checker.afterStep()
