@@ -157,8 +157,6 @@ func (b *producerBatch) leaderChangedForRetry() bool {
 // batch can land after a later one, or twice: that is the lesson.
 type Producer struct {
 	ID     sim.NodeID
-	// completions counts complete calls (Completions).
-	completions int
 	cfg    ProducerConfig
 	net    *sim.Network
 	sched  *sim.Scheduler
@@ -166,6 +164,9 @@ type Producer struct {
 	meta   *metadataCache
 	sticky *StickyPartitioner
 	events func(string)
+
+	// completions counts complete calls (Completions).
+	completions int
 
 	waiting  []*Delivery      // records waiting for metadata
 	blockEv  *sim.Event       // the next max.block.ms expiry among them

@@ -107,9 +107,9 @@ type Cluster struct {
 	// (pendingSent: Send added deliveries since): collectAcks walks every
 	// pending delivery, so it runs only when one may have completed, not
 	// after every event (a produce of N records made that N x events).
-	pendingFrom []*client.Producer
-	pendingSeen int
-	pendingSent bool
+	pendingFrom  []*client.Producer
+	pendingSeen  int
+	pendingSent  bool
 	acked        []AckedRecord
 	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
