@@ -102,14 +102,6 @@ type Cluster struct {
 	consumers    []*client.Consumer
 	events       []string
 	pending      []*client.Delivery // sent, not yet completed
-	// pendingFrom are the producers of pending deliveries, and
-	// pendingSeen the sum of their Completions when collectAcks last looked
-	// (pendingSent: Send added deliveries since): collectAcks walks every
-	// pending delivery, so it runs only when one may have completed, not
-	// after every event (a produce of N records made that N x events).
-	pendingFrom  []*client.Producer
-	pendingSeen  int
-	pendingSent  bool
 	acked        []AckedRecord
 	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
@@ -118,6 +110,15 @@ type Cluster struct {
 	ledger       ledger                  // what each consumer's application processed (processing.go)
 	specs        map[string]consumerSpec // how each consumer was created, for a restart
 	sideEffects  sideEffects             // the eos loop's external side effects (eos.go)
+
+	// pendingFrom are the producers of pending deliveries, and
+	// pendingSeen the sum of their Completions when collectAcks last looked
+	// (pendingSent: Send added deliveries since): collectAcks walks every
+	// pending delivery, so it runs only when one may have completed, not
+	// after every event (a produce of N records made that N x events).
+	pendingFrom []*client.Producer
+	pendingSeen int
+	pendingSent bool
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker
