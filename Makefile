@@ -60,6 +60,7 @@ vet:
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o static/loglab.wasm ./wasm
 	cp $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
+	$(GO) run ./internal/precompress $(sort static/loglab.wasm static/wasm_exec.js $(wildcard static/*.js static/*.css static/*.svg))
 
 ## run: build everything and serve http://localhost:$(PORT)
 run: build
