@@ -125,6 +125,14 @@ func (s *staticFiles) serveFile(c echo.Context, name string, info fs.FileInfo, c
 	h.Set("Content-Type", ctype)
 	if coding != "" {
 		h.Set("Content-Encoding", coding)
+		// http.ServeContent leaves Content-Length out of an encoded
+		// response (it expects one encoded on the fly), so a large
+		// sibling would go out chunked and the browser could show no
+		// download progress. A Range asks for part of the encoded bytes;
+		// ServeContent answers it with its own framing.
+		if c.Request().Header.Get("Range") == "" {
+			h.Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+		}
 	}
 	// No Last-Modified: the ETag is the validator, so a rebuilt module with
 	// an older mtime (a restored backup) is still seen as changed.

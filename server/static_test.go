@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +23,11 @@ import (
 func staticServer(t *testing.T) (dir string, wasm []byte, ts *httptest.Server) {
 	t.Helper()
 	dir = t.TempDir()
-	wasm = bytes.Repeat([]byte("\x00asm module bytes "), 8192)
+	// Incompressible bytes, so each sibling is larger than net/http's
+	// response buffer and would go out chunked, without Content-Length,
+	// unless the handler sets it.
+	wasm = make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{1}).Read(wasm)
 	write := func(name string, data []byte, mtime time.Time) {
 		t.Helper()
 		p := filepath.Join(dir, name)
