@@ -13,7 +13,7 @@ PLAYWRIGHT_VERSION := 1.52.0
 DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build setup chromium driver generate check-generated vet wasm run \
+.PHONY: all build setup chromium driver generate check-generated vet wasm precompress run \
         test test-unit test-wasm e2e bench loadtest fuzz fuzz-server sim
 
 all: build
@@ -59,10 +59,17 @@ vet:
 ## wasm: the browser lab's engine, and Go's JS loader beside it
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o static/loglab.wasm ./wasm
-	cp $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
+	cp -p $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
+
+## precompress: .br and .gz beside each static file, for the server to send
+## as they are (brotli at quality 11 is what brings the module under 4 MB on
+## the wire, and takes minutes; skipped for files whose siblings are current).
+## `make run` does it; the tests serve the same files compressed on the fly.
+precompress: wasm
+	$(GO) run ./internal/precompress $(sort static/loglab.wasm static/wasm_exec.js $(wildcard static/*.js static/*.css static/*.svg))
 
 ## run: build everything and serve http://localhost:$(PORT)
-run: build
+run: build precompress
 	./bin/loglab serve -addr :$(PORT) -static static $(if $(DATA_DIR),-data-dir $(DATA_DIR))
 
 ## test: everything, from a fresh clone

@@ -18,7 +18,7 @@ func compressed(next echo.HandlerFunc) echo.HandlerFunc {
 		res := c.Response()
 		original := res.Writer
 		defer func() { res.Writer = original }()
-		gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		onTheFly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			res.Writer = w
 			c.SetRequest(r)
 			if err := next(c); err != nil {
@@ -28,3 +28,14 @@ func compressed(next echo.HandlerFunc) echo.HandlerFunc {
 		return nil
 	}
 }
+
+// onTheFly is gzhttp's wrapper whose compressed responses carry the
+// handler's ETag with "-gzip" or "-zstd" added: a strong ETag names one
+// representation's bytes, and the compressed ones are not the file's.
+var onTheFly = func() func(http.Handler) http.HandlerFunc {
+	wrap, err := gzhttp.NewWrapper(gzhttp.SuffixETag("-gzip"))
+	if err != nil {
+		panic(err) // fixed, valid options
+	}
+	return wrap
+}()

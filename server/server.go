@@ -135,10 +135,11 @@ func New(opts Options) (*Server, error) {
 	e.POST("/api/v1/clusters/:cluster/commands", s.apiClusterCommand)
 	e.GET("/api/v1/clusters/:cluster/commands.log", s.apiCommandLog)
 	e.GET("/api/v1/clusters/:cluster/topics/:topic/partitions/:partition/records", s.apiRecords)
-	// The WASM module is a few MB and compresses about 3.5x; compress
-	// static files, and only those: websockets and later the sendfile fetch
-	// path must see the raw connection.
-	e.Add(http.MethodGet, "/static/*", echo.StaticDirectoryHandler(os.DirFS(opts.StaticDir), false), compressed)
+	// The WASM module is many MB and compresses about 6x; static files, and
+	// only those, are sent compressed (precompressed by `make wasm`, else on
+	// the fly): websockets and the sendfile fetch path must see the raw
+	// connection.
+	e.Add(http.MethodGet, "/static/*", newStaticFiles(opts.StaticDir).serve)
 	return s, nil
 }
 
