@@ -17,6 +17,7 @@ import (
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/internal/syncbuf"
 )
 
 // newDiskTestServer is a server whose live cluster keeps its files in a
@@ -24,12 +25,21 @@ import (
 // sendfile path exists), with topic payments (1 partition, rf=3).
 func newDiskTestServer(t *testing.T, lines ...string) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := New(Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), DataDir: t.TempDir()})
+	// The log is kept and shown when the test fails: a command that
+	// panics is answered with one line, and the stack is only in the log.
+	var logged syncbuf.Buffer
+	s, err := New(Options{StaticDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logged, nil)), DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(instructorHandler(s))
-	t.Cleanup(func() { ts.Close(); s.Close() })
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logged.String())
+		}
+	})
 	for _, line := range append([]string{"topic create payments partitions=1 rf=3"}, lines...) {
 		if e := s.live.run(line); !e.OK {
 			t.Fatalf("%s: %s", line, e.Output)
