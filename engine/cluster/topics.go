@@ -104,6 +104,9 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int, configs [][2]stri
 // leadersReady reports whether each partition's leader knows it leads.
 func (c *Cluster) leadersReady(topic string) bool {
 	t := c.controller.Image().Topic(topic)
+	if t == nil {
+		return false
+	}
 	for i, p := range t.Partitions {
 		if p == nil || p.Leader < 0 {
 			continue

@@ -143,13 +143,23 @@ func (c *Controller) handle(env *sim.Envelope) {
 
 // commit appends records, applies them and pushes them to the brokers.
 func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.MetadataRecord {
+	committed, err := c.tryCommit(records...)
+	if err != nil {
+		c.events("controller: metadata append failed: " + err.Error())
+	}
+	return committed
+}
+
+// tryCommit is commit for a request that must fail when the quorum
+// refuses the write (a raft quorum whose leader moved): nothing is
+// applied, and the caller answers with the error.
+func (c *Controller) tryCommit(records ...protocol.MetadataRecord) ([]protocol.MetadataRecord, error) {
 	if len(records) == 0 {
-		return nil
+		return nil, nil
 	}
 	committed, err := c.log.Append(records)
 	if err != nil {
-		c.events("controller: metadata append failed: " + err.Error())
-		return nil
+		return nil, err
 	}
 	for _, r := range committed {
 		c.image.Apply(r)
@@ -158,7 +168,7 @@ func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.Metad
 	for _, b := range c.image.Brokers {
 		c.net.Send(ControllerNode, BrokerNode(b.ID), protocol.MetadataUpdate{Records: committed})
 	}
-	return committed
+	return committed, nil
 }
 
 // BrokerNode is a broker's address.
@@ -426,6 +436,10 @@ func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]s
 		recs = append(recs, protocol.MetadataRecord{Type: "Partition", Topic: name, Partition: int32(i),
 			Replicas: replicas, ISR: isr, Leader: leader, LeaderEpoch: 0, PartitionEpoch: 0})
 	}
-	c.commit(recs...)
+	// The request succeeds only once the topic is committed: the lab
+	// waits for its leaders next, and would wait on a topic no image holds.
+	if _, err := c.tryCommit(recs...); err != nil {
+		return fmt.Errorf("the metadata log did not commit topic %q: %w", name, err)
+	}
 	return nil
 }
