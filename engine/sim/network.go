@@ -24,6 +24,9 @@ type Envelope struct {
 	Msg       Message
 	SentAt    time.Duration
 	DeliverAt time.Duration
+	// delivery is the scheduled arrival, cancelled when the message is
+	// dropped on the wire by name (DropInFlight).
+	delivery *Event
 	// Fate is what happened to it: "" while in flight, then "delivered",
 	// "dropped" (a drop rule or a partition) or "lost" (an endpoint was down).
 	Fate string
@@ -49,7 +52,9 @@ type Network struct {
 	down     map[NodeID]bool
 	// groups, when set, is a partition: nodes in different groups cannot
 	// talk; nodes in no group reach everyone.
-	groups   map[NodeID]int
+	groups map[NodeID]int
+	// cuts are single links cut both ways (net cut A B).
+	cuts     linkCuts
 	latency  time.Duration
 	delays   map[[2]NodeID]time.Duration
 	drops    []*DropRule
@@ -67,7 +72,7 @@ const DefaultLatency = time.Millisecond
 // NewNetwork returns a network with no nodes.
 func NewNetwork(sched *Scheduler) *Network {
 	return &Network{
-		sched: sched, handlers: map[NodeID]Handler{}, down: map[NodeID]bool{},
+		sched: sched, handlers: map[NodeID]Handler{}, down: map[NodeID]bool{}, cuts: linkCuts{},
 		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, sent: map[NodeID]uint64{}, Trace: NewTrace(200),
 	}
 }
@@ -144,9 +149,11 @@ func (n *Network) Partition(groups [][]NodeID) {
 	}
 }
 
-// Heal reconnects everything.
+// Heal reconnects everything: the partition, every cut link, the drop
+// rules and the delays.
 func (n *Network) Heal() {
 	n.groups = nil
+	n.cuts = linkCuts{}
 	n.drops = nil
 	n.delays = map[[2]NodeID]time.Duration{}
 }
@@ -157,14 +164,36 @@ func (n *Network) Drop(rule DropRule) { n.drops = append(n.drops, &rule) }
 // Delay sets the one-way latency of the link from -> to.
 func (n *Network) Delay(from, to NodeID, d time.Duration) { n.delays[[2]NodeID{from, to}] = d }
 
-// Connected reports whether a partition separates from and to.
+// CutLink cuts the link between a and b in both directions, leaving the
+// partition and every other link as they are; it reports false when the
+// link was already cut. Messages already on the link never arrive.
+func (n *Network) CutLink(a, b NodeID) bool { return n.cuts.cut(a, b) }
+
+// HealLink reconnects the link between a and b; it reports false when
+// it was not cut.
+func (n *Network) HealLink(a, b NodeID) bool { return n.cuts.heal(a, b) }
+
+// LinkCut reports whether the link between a and b is cut (net cut).
+func (n *Network) LinkCut(a, b NodeID) bool { return n.cuts.separates(a, b) }
+
+// CutLinks lists the cut links, sorted, each with its ends sorted.
+func (n *Network) CutLinks() [][2]NodeID { return n.cuts.list() }
+
+// Connected reports whether a message from one node reaches the other:
+// neither a partition nor a cut link separates them.
 func (n *Network) Connected(from, to NodeID) bool {
+	return !n.cuts.separates(from, to) && !n.Partitioned(from, to)
+}
+
+// Partitioned reports whether a partition puts from and to on different
+// sides (a cut link is not a partition: its ends have no sides).
+func (n *Network) Partitioned(from, to NodeID) bool {
 	if n.groups == nil {
-		return true
+		return false
 	}
 	gf, okf := n.groups[from]
 	gt, okt := n.groups[to]
-	return !okf || !okt || gf == gt
+	return okf && okt && gf != gt
 }
 
 // Send puts a message on the wire. It is delivered after the link's
@@ -200,7 +229,7 @@ func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
 	n.Trace.add(env)
 	// Concatenated, not formatted: one event per message, so this is on
 	// every command's hot path (the event budget's cost per event).
-	n.sched.After(latency, "deliver "+msg.Kind()+" "+string(from)+"->"+string(to), func() { n.deliver(env) })
+	env.delivery = n.sched.After(latency, "deliver "+msg.Kind()+" "+string(from)+"->"+string(to), func() { n.deliver(env) })
 	return env
 }
 
@@ -233,14 +262,36 @@ func (n *Network) deliver(env *Envelope) {
 	}
 }
 
+// DropInFlight drops the message with the given id while it is on the
+// wire (net drop id=N): it never arrives, and its sender learns nothing,
+// as with a partition; it times out (request.timeout.ms) and retries.
+func (n *Network) DropInFlight(id uint64) (*Envelope, error) {
+	for i, e := range n.inflight {
+		if e.ID != id {
+			continue
+		}
+		if e.Fate != "" {
+			return nil, fmt.Errorf("message %d is already %s", id, e.Fate)
+		}
+		e.Fate = "dropped"
+		e.delivery.Cancelled = true
+		n.inflight = slices.Delete(n.inflight, i, i+1)
+		return e, nil
+	}
+	if id == 0 || id > n.nextID {
+		return nil, fmt.Errorf("no message %d: messages are numbered 1-%d", id, n.nextID)
+	}
+	return nil, fmt.Errorf("message %d is not in flight (show network lists the messages on the wire)", id)
+}
+
 // Sent counts the messages node has sent since the network was made,
 // delivered or not (the liveness checker's busy-loop measure).
 func (n *Network) Sent(node NodeID) uint64 { return n.sent[node] }
 
-// Faulty reports whether a partition or a drop rule is in force: faults
+// Faulty reports whether a partition, a cut link or a drop rule is in force: faults
 // that can keep a cluster from converging however long it runs (a delay
 // only slows it).
-func (n *Network) Faulty() bool { return n.groups != nil || len(n.drops) > 0 }
+func (n *Network) Faulty() bool { return n.groups != nil || len(n.cuts) > 0 || len(n.drops) > 0 }
 
 // InFlight lists messages on the wire, oldest first.
 func (n *Network) InFlight() []*Envelope { return slices.Clone(n.inflight) }
@@ -266,6 +317,9 @@ func (n *Network) Describe() string {
 			gs = append(gs, "("+strings.Join(ids, ",")+")")
 		}
 		parts = append(parts, "partitioned "+strings.Join(gs, " "))
+	}
+	for _, k := range n.cuts.list() {
+		parts = append(parts, fmt.Sprintf("cut %s-%s", k[0], k[1]))
 	}
 	for _, r := range n.drops {
 		parts = append(parts, fmt.Sprintf("dropping %s from=%s to=%s", nonEmpty(r.Kind, "any"), nonEmpty(string(r.From), "any"), nonEmpty(string(r.To), "any")))
