@@ -152,7 +152,7 @@ func firstReason(reasons ...string) string {
 // reaching the controller.
 func (w lagWalk) cutOffFromController(b *broker.Broker) string {
 	if !w.c.net.Connected(b.Node, kraft.ControllerNode) {
-		return w.say("a net partition cuts b%d off from the controller", b.ID)
+		return w.say("%s cuts b%d off from the controller", w.c.separator(b.Node, kraft.ControllerNode), b.ID)
 	}
 	return w.netFaulty()
 }
@@ -161,7 +161,7 @@ func (w lagWalk) cutOffFromController(b *broker.Broker) string {
 // its leader lb.
 func (w lagWalk) cutOffFromLeader(b, lb *broker.Broker) string {
 	if !w.c.net.Connected(b.Node, lb.Node) {
-		return w.say("a net partition cuts b%d off from its leader b%d", b.ID, lb.ID)
+		return w.say("%s cuts b%d off from its leader b%d", w.c.separator(b.Node, lb.Node), b.ID, lb.ID)
 	}
 	return w.netFaulty()
 }

@@ -233,7 +233,7 @@ func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) s
 			continue
 		}
 		if lb := c.Broker(int(pi.Leader)); lb != nil && lb.Alive() && !c.net.Connected(cb.Node, lb.Node) {
-			return w.say("markers unanswered: a net partition cuts the coordinator b%d off from %s's leader b%d", coord, name(tp), lb.ID)
+			return w.say("markers unanswered: %s cuts the coordinator b%d off from %s's leader b%d", c.separator(cb.Node, lb.Node), coord, name(tp), lb.ID)
 		}
 	}
 	if c.net.Faulty() {

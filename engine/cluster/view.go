@@ -53,10 +53,13 @@ func (c *Cluster) View() view.Cluster {
 	}
 	for i, a := range nodes {
 		for _, b := range nodes[i+1:] {
-			if !c.net.Connected(a, b) {
+			if c.net.Partitioned(a, b) {
 				v.Cut = append(v.Cut, view.Link{A: string(a), B: string(b)})
 			}
 		}
+	}
+	for _, l := range c.net.CutLinks() {
+		v.CutLinks = append(v.CutLinks, view.Link{A: string(l[0]), B: string(l[1])})
 	}
 	recent := c.net.Trace.Recent()
 	for i := len(recent) - 1; i >= 0 && len(v.Messages) < messagesShown; i-- {

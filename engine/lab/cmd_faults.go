@@ -116,11 +116,37 @@ var netPartitionCommand = &command{
 	},
 }
 
+var netCutCommand = &command{
+	name:    "net cut",
+	usage:   "net cut A B",
+	summary: "cut one link both ways: nothing crosses between A and B (not even what is on the wire) until net heal A B; each still reaches every other node. Name brokers by id, clients by name, the active controller as ctl",
+	run: func(l *Lab, a *args) (string, error) {
+		x, y, err := l.linkEnds(a, "net cut 2 3")
+		if err != nil {
+			return "", err
+		}
+		if err := l.cluster.CutLink(x, y); err != nil {
+			return "", err
+		}
+		return l.cluster.Network().Describe(), nil
+	},
+}
+
 var netHealCommand = &command{
 	name:    "net heal",
-	usage:   "net heal",
-	summary: "remove every partition (between controllers too), drop rule and delay",
+	usage:   "net heal [A B]",
+	summary: "remove every partition (between controllers too), cut link, drop rule and delay; with A B, reconnect only that cut link",
 	run: func(l *Lab, a *args) (string, error) {
+		if len(a.positional) > 0 {
+			x, y, err := l.linkEnds(a, "net heal 2 3")
+			if err != nil {
+				return "", err
+			}
+			if err := l.cluster.HealLink(x, y); err != nil {
+				return "", err
+			}
+			return l.cluster.Network().Describe(), nil
+		}
 		if err := l.noArgs(a); err != nil {
 			return "", err
 		}
@@ -131,11 +157,47 @@ var netHealCommand = &command{
 	},
 }
 
+// linkEnds reads the two nodes a link joins, A and B.
+func (l *Lab) linkEnds(a *args, example string) (sim.NodeID, sim.NodeID, error) {
+	if err := l.requireCluster(); err != nil {
+		return "", "", err
+	}
+	if err := a.finish(); err != nil {
+		return "", "", err
+	}
+	if len(a.positional) != 2 {
+		return "", "", fmt.Errorf("name the link's two ends, e.g. %s", example)
+	}
+	var ends [2]sim.NodeID
+	for i, name := range a.positional {
+		if _, ok := l.cluster.ControllerFor(name); ok {
+			return "", "", fmt.Errorf("%s is a controller of the raft quorum: net partition cuts controllers apart; ctl is the active controller's address", name)
+		}
+		id, err := l.cluster.NodeFor(name)
+		if err != nil {
+			return "", "", err
+		}
+		ends[i] = id
+	}
+	return ends[0], ends[1], nil
+}
+
 var netDropCommand = &command{
 	name:    "net drop",
-	usage:   "net drop [from=NODE] [to=NODE] [type=Fetch] [count=1]",
-	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse",
+	usage:   "net drop [from=NODE] [to=NODE] [type=Fetch] [count=1] | net drop id=N",
+	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse. id=N drops the one message numbered N now on the wire (show network numbers them)",
 	run: func(l *Lab, a *args) (string, error) {
+		if a.has("id") {
+			id := a.uint64("id", 0)
+			if err := l.noArgs(a); err != nil {
+				return "", err
+			}
+			e, err := l.cluster.Network().DropInFlight(id)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("dropped #%d %s %s -> %s (sent %v): it never arrives", e.ID, e.Msg.Kind(), e.From, e.To, e.SentAt), nil
+		}
 		from, to := a.str("from", ""), a.str("to", "")
 		kind := a.enum("type", "", protocol.Kinds...)
 		count := a.integer("count", 1, 0, 1_000_000)

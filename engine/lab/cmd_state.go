@@ -103,7 +103,7 @@ var showNetworkCommand = &command{
 		var b strings.Builder
 		b.WriteString(l.cluster.Network().Describe())
 		for _, e := range l.cluster.InFlight() {
-			fmt.Fprintf(&b, "\n  %s %s -> %s (sent %v, arrives %v)", e.Msg.Kind(), e.From, e.To, e.SentAt, e.DeliverAt)
+			fmt.Fprintf(&b, "\n  #%d %s %s -> %s (sent %v, arrives %v)", e.ID, e.Msg.Kind(), e.From, e.To, e.SentAt, e.DeliverAt)
 		}
 		return b.String(), nil
 	},

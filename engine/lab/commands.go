@@ -38,6 +38,7 @@ func init() {
 		controllerCrashCommand,
 		controllerRestartCommand,
 		netPartitionCommand,
+		netCutCommand,
 		netHealCommand,
 		netDropCommand,
 		netDelayCommand,

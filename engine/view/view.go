@@ -29,9 +29,11 @@ type Cluster struct {
 	ClientNodes []Client
 	// Network says which faults are in force ("network healthy" when none),
 	// as `show network` prints it; Cut lists the pairs of nodes a network
-	// partition separates.
-	Network string
-	Cut     []Link
+	// partition separates; CutLinks, the single links `net cut` cut (both
+	// ways), sorted.
+	Network  string
+	Cut      []Link
+	CutLinks []Link
 	// Checks are the checker's violations as structured values, in the
 	// order reported (Violations holds the same as text).
 	Checks []Violation

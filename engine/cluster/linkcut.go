@@ -1,0 +1,40 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/loglab/loglab/engine/sim"
+)
+
+// CutLink cuts the link between two nodes of the simulated network both
+// ways (net cut A B): brokers, clients, and ctl, the active controller's
+// address, so a broker cut from ctl stays cut from whichever controller
+// is active, as a broker that cannot reach the controller quorum's
+// listeners would. The raft links between controllers are not nodes of
+// this network: net partition cuts those.
+func (c *Cluster) CutLink(a, b sim.NodeID) error {
+	if a == b {
+		return fmt.Errorf("a link joins two different nodes, not %s and itself", a)
+	}
+	if !c.net.CutLink(a, b) {
+		return fmt.Errorf("the link %s-%s is already cut", a, b)
+	}
+	return nil
+}
+
+// HealLink reconnects one cut link (net heal A B).
+func (c *Cluster) HealLink(a, b sim.NodeID) error {
+	if !c.net.HealLink(a, b) {
+		return fmt.Errorf("the link %s-%s is not cut", a, b)
+	}
+	return nil
+}
+
+// separator names what keeps a from reaching b, for the liveness
+// checker's explanations: a partition or a cut link.
+func (c *Cluster) separator(a, b sim.NodeID) string {
+	if c.net.LinkCut(a, b) && !c.net.Partitioned(a, b) {
+		return fmt.Sprintf("the cut link %s-%s", a, b)
+	}
+	return "a net partition"
+}
