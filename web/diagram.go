@@ -123,6 +123,10 @@ type diagramLink struct {
 	// delivered messages give theirs up, to keep a busy picture legible.
 	Unlabelled bool
 	s, c, e    point // the curve Path draws
+
+	// MessageID is the network's number of the message in flight drawn
+	// (0 when none is): clicking its dot drops it (net drop id=N).
+	MessageID uint64
 }
 
 // Label is the message kind; the arrow's colour and mark say its fate.
@@ -255,7 +259,7 @@ func routeMessages(msgs []view.Message, byID map[string]diagramNode) []diagramLi
 		}
 		if m.InFlight && !shownInFlight[k] {
 			shownInFlight[k] = true
-			l.Kind, l.Fate = m.Kind, "in-flight"
+			l.Kind, l.Fate, l.MessageID = m.Kind, "in-flight", m.ID
 			l.Title = messageTitle(m)
 		}
 		if !seen && !m.InFlight {

@@ -48,7 +48,7 @@ func (c *Cluster) View() view.Cluster {
 	}
 	for _, co := range c.consumers {
 		v.Clients = append(v.Clients, string(co.ID))
-		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(co.ID), Kind: "consumer"})
+		v.ClientNodes = append(v.ClientNodes, view.Client{Name: string(co.ID), Kind: "consumer", Down: co.Closed()})
 		nodes = append(nodes, co.ID)
 	}
 	for i, a := range nodes {

@@ -81,8 +81,9 @@ type Controller struct {
 type Client struct {
 	Name string // its network name, e.g. "p1"
 	Kind string // "producer" or "consumer"
-	// Down: the client's process crashed (`producer crash`); a restart
-	// is a new instance under the same name.
+	// Down: the client's process crashed (`producer crash`, `consumer
+	// crash`) or a consumer was closed; a restart is a new instance under
+	// the same name.
 	Down bool
 	// Producer is the producer's idempotence and transaction state (nil
 	// for a consumer).
