@@ -38,3 +38,19 @@ func (c *Cluster) separator(a, b sim.NodeID) string {
 	}
 	return "a net partition"
 }
+
+// netFaultWords names the faults in force when none separates the two
+// nodes a lag is about but one may still hold it back (a drop rule, or a
+// cut or partition between other nodes it depends on); "" when the
+// network is healthy.
+func (c *Cluster) netFaultWords() string {
+	switch {
+	case c.net.Dropping():
+		return "net drop rules are in force"
+	case c.net.Partitioning():
+		return "a net partition is in force (" + c.net.Describe() + ")"
+	case c.net.Faulty():
+		return "a link is cut (" + c.net.Describe() + ")"
+	}
+	return ""
+}

@@ -166,12 +166,7 @@ func (w lagWalk) cutOffFromLeader(b, lb *broker.Broker) string {
 	return w.netFaulty()
 }
 
-func (w lagWalk) netFaulty() string {
-	if w.c.net.Faulty() {
-		return "net drop rules are in force"
-	}
-	return ""
-}
+func (w lagWalk) netFaulty() string { return w.c.netFaultWords() }
 
 // partitionLags yields partition p's lags; false when yield stopped the walk.
 func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p *kraft.PartitionInfo, noController string, yield func(Lag) bool) bool {

@@ -236,10 +236,7 @@ func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) s
 			return w.say("markers unanswered: %s cuts the coordinator b%d off from %s's leader b%d", c.separator(cb.Node, lb.Node), coord, name(tp), lb.ID)
 		}
 	}
-	if c.net.Faulty() {
-		return "net drop rules are in force"
-	}
-	return ""
+	return c.netFaultWords()
 }
 
 // uncleanElected is what excuses a transaction a partition holds open for

@@ -293,6 +293,12 @@ func (n *Network) Sent(node NodeID) uint64 { return n.sent[node] }
 // only slows it).
 func (n *Network) Faulty() bool { return n.groups != nil || len(n.cuts) > 0 || len(n.drops) > 0 }
 
+// Dropping reports whether a drop rule is in force.
+func (n *Network) Dropping() bool { return len(n.drops) > 0 }
+
+// Partitioning reports whether a partition is in force.
+func (n *Network) Partitioning() bool { return n.groups != nil }
+
 // InFlight lists messages on the wire, oldest first.
 func (n *Network) InFlight() []*Envelope { return slices.Clone(n.inflight) }
 
