@@ -85,7 +85,7 @@ func TestFaultsAreClicks(t *testing.T) {
 	if err := expect.Locator(p.lastOutput()).ToContainText(regexp.MustCompile(`^dropped #` + id + ` \w+ `)); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(p.Locator(`#network .message-log .msg[data-message-id="` + id + `"]`)).ToHaveAttribute("data-fate", "dropped"); err != nil {
+	if err := expect.Locator(p.Locator(`#network .message-log .msg[data-message-id="`+id+`"]`)).ToHaveAttribute("data-fate", "dropped"); err != nil {
 		t.Fatal(err)
 	}
 	panelShot(t, p, "#network", "faults-message-dropped")
