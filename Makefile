@@ -90,9 +90,21 @@ e2e: wasm driver
 ## run (append/raw: the log's append path vs a raw sequential write of the
 ## same bytes; slices/raw: reads through the log vs plain ReadAt; endpoint/bare and
 ## endpoint-cpu/copy-cpu: the record fetch endpoint vs a bare sendfile loop and a
-## user-space copy, the servers' CPU measured in a child process)
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /e2e)
+## user-space copy, the servers' CPU measured in a child process); then the
+## engine's replicated produce under node (as the browser runs it), and the
+## browser lab's budgets in Chromium (e2e TestBudgets, which only runs here:
+## the module's bytes on the wire, time to interactive, frame rate, command
+## latency), printed as a table beside the budgets with the native and WASM
+## produce figures of this run. docs/budgets.md explains each measure. It
+## reports, never fails on a figure. It serves the precompressed module, so it
+## needs `make precompress` (minutes of brotli once per module build).
+BENCH_OUT := $(CURDIR)/.cache/bench
+bench: precompress chromium driver
+	@mkdir -p $(BENCH_OUT)
+	set -o pipefail; $(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /e2e) | tee $(BENCH_OUT)/native.txt
+	set -o pipefail; PATH="$(WASM_LIB):$$PATH" GOOS=js GOARCH=wasm $(GO) test -run '^$$' -bench '^BenchmarkProduceReplicated$$' -benchtime 1x ./engine/lab | tee $(BENCH_OUT)/wasm.txt
+	cd e2e && LOGLAB_BENCH=1 LOGLAB_BENCH_NATIVE=$(BENCH_OUT)/native.txt LOGLAB_BENCH_WASM=$(BENCH_OUT)/wasm.txt \
+	  LOGLAB_E2E_REQUIRED=1 PLAYWRIGHT_DRIVER_PATH=$(DRIVER_DIR) $(GO) test -count=1 -run '^TestBudgets$$' -v -timeout 20m .
 
 ## loadtest: the workshop load check: an in-process server on loopback,
 ## 200 pages watching for 60 s while the instructor's cluster runs in real
