@@ -81,11 +81,14 @@ func printBudgets(rows []budgetRow) {
 			value = formatFigure(r.value, r.unit)
 			ratio = fmt.Sprintf("%.2f", r.value/r.budget)
 		}
-		op := "<="
+		op := "<= "
 		if r.atLeast {
-			op = ">="
+			op = ">= "
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s %s\t%s\t%s\t%s\n", r.measure, value, op, formatFigure(r.budget, r.unit), ratio, r.met(), r.note)
+		if r.unit == "yes/no" {
+			op = ""
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s%s\t%s\t%s\t%s\n", r.measure, value, op, formatFigure(r.budget, r.unit), ratio, r.met(), r.note)
 	}
 	w.Flush()
 }
@@ -229,7 +232,7 @@ func measureLoad(t *testing.T, p *watchedPage) []budgetRow {
 		measure: "module cached, reload revalidates", value: b2f(cacheOK), unit: "yes/no", budget: 1, atLeast: true,
 		// Playwright reports a revalidated response with the cached 200;
 		// a transferSize of a few hundred bytes (headers only) is the 304.
-		note: fmt.Sprintf("Cache-Control %q, ETag %s; reload sent If-None-Match %s, Playwright saw HTTP %d, transferSize %.0f B (headers only: a 304)",
+		note: fmt.Sprintf("Cache-Control %q, ETag %s; reload sent If-None-Match %s, Playwright saw HTTP %d, transferSize %.0f B (a few hundred: headers only, a 304)",
 			cold.cacheControl, orNone(cold.etag), orNone(warm.ifNoneMatch), warm.status, warm.transfer),
 	})
 	rows = append(rows,
