@@ -232,8 +232,8 @@ func measureLoad(t *testing.T, p *watchedPage) []budgetRow {
 		measure: "module cached, reload revalidates", value: b2f(cacheOK), unit: "yes/no", budget: 1, atLeast: true,
 		// Playwright reports a revalidated response with the cached 200;
 		// a transferSize of a few hundred bytes (headers only) is the 304.
-		note: fmt.Sprintf("Cache-Control %q, ETag %s; reload sent If-None-Match %s, Playwright saw HTTP %d, transferSize %.0f B (a few hundred: headers only, a 304)",
-			cold.cacheControl, orNone(cold.etag), orNone(warm.ifNoneMatch), warm.status, warm.transfer),
+		note: fmt.Sprintf("Cache-Control %q, ETag %s; reload sent If-None-Match %s, Playwright saw HTTP %d, transferSize %.0f B %s",
+			cold.cacheControl, orNone(cold.etag), orNone(warm.ifNoneMatch), warm.status, warm.transfer, revalidation(revalidated)),
 	})
 	rows = append(rows,
 		budgetRow{measure: "lab interactive (first load)", value: cold.ready, unit: "ms", budget: 1500,
@@ -505,6 +505,13 @@ func num(v any) float64 {
 		return float64(x)
 	}
 	return math.NaN()
+}
+
+func revalidation(ok bool) string {
+	if ok {
+		return "(a few hundred: headers only, a 304)"
+	}
+	return "(the whole module again: not revalidated)"
 }
 
 func b2f(b bool) float64 {
