@@ -13,7 +13,7 @@ PLAYWRIGHT_VERSION := 1.52.0
 DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build setup chromium driver generate check-generated vet wasm precompress run \
+.PHONY: all build setup chromium driver generate check-generated vet static-deps wasm precompress run \
         test test-unit test-wasm e2e bench loadtest fuzz fuzz-server sim
 
 all: build
@@ -56,8 +56,23 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./web/... ./wasm/...
 
-## wasm: the browser lab's engine, and Go's JS loader beside it
-wasm:
+## static-deps: the browser libraries the pages load (package.json pins
+## them, package-lock.json their hashes), installed with `npm ci` and
+## copied into static/vendor/; node_modules/ and static/vendor/ are not in git.
+STATIC_DEPS := static/vendor/idiomorph.min.js
+static-deps: $(STATIC_DEPS)
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+
+static/vendor/idiomorph.min.js: node_modules/.package-lock.json
+	@mkdir -p $(@D)
+	cp node_modules/idiomorph/dist/idiomorph.min.js $@
+
+## wasm: the browser lab's engine, and Go's JS loader beside it (and the
+## pages' libraries: whatever builds the lab's page needs them too)
+wasm: static-deps
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o static/loglab.wasm ./wasm
 	cp -p $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
 
@@ -66,7 +81,7 @@ wasm:
 ## the wire, and takes minutes; skipped for files whose siblings are current).
 ## `make run` does it; the tests serve the same files compressed on the fly.
 precompress: wasm
-	$(GO) run ./internal/precompress $(sort static/loglab.wasm static/wasm_exec.js $(wildcard static/*.js static/*.css static/*.svg))
+	$(GO) run ./internal/precompress $(sort static/loglab.wasm static/wasm_exec.js $(STATIC_DEPS) $(wildcard static/*.js static/*.css static/*.svg))
 
 ## run: build everything and serve http://localhost:$(PORT)
 run: build precompress
