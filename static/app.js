@@ -16,30 +16,45 @@
   const lessons = globalThis.loglabLessons;
   let player = null; // the lesson player, on pages that have its panel
 
-  // applyUpdate is the one way the page changes: swap in the whole cluster
+  // applyUpdate is the one way the page changes: morph in the whole cluster
   // view (view), then each fragment of it that changed (fragments, each
-  // swapped by its data-fragment key), and append the transcript entries;
+  // morphed in by its data-fragment key), and append the transcript entries;
   // clear (a lesson rebuilt its lab, or a snapshot) empties the transcript
   // first. The WASM lab sends whole views; the live server mostly
   // fragments. It returns false when a fragment has no place on the page:
   // the page no longer shows what the server built on, and must resync.
   function applyUpdate(update) {
     let whole = true;
+    // Morphed, not swapped: the nodes of the view stay, so a scrolled
+    // strip, a focused button and the animations keep going, and only what
+    // changed is touched (idiomorph, static/vendor/). animate.js looks at
+    // the messages before and moves them after.
+    const changes = update.view || (update.fragments && update.fragments.length);
+    const motion = changes && globalThis.loglabAnimate ? globalThis.loglabAnimate.before() : null;
+    // What the page, not the server, put on an element (the lesson step's
+    // highlight) is carried over rather than stripped and put back.
+    const keepPageState = (from, to) => {
+      if (from.nodeType === Node.ELEMENT_NODE && from.classList.contains("lesson-focus")) to.classList.add("lesson-focus");
+      return true;
+    };
+    const morph = (el, html) => Idiomorph.morph(el, html, { morphStyle: "outerHTML", callbacks: { beforeNodeMorphed: keepPageState } });
     if (update.view) {
-      document.getElementById("cluster-view").outerHTML = update.view;
+      morph(document.getElementById("cluster-view"), update.view);
     }
     for (const f of update.fragments || []) {
       const el = document.querySelector(`#cluster-view [data-fragment="${CSS.escape(f.key)}"]`);
       if (!el) { whole = false; continue; }
-      el.outerHTML = f.html;
+      morph(el, f.html);
     }
     if (update.clear) transcript.innerHTML = "";
     if (update.entry) {
       transcript.insertAdjacentHTML("beforeend", update.entry);
       transcript.scrollTop = transcript.scrollHeight;
     }
-    // The new view has lost the highlight of the step's element.
-    if (player && (update.view || (update.fragments && update.fragments.length))) player.refocus(true);
+    if (motion) motion.after();
+    // refocus moves the highlight to the step's element, should that be
+    // another one now, and scrolls it into view.
+    if (player && changes) player.refocus(true);
     return whole;
   }
 
