@@ -453,6 +453,13 @@ func snapshot(t *testing.T, p *watchedPage) string {
 		const view = document.getElementById("cluster-view").cloneNode(true);
 		for (const el of view.querySelectorAll(".lesson-focus")) el.classList.remove("lesson-focus");
 		for (const el of view.querySelectorAll(".controllers")) el.remove();
+		// Attributes in name order: an element the update morphed has the
+		// ones it gained after those it kept, a fresh one has the server's order.
+		for (const el of [view, ...view.querySelectorAll("*")]) {
+			const attrs = Array.from(el.attributes, (a) => [a.name, a.value]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+			for (const [n] of attrs) el.removeAttribute(n);
+			for (const [n, v] of attrs) el.setAttribute(n, v);
+		}
 		return document.getElementById("transcript").innerHTML + "\n----\n" + view.outerHTML;
 	}`)
 	if err != nil {
