@@ -109,7 +109,7 @@ func TestMorphKeepsFocusAndPageState(t *testing.T) {
 const animationLog = `() => {
 	window.__animated = [];
 	document.addEventListener("loglab:animated", (ev) => {
-		window.__animated.push({ moved: ev.detail.moved, speed: ev.detail.speed,
+		window.__animated.push({ moved: ev.detail.moved, speed: ev.detail.speed, ms: ev.detail.ms,
 			moving: document.querySelectorAll("#network .packet.moving").length,
 			running: document.querySelectorAll("#network .packet.moving").length &&
 				Array.from(document.querySelectorAll("#network .packet.moving")).every((el) => el.getAnimations().some((a) => a.id === "loglab-move")) });
@@ -130,6 +130,7 @@ func setSpeed(t *testing.T, p *watchedPage, speed string) {
 type animated struct {
 	Moved, Moving int
 	Running       bool
+	MS            float64 // how long the update took to land (printed, never asserted)
 }
 
 // stepAndWatch runs a command that moves messages (a tick delivers the
@@ -163,6 +164,8 @@ func stepAndWatch(t *testing.T, p *watchedPage, line string) []animated {
 		m := e.(map[string]any)
 		a := animated{Moved: toInt(m["moved"]), Moving: toInt(m["moving"])}
 		a.Running, _ = m["running"].(bool)
+		a.MS = toFloat(m["ms"])
+		t.Logf("%s: an update landed in %.1f ms, moving %d messages", line, a.MS, a.Moved)
 		out = append(out, a)
 	}
 	return out
@@ -187,6 +190,16 @@ func noneMoving(as []animated) bool {
 		}
 	}
 	return true
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case int:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return 0
 }
 
 func toInt(v any) int {

@@ -7,7 +7,8 @@
 // speed (#anim-speed, outside the view, kept in localStorage); 0 turns it
 // off, and so does a system asking for reduced motion until the learner
 // turns it on here. After each update it reports what it moved in a
-// loglab:animated event ({ moved, speed }).
+// loglab:animated event ({ moved, speed, ms }: ms is how long the update
+// took to land, the morph included, for the e2e tests to print).
 "use strict";
 
 (() => {
@@ -83,24 +84,43 @@
   };
   const point = (c) => ({ x: Number(c.getAttribute("cx")), y: Number(c.getAttribute("cy")) });
 
+  // curve is the path's point at t in [0, 1]. The diagram draws each arrow
+  // as one quadratic curve ("M s Q c e", web/diagram.go): evaluated here,
+  // since the browser's getPointAtLength costs a fraction of a millisecond
+  // a call, which over a busy diagram would delay the update. Any other
+  // shape is measured by the browser.
+  function curve(path) {
+    const d = (path.getAttribute("d") || "").trim();
+    const n = d.match(/-?[\d.]+/g);
+    if (n && n.length === 6 && /^M[^A-Za-z]*Q[^A-Za-z]*$/.test(d)) {
+      const [sx, sy, cx, cy, ex, ey] = n.map(Number);
+      return (t) => {
+        const u = 1 - t;
+        return { x: u * u * sx + 2 * u * t * cx + t * t * ex, y: u * u * sy + 2 * u * t * cy + t * t * ey };
+      };
+    }
+    const total = path.getTotalLength();
+    return (t) => {
+      const p = path.getPointAtLength(total * t);
+      return { x: p.x, y: p.y };
+    };
+  }
+
   // along is the curve of path between the point nearest to at and its
   // start (towards 0) or its end (towards 1), as points at even steps.
   function along(path, at, towards) {
-    const total = path.getTotalLength();
+    const c = curve(path);
     let nearest = 0;
     let best = Infinity;
-    for (let i = 0; i <= 60; i++) {
-      const p = path.getPointAtLength((total * i) / 60);
+    for (let i = 0; i <= 50; i++) {
+      const p = c(i / 50);
       const d = Math.hypot(p.x - at.x, p.y - at.y);
-      if (d < best) { best = d; nearest = (total * i) / 60; }
+      if (d < best) { best = d; nearest = i / 50; }
     }
     const from = towards === 0 ? 0 : nearest;
-    const to = towards === 0 ? nearest : total;
+    const to = towards === 0 ? nearest : 1;
     const pts = [];
-    for (let i = 0; i <= 12; i++) {
-      const p = path.getPointAtLength(from + ((to - from) * i) / 12);
-      pts.push({ x: p.x, y: p.y });
-    }
+    for (let i = 0; i <= 12; i++) pts.push(c(from + ((to - from) * i) / 12));
     return pts;
   }
 
@@ -138,7 +158,7 @@
   // ghost draws a message that left the diagram's arrows finishing its way.
   function ghost(svg, old, fate, ms) {
     const links = svg.querySelector("g.links");
-    if (!links) return false;
+    if (!links) return;
     const c = document.createElementNS("http://www.w3.org/2000/svg", "circle");
     c.setAttribute("class", "packet ghost");
     c.setAttribute("cx", "0");
@@ -148,14 +168,16 @@
     // Dropped by the network: it fades where it was.
     const points = fate === "dropped" ? [old.at, old.at] : old.rest;
     slide(c, points, { x: 0, y: 0 }, ms, true);
-    return true;
   }
 
+  // move works out every move first and starts them after: starting an
+  // animation invalidates the page's style, and measuring a path after it
+  // would make the browser recompute the whole page's style once per link.
   function move(was) {
     const svg = diagram();
     if (!svg) return 0;
     const ms = BASE_MS / Number(speed);
-    let moved = 0;
+    const plans = [];
     const inFlight = new Map();
     const fates = new Map();
     for (const g of svg.querySelectorAll("g.link")) {
@@ -168,28 +190,31 @@
       const at = point(packet);
       if (old && old.message === message(g)) {
         // Still in flight: it moves only if its arrow did.
-        if (Math.hypot(old.at.x - at.x, old.at.y - at.y) > 0.5) { slide(packet, [old.at, at], at, ms); moved++; }
+        if (Math.hypot(old.at.x - at.x, old.at.y - at.y) > 0.5) plans.push(() => slide(packet, [old.at, at], at, ms));
         continue;
       }
-      slide(packet, along(path, at, 0), at, ms);
-      moved++;
+      const from = along(path, at, 0);
+      plans.push(() => slide(packet, from, at, ms));
     }
     for (const [k, old] of was) {
       if (inFlight.get(k) === old.message) continue;
-      if (ghost(svg, old, fates.get(k), ms)) moved++;
+      plans.push(() => ghost(svg, old, fates.get(k), ms));
     }
-    return moved;
+    for (const start of plans) start();
+    return plans.length;
   }
 
-  function report(moved) {
-    document.dispatchEvent(new CustomEvent("loglab:animated", { detail: { moved, speed: Number(speed) } }));
+  function report(moved, since) {
+    const ms = performance.now() - since;
+    document.dispatchEvent(new CustomEvent("loglab:animated", { detail: { moved, speed: Number(speed), ms } }));
   }
 
   function before() {
+    const since = performance.now();
     stopAll();
     const svg = speed === "0" ? null : diagram();
     const was = svg ? snapshot(svg) : null;
-    return { after: () => report(was ? move(was) : 0) };
+    return { after: () => report(was ? move(was) : 0, since) };
   }
 
   globalThis.loglabAnimate = { before };
