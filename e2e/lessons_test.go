@@ -128,7 +128,11 @@ func TestLessonBackAndStepLinks(t *testing.T) {
 	if l == nil {
 		t.Fatal("no lesson has three steps")
 	}
-	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	// Reduced motion turns the messages' animation off (static/animate.js):
+	// it keeps the page's main thread busy, the lab's raft timers run on
+	// that thread in real time, and on a loaded machine the replay then
+	// met another active controller (2 runs of 3 with it, none of 4 without).
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}, ReducedMotion: playwright.ReducedMotionReduce})
 	// Raft runs on real time: on a loaded machine it may elect another
 	// controller on its own, which the transcript reports. That is the
 	// machine, not the replay, so such a walk is retried.
