@@ -88,6 +88,7 @@ type Broker struct {
 	groups                 *groupCoordinator // the group coordinator's shards (groups.go)
 	txn                    *txnCoordinator   // the transaction coordinator (txn_coordinator.go)
 	pids                   producerIDManager // blocks of producer ids (producer_ids.go)
+	meters                 Meters            // the metrics panel's meters (metrics.go)
 }
 
 // New starts a broker: it opens nothing until metadata tells it which

@@ -48,6 +48,7 @@ func (b *Broker) maybeExpandISR(r *Replica, id int32) {
 // members of both (the maximal ISR).
 func (b *Broker) alterPartition(r *Replica, isr []int32) {
 	r.pendingISR = slices.Clone(isr)
+	b.isrProposed(r.TP, len(isr) < len(r.ISR))
 	b.send(kraft.ControllerNode, protocol.AlterPartitionRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, TP: r.TP,
 		LeaderEpoch: r.LeaderEpoch, PartitionEpoch: r.PartitionEpoch, NewISR: isr})
 	// If the answer is lost, allow another attempt later.
@@ -68,6 +69,7 @@ func (b *Broker) handleAlterPartitionResponse(m protocol.AlterPartitionResponse)
 	if m.Error != protocol.None || !r.leader || m.LeaderEpoch != r.LeaderEpoch || m.PartitionEpoch < r.PartitionEpoch {
 		return
 	}
+	b.isrProposalCommitted(r.TP)
 	r.ISR, r.PartitionEpoch = slices.Clone(m.ISR), m.PartitionEpoch
 	if b.maybeIncrementHW(r) {
 		b.onHWChange(r)

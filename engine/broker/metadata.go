@@ -108,6 +108,7 @@ func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
 		b.becomeFollower(r, wasLeader)
 	case r.leader:
 		// Same leadership, new ISR: the HW may move, waiting produces may finish.
+		b.isrMetadataCommitted(r)
 		r.pendingISR = nil
 		if b.maybeIncrementHW(r) {
 			b.onHWChange(r)

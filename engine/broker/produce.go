@@ -50,6 +50,7 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 		return
 	}
 	if code := r.state(b.ID).AppendError(m.Acks); code != protocol.None {
+		b.produceFailed(code)
 		reply(code, -1)
 		return
 	}
@@ -77,6 +78,7 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 			// The ISR may have shrunk meanwhile (appendRecordsToLeader
 			// checks it again when the verified append runs).
 			if code := r.state(b.ID).AppendError(m.Acks); code != protocol.None {
+				b.produceFailed(code)
 				reply(code, -1)
 				return
 			}
@@ -135,10 +137,12 @@ func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Re
 	}
 	info, err := r.Log.AppendEncodedAsLeader(raw, r.LeaderEpoch)
 	if err != nil {
+		b.produceFailed(appendError(err))
 		reply(appendError(err), -1)
 		return
 	}
 	if !info.Duplicate {
+		b.meters.MessagesIn.Mark(b.sched.Clock.Elapsed(), info.LastOffset-info.FirstOffset+1)
 		// New data: parked follower fetches can be answered now.
 		b.completeFetches(r)
 		if b.maybeIncrementHW(r) { // a lone leader's HW moves at once
