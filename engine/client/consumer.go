@@ -120,6 +120,7 @@ type assignment struct {
 	revoking      bool  // being revoked: not fetched, nothing returned (pending revocation)
 	hw            int64 // the last high watermark a fetch answer gave (-1: none)
 	lastEpoch     int32 // leader epoch of the last record consumed (-1: unknown)
+	inLine        bool  // a fetch answer poll has not yet returned from (metrics.go)
 }
 
 // outOfRange is the position a leader refused and its log start offset in
@@ -146,6 +147,7 @@ type Consumer struct {
 	sched  *sim.Scheduler
 	meta   *metadataCache
 	events func(string)
+	stats  ConsumerMetrics // consumer-fetch-manager-metrics (metrics.go)
 	assign []*assignment
 	corr   int64
 
@@ -284,6 +286,7 @@ func (c *Consumer) Poll(max int) ([]ConsumedRecord, error) {
 			}
 			a.fetchedEnd = -1
 		}
+		c.returned(a, n)
 	}
 	c.fetchAll()
 	return out, nil
@@ -435,6 +438,7 @@ func (c *Consumer) onFetch(m protocol.FetchResponse) {
 		c.retryLater(a)
 		return
 	}
+	a.inLine = true // its lag is recorded at the next poll (metrics.go)
 	a.buffered, a.fetchedEnd = completedFetch(a.tp, m.Records, a.position, c.cfg.IsolationLevel == ReadCommitted, m.AbortedTransactions)
 }
 

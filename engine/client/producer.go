@@ -83,6 +83,7 @@ type producerBatch struct {
 	corr     int64
 	inFlight bool
 	sentTo   int32
+	sentAt   time.Duration // when the last attempt's request went out (request-latency-avg)
 	timeout  *sim.Event
 	retryAt  time.Duration
 	lastErr  protocol.ErrorCode
@@ -164,6 +165,7 @@ type Producer struct {
 	meta   *metadataCache
 	sticky *StickyPartitioner
 	events func(string)
+	stats  ProducerMetrics // producer-metrics (metrics.go)
 
 	// completions counts complete calls (Completions).
 	completions int
@@ -505,6 +507,7 @@ func (p *Producer) sendBatch(b *producerBatch, leader int32) {
 	p.queues = slices.DeleteFunc(p.queues, func(x *producerBatch) bool { return x == b })
 	p.corr++
 	b.corr, b.sentTo, b.inFlight = p.corr, leader, true
+	b.sentAt = p.sched.Clock.Elapsed()
 	b.attempts++
 	for _, d := range b.records {
 		d.Attempts = b.attempts
@@ -588,6 +591,7 @@ func (p *Producer) handle(env *sim.Envelope) {
 	case protocol.ProduceResponse:
 		for _, b := range p.inFlight {
 			if b.corr == m.CorrelationID {
+				p.answered(b)
 				p.onResult(b, m.Error, m.BaseOffset, m.LogStartOffset, "")
 				return
 			}
