@@ -119,6 +119,9 @@ type Cluster struct {
 	pendingFrom []*client.Producer
 	pendingSeen int
 	pendingSent bool
+
+	ctlMeters controllerMeters // the controller's meters (metrics.go)
+	charts    chartRecorder    // the charts' samples (charts.go)
 }
 
 // New starts a cluster at virtual time zero and runs it until every broker
@@ -153,6 +156,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 		c.closeAckedFile()
 		return nil, fmt.Errorf("%w: no controller was elected", ErrNotController)
 	}
+	c.meta.onCommit = c.watchMetadata()
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMemWithWriteback(clock.Elapsed))

@@ -14,6 +14,8 @@ type metadataLog struct {
 	q      kraft.Quorum
 	first  int64 // offset of recent[0]: where the log ended when the cluster started
 	recent []protocol.MetadataRecord
+	// onCommit sees every record committed through Append (metrics.go).
+	onCommit func([]protocol.MetadataRecord)
 }
 
 func newMetadataLog(q kraft.Quorum) *metadataLog {
@@ -26,6 +28,9 @@ func (m *metadataLog) Append(records []protocol.MetadataRecord) ([]protocol.Meta
 		return nil, err
 	}
 	m.recent = append(m.recent, out...)
+	if m.onCommit != nil {
+		m.onCommit(out)
+	}
 	return out, nil
 }
 

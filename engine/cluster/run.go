@@ -17,6 +17,7 @@ func (c *Cluster) Step() (string, bool) {
 	}
 	c.checker.afterStep()
 	c.count()
+	c.maybeSampleCharts()
 	if c.config.Pace != nil {
 		if c.stepped++; c.stepped%paceEvery == 0 {
 			c.config.Pace()

@@ -81,6 +81,7 @@ func (c *Cluster) View() view.Cluster {
 	}
 	v.Groups, v.NowMs = c.groupsView(), c.clock.Elapsed().Milliseconds()
 	v.Transactions = c.transactionsView()
+	v.Metrics, v.Charts = c.Metrics(), c.Charts()
 	for _, viol := range c.checker.Violations() {
 		v.Violations = append(v.Violations, viol.String())
 		v.Checks = append(v.Checks, view.Violation{At: viol.At.String(), Invariant: viol.Invariant, Detail: viol.Detail})

@@ -54,6 +54,11 @@ type Cluster struct {
 
 	// Transactions are the transactional ids the coordinators hold, by id.
 	Transactions []Transaction
+
+	// Metrics are Kafka's metrics now, with what the last command changed;
+	// Charts the session's numbers over virtual time (metrics.go).
+	Metrics []KafkaMetric
+	Charts  Charts
 }
 
 // Controller is one KRaft controller as the quorum panel shows it.
