@@ -63,6 +63,8 @@ type Lab struct {
 	// burstRate is the events per virtual second of the last command
 	// that ran out of its budget, until a command measures the rate anew.
 	burstRate float64
+	// before is the metrics sample taken before the last command (metrics.go).
+	before metricsBefore
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -143,8 +145,10 @@ func (l *Lab) Run(line string) (string, error) {
 	if l.cluster != nil {
 		l.cluster.FollowQuorum()
 		l.cluster.BeginCommand(l.limits.eventsPerCommand)
+		l.beforeCommand()
 	}
 	out, err := cmd.run(l, a)
+	l.afterCommand()
 	var over *cluster.BudgetExceeded
 	if errors.As(err, &over) {
 		return "", &CommandError{Command: cmd.name, Err: l.undo(over), Usage: cmd.usage}
@@ -196,7 +200,7 @@ func (l *Lab) View() view.Cluster {
 	}
 	v := l.cluster.View()
 	v.Inspector = l.inspector
-	return v
+	return l.withDeltas(v)
 }
 
 // requireCluster is the first check of every command that needs a cluster.

@@ -1,0 +1,36 @@
+package lab
+
+import (
+	"github.com/loglab/loglab/engine/cluster"
+	"github.com/loglab/loglab/engine/view"
+)
+
+// metricsBefore is the metrics sample taken before the last command, so
+// the panel can show what that command changed; of is the cluster it was
+// taken of (a `cluster` command starts another, and nothing compares).
+type metricsBefore struct {
+	of      *cluster.Cluster
+	metrics []view.KafkaMetric
+}
+
+// beforeCommand samples the metrics as a command starts.
+func (l *Lab) beforeCommand() {
+	l.before = metricsBefore{of: l.cluster, metrics: l.cluster.Metrics()}
+}
+
+// afterCommand samples the charts as a command ends, so their right edge
+// is the state the command left.
+func (l *Lab) afterCommand() {
+	if l.cluster != nil {
+		l.cluster.SampleCharts()
+	}
+}
+
+// withDeltas fills in v's metric deltas against the sample before the
+// last command.
+func (l *Lab) withDeltas(v view.Cluster) view.Cluster {
+	if l.before.of == l.cluster && l.cluster != nil {
+		v.Metrics = view.WithDeltas(v.Metrics, l.before.metrics)
+	}
+	return v
+}
