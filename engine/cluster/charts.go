@@ -3,6 +3,7 @@ package cluster
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/loglab/loglab/engine/view"
 )
@@ -14,11 +15,12 @@ import (
 // always span the whole session at a resolution that halves as it grows.
 const (
 	chartCapacity      = 120
-	chartFirstInterval = 100 * 1e6 // 100 ms of virtual time, in time.Duration units
-	chartMaxPartitions = 16        // partitions charted (HW/LEO and ISR size), in topic order
+	chartFirstInterval = int64(100 * time.Millisecond)
+	chartMaxPartitions = 16 // partitions charted (HW/LEO and ISR size), in topic order
 	throughputSeries   = "throughput"
 	hwLeoChartPrefix   = "hw-leo/"
-	isrChart, lagChart = "isr", "lag"
+	isrChart           = "isr"
+	lagChart           = "lag"
 	producedName       = "produced"
 	consumedName       = "consumed"
 )
@@ -157,12 +159,12 @@ func (r *chartRecorder) set(chart, name string, v float64) {
 	s.values = append(s.values[:n-1], v)
 }
 
-// decimate keeps every other sample, the newest always, and doubles the
-// interval. Cumulative series (the throughput counts) lose nothing by
+// decimate keeps every other sample, the first and the newest always,
+// and doubles the interval. Cumulative series (the throughput counts) lose nothing by
 // it: a rate between two kept samples is still exact on average.
 func (r *chartRecorder) decimate() {
 	n := len(r.times)
-	keep := func(i int) bool { return (n-1-i)%2 == 0 }
+	keep := func(i int) bool { return i%2 == 0 || i == n-1 }
 	times := r.times[:0]
 	for i, t := range r.times {
 		if keep(i) {

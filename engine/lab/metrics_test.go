@@ -105,3 +105,23 @@ func uncleanScript(unclean string) string {
 		"producer create p acks=1\nproduce d value=a producer=p\ntick 1s\nnet partition (1) (2)\n" +
 		"produce d value=b producer=p\ntick 2s\nnet heal\nbroker crash 1\ntick 10s"
 }
+
+// The charts keep a bounded number of samples however long the session:
+// a full ring drops every other sample and doubles the interval, so the
+// samples still span the whole session.
+func TestChartSamplesBounded(t *testing.T) {
+	l := New()
+	defer l.Close()
+	for _, line := range []string{"cluster brokers=1 controllers=1 seed=1", "topic create t rf=1", "tick 10m", "tick 10m"} {
+		if _, err := l.Run(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	times := l.View().Charts.TimesMs
+	if len(times) == 0 || len(times) >= 120 {
+		t.Fatalf("%d samples, want 1..119", len(times))
+	}
+	if first, last := times[0], times[len(times)-1]; first > 1000 || last < 20*60*1000 {
+		t.Errorf("samples span %dms..%dms, want the whole 20 minutes", first, last)
+	}
+}
