@@ -75,6 +75,8 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		keyed("quorum", QuorumPanel(c)),
 		keyed("groups", GroupsPanel(c)),
 		keyed("transactions", TransactionsPanel(c)),
+		keyed("metrics", MetricsPanel(c)),
+		keyed("charts", ChartsPanel(c)),
 	}
 	if len(c.Topics) == 0 {
 		fs = append(fs, keyed("no-topics", noTopics()))
