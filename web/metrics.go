@@ -230,8 +230,9 @@ func drawChart(key string, title words, times []int64, series []view.Series) cha
 // niceCeil rounds a chart's top up to 1, 2 or 5 times a power of ten, so
 // the axis label is a round number (1 for an empty chart).
 func niceCeil(v float64) float64 {
-	if v <= 1 {
-		return 1
+	if v <= 10 {
+		// Small counts (an ISR size) keep their own top.
+		return max(1, math.Ceil(v))
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
 	for _, m := range []float64{1, 2, 5, 10} {
