@@ -14,7 +14,7 @@ import (
 // metricValue is a metric's value as a dashboard prints it: a count, a
 // latency in ms, or NaN as Kafka reports an empty window.
 func metricValue(m view.KafkaMetric) string {
-	if math.IsNaN(m.Value) {
+	if m.NaN {
 		return "NaN"
 	}
 	switch m.Kind {
@@ -187,9 +187,7 @@ func drawChart(key string, title words, times []int64, series []view.Series) cha
 	ymax := 0.0
 	for _, s := range series {
 		for _, v := range s.Values {
-			if !math.IsNaN(v) {
-				ymax = math.Max(ymax, v)
-			}
+			ymax = math.Max(ymax, v)
 		}
 	}
 	top := niceCeil(ymax)
@@ -211,7 +209,7 @@ func drawChart(key string, title words, times []int64, series []view.Series) cha
 			pts = nil
 		}
 		for j, v := range s.Values {
-			if j >= len(times) || math.IsNaN(v) {
+			if j >= len(times) || v < 0 {
 				flush()
 				continue
 			}

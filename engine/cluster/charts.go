@@ -194,6 +194,11 @@ func (c *Cluster) Charts() view.Charts {
 		if s.chart == throughputSeries {
 			vals = perSecond(r.times, s.values)
 		}
+		for i, v := range vals {
+			if math.IsNaN(v) {
+				vals[i] = -1 // a view is JSON, which has no NaN
+			}
+		}
 		out.Series = append(out.Series, view.Series{Chart: s.chart, Name: s.name, Values: vals})
 	}
 	return out

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -158,13 +159,24 @@ func (c *Cluster) Metrics() []view.KafkaMetric {
 		m := co.FetchManagerMetrics()
 		out = append(out, view.KafkaMetric{Name: "records-lag-max", MBean: "kafka.consumer:type=consumer-fetch-manager-metrics,client-id=" + string(co.ID),
 			Kind: view.Max, Scope: "client", Client: string(co.ID), Value: m.RecordsLagMax.Measure(now)})
+		out[len(out)-1] = noNaN(out[len(out)-1])
 	}
 	for _, p := range c.producers {
 		m := p.Metrics()
 		out = append(out, view.KafkaMetric{Name: "request-latency-avg", MBean: "kafka.producer:type=producer-metrics,client-id=" + string(p.ID),
 			Kind: view.Avg, Scope: "client", Client: string(p.ID), Value: m.RequestLatencyAvg.Measure(now)})
+		out[len(out)-1] = noNaN(out[len(out)-1])
 	}
 	return out
+}
+
+// noNaN moves Kafka's NaN out of the value, which a view (plain JSON)
+// cannot carry, into the metric's NaN flag.
+func noNaN(m view.KafkaMetric) view.KafkaMetric {
+	if math.IsNaN(m.Value) {
+		m.Value, m.NaN = 0, true
+	}
+	return m
 }
 
 // chartedTopic: Kafka's internal topics stay out of the charts, as they

@@ -63,8 +63,9 @@ type Lab struct {
 	// burstRate is the events per virtual second of the last command
 	// that ran out of its budget, until a command measures the rate anew.
 	burstRate float64
-	// before is the metrics sample taken before the last command (metrics.go).
-	before metricsBefore
+	// before is the metrics sample taken before the last command that ran,
+	// starting the one before the command running (metrics.go).
+	before, starting metricsBefore
 }
 
 // New returns a lab with no cluster yet. Its brokers keep their logs on
@@ -148,7 +149,6 @@ func (l *Lab) Run(line string) (string, error) {
 		l.beforeCommand()
 	}
 	out, err := cmd.run(l, a)
-	l.afterCommand()
 	var over *cluster.BudgetExceeded
 	if errors.As(err, &over) {
 		return "", &CommandError{Command: cmd.name, Err: l.undo(over), Usage: cmd.usage}
@@ -173,6 +173,7 @@ func (l *Lab) Run(line string) (string, error) {
 // dear: the lab then drops it and, like a lab on storage, estimates
 // conservatively and stops where a burst runs out (see undo).
 func (l *Lab) remember(cmd *command, line string) {
+	l.afterCommand()
 	if l.cluster == nil || cmd == clusterCommand || l.cluster.CommandRan() >= time.Second {
 		l.burstRate = 0 // a new cluster, or a new measure of this one's rate
 	}

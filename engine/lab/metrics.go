@@ -15,12 +15,15 @@ type metricsBefore struct {
 
 // beforeCommand samples the metrics as a command starts.
 func (l *Lab) beforeCommand() {
-	l.before = metricsBefore{of: l.cluster, metrics: l.cluster.Metrics()}
+	l.starting = metricsBefore{of: l.cluster, metrics: l.cluster.Metrics()}
 }
 
-// afterCommand samples the charts as a command ends, so their right edge
-// is the state the command left.
+// afterCommand runs once a command ran (a success or a Kafka outcome; a
+// refused command changes nothing, the panel included): its starting
+// sample becomes the one the deltas compare with, and the charts take a
+// sample, so their right edge is the state the command left.
 func (l *Lab) afterCommand() {
+	l.before = l.starting
 	if l.cluster != nil {
 		l.cluster.SampleCharts()
 	}

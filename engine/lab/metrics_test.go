@@ -9,13 +9,19 @@ import (
 	"github.com/loglab/loglab/engine/view"
 )
 
-// metricAfter runs script and returns the named metric (client "" for a
+// metricAfter runs script (a line "! cmd" must be refused) and returns the named metric (client "" for a
 // broker or controller metric) as the view shows it after the last line.
 func metricAfter(t *testing.T, script, name, client string) view.KafkaMetric {
 	t.Helper()
 	l := New()
 	defer l.Close()
 	for _, line := range strings.Split(script, "\n") {
+		if refused, ok := strings.CutPrefix(line, "! "); ok {
+			if _, err := l.Run(refused); err == nil {
+				t.Fatalf("%s was not refused", refused)
+			}
+			continue
+		}
 		if _, err := l.Run(line); err != nil {
 			var ce *CommandError
 			if !errors.As(err, &ce) || !ce.Outcome {
@@ -60,6 +66,10 @@ func TestMetrics(t *testing.T) {
 			"UnderReplicatedPartitions", "", 1, 1, true},
 		{"handleBrokerFenced shrinks the ISR: no IsrShrinksPerSec", defaults + "\nbroker crash 3\ntick 10s",
 			"IsrShrinksPerSec", "", 0, 0, true},
+		{"a refused command changes nothing, the last delta included", three + "\nbroker crash 3\nproduce t value=v producer=p\ntick 7s\n! tick -1s\n! broker crash 3",
+			"UnderReplicatedPartitions", "", 1, 1, true},
+		{"a show command ran and changed nothing: delta 0", three + "\nbroker crash 3\nproduce t value=v producer=p\ntick 7s\nshow isr t/0",
+			"UnderReplicatedPartitions", "", 1, 0, true},
 		{"ReplicaManager.isrExpandRate: the follower comes back", three + "\nbroker crash 3\ntick 10s\nbroker restart 3\ntick 5s",
 			"IsrExpandsPerSec", "", 1, 1, true},
 		{"Partition.isUnderMinIsr: ISR 1 < min.insync.replicas 2", three + "\nbroker crash 2\nbroker crash 3\ntick 10s",
@@ -86,7 +96,7 @@ func TestMetrics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := metricAfter(t, tc.script, tc.metric, tc.client)
-			if math.IsNaN(tc.value) != math.IsNaN(m.Value) || !math.IsNaN(m.Value) && m.Value != tc.value {
+			if math.IsNaN(tc.value) != m.NaN || !m.NaN && m.Value != tc.value {
 				t.Errorf("%s = %v, want %v", tc.metric, m.Value, tc.value)
 			}
 			if m.HasDelta != tc.hasDelta || m.Delta != tc.delta {

@@ -1,7 +1,5 @@
 package view
 
-import "math"
-
 // MetricKind is how Kafka measures a metric, which says how to read it.
 type MetricKind string
 
@@ -12,8 +10,8 @@ const (
 	// process started, Rate its OneMinuteRate in events per second.
 	Meter MetricKind = "meter"
 	// Avg and Max are the clients' sampled statistics over the last two
-	// 30 s windows (request-latency-avg, records-lag-max); NaN when
-	// nothing was recorded in them.
+	// 30 s windows (request-latency-avg, records-lag-max); Kafka reports
+	// NaN when nothing was recorded in them (KafkaMetric.NaN).
 	Avg MetricKind = "avg"
 	Max MetricKind = "max"
 )
@@ -29,7 +27,10 @@ type KafkaMetric struct {
 	Scope  string
 	Client string // the client, for Scope "client"
 	Value  float64
-	Rate   float64 // Meter only
+	// NaN: the stat had nothing in its window, which Kafka reports as NaN
+	// (Value is then 0: a view is plain JSON, which has no NaN).
+	NaN  bool
+	Rate float64 // Meter only
 	// Delta is how much Value changed in the last command (HasDelta false
 	// when there is nothing to compare: the first command of a cluster,
 	// a client the command created, or a stat without a value).
@@ -47,7 +48,7 @@ func WithDeltas(now, before []KafkaMetric) []KafkaMetric {
 	for i, m := range now {
 		m.Delta, m.HasDelta = 0, false
 		for _, b := range before {
-			if b.Key() == m.Key() && !math.IsNaN(b.Value) && !math.IsNaN(m.Value) {
+			if b.Key() == m.Key() && !b.NaN && !m.NaN {
 				m.Delta, m.HasDelta = m.Value-b.Value, true
 				break
 			}
@@ -59,7 +60,8 @@ func WithDeltas(now, before []KafkaMetric) []KafkaMetric {
 
 // Charts are the session's numbers over virtual time, sampled by the
 // engine: TimesMs are the sample times, each series has one value per
-// time (NaN: no value then, e.g. before the partition existed).
+// time, -1 where it had none (before the partition existed, while its
+// leader was down). Every charted number is otherwise at least 0.
 type Charts struct {
 	TimesMs []int64
 	Series  []Series

@@ -1,14 +1,11 @@
 package view
 
-import (
-	"math"
-	"testing"
-)
+import "testing"
 
 func TestWithDeltas(t *testing.T) {
 	before := []KafkaMetric{
 		{Name: "UnderReplicatedPartitions", Value: 0},
-		{Name: "records-lag-max", Client: "c1", Value: math.NaN()},
+		{Name: "records-lag-max", Client: "c1", NaN: true},
 		{Name: "IsrShrinksPerSec", Value: 2},
 	}
 	now := []KafkaMetric{
