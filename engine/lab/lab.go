@@ -160,10 +160,12 @@ func (l *Lab) Run(line string) (string, error) {
 		}
 		outcome := isKafkaOutcome(err)
 		if outcome {
+			l.afterCommand(true)
 			l.remember(cmd, line)
 		}
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage, Outcome: outcome}
 	}
+	l.afterCommand(false)
 	l.remember(cmd, line)
 	return out + events, nil
 }
@@ -173,7 +175,6 @@ func (l *Lab) Run(line string) (string, error) {
 // dear: the lab then drops it and, like a lab on storage, estimates
 // conservatively and stops where a burst runs out (see undo).
 func (l *Lab) remember(cmd *command, line string) {
-	l.afterCommand()
 	if l.cluster == nil || cmd == clusterCommand || l.cluster.CommandRan() >= time.Second {
 		l.burstRate = 0 // a new cluster, or a new measure of this one's rate
 	}

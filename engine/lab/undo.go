@@ -56,7 +56,7 @@ func (l *Lab) undo(over *cluster.BudgetExceeded) error {
 	}
 	fresh.cluster.DrainEvents()
 	old := l.cluster
-	l.cluster, l.inspector = fresh.cluster, fresh.inspector
+	l.cluster, l.inspector, l.before = fresh.cluster, fresh.inspector, fresh.before
 	old.Close()
 	return fmt.Errorf("%w%s; the command was undone (the lab replayed its %d commands since `cluster`) and time is %v again",
 		over, fit, len(l.history), l.cluster.Elapsed())
