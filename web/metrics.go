@@ -225,15 +225,16 @@ func drawChart(key string, title words, times []int64, series []view.Series) cha
 	return d
 }
 
-// niceCeil rounds a chart's top up to 1, 2 or 5 times a power of ten, so
-// the axis label is a round number (1 for an empty chart).
+// niceCeil rounds a chart's top up to a round number (1, 1.2, 1.5, 2, 2.5,
+// 3, 4, 5, 6 or 8 times a power of ten), so the line fills most of the
+// chart and the axis label reads easily (1 for an empty chart).
 func niceCeil(v float64) float64 {
 	if v <= 10 {
 		// Small counts (an ISR size) keep their own top.
 		return max(1, math.Ceil(v))
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if v <= m*p {
 			return m * p
 		}

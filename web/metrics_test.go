@@ -76,3 +76,11 @@ func TestChartsReplayIdentically(t *testing.T) {
 		}
 	}
 }
+
+func TestNiceCeil(t *testing.T) {
+	for _, c := range []struct{ in, want float64 }{{0, 1}, {3, 3}, {10, 10}, {21, 25}, {200, 200}, {2001, 2500}, {9000, 10000}} {
+		if got := niceCeil(c.in); got != c.want {
+			t.Errorf("niceCeil(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
