@@ -16,8 +16,10 @@ import (
 const meterTick = 5 * time.Second
 
 // oneMinuteAlpha is EWMA.oneMinuteEWMA's smoothing factor: each 5 s tick
-// weighs the last interval's rate by 1 - e^(-5/60).
-var oneMinuteAlpha = 1 - math.Exp(-meterTick.Seconds()/time.Minute.Seconds())
+// weighs the last interval's rate by 1 - e^(-5/60). Written out rather
+// than computed: math.Exp has an assembly version on amd64 and not in
+// WASM, and the two may differ in the last bit.
+const oneMinuteAlpha = 0.07995558537067671
 
 // Meter is com.yammer.metrics.core.Meter, the type behind Kafka's *PerSec
 // MBeans (ReplicaManager's IsrShrinksPerSec, BrokerTopicMetrics'

@@ -10,6 +10,9 @@ import (
 // Count is cumulative; OneMinuteRate is 0 until the first 5 s tick, then
 // the rate of that tick, then decays by e^(-5/60) per tick with no events.
 func TestMeter(t *testing.T) {
+	if want := 1 - math.Exp(-5.0/60); math.Abs(oneMinuteAlpha-want) > 1e-15 {
+		t.Fatalf("oneMinuteAlpha = %v, want 1 - e^(-5/60) = %v", oneMinuteAlpha, want)
+	}
 	s := time.Second
 	decay := math.Exp(-5.0 / 60)
 	for _, tc := range []struct {
