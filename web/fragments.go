@@ -75,8 +75,6 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		keyed("quorum", QuorumPanel(c)),
 		keyed("groups", GroupsPanel(c)),
 		keyed("transactions", TransactionsPanel(c)),
-		keyed("metrics", MetricsPanel(c)),
-		keyed("charts", ChartsPanel(c)),
 	}
 	if len(c.Topics) == 0 {
 		fs = append(fs, keyed("no-topics", noTopics()))
@@ -104,6 +102,9 @@ func ClusterFragments(c view.Cluster) []Fragment {
 	if c.Inspector.Lookup != nil {
 		fs = append(fs, keyed("inspector/lookup", LookupPanel(*c.Inspector.Lookup)))
 	}
+	// Metrics and charts come last: the panels a command changes (the
+	// topics, what was opened) stay near the top.
+	fs = append(fs, keyed("metrics", MetricsPanel(c)), keyed("charts", ChartsPanel(c)))
 	return fs
 }
 
