@@ -15,6 +15,7 @@ func TestEveryTruncation(t *testing.T) {
 		enc := mustEncode(t, withCodec(sampleBatches()["headers"], c))
 		for n := range len(enc) {
 			_, used, err := Decode(enc[:n])
+			sameVerdict(t, enc[:n], err)
 			if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrBadLength) {
 				t.Errorf("%s cut to %d of %d: %v, want ErrTruncated or ErrBadLength", c, n, len(enc), err)
 			}
@@ -39,6 +40,7 @@ func TestEveryFlippedByte(t *testing.T) {
 				buf := bytes.Clone(enc)
 				buf[i] ^= bit
 				got, _, err := Decode(buf)
+				sameVerdict(t, buf, err)
 				switch {
 				case i >= crcOffset:
 					if !errors.Is(err, ErrCRCMismatch) {
@@ -96,6 +98,7 @@ func TestHeaderChecks(t *testing.T) {
 		if _, n, err := Decode(tc.buf); !errors.Is(err, tc.want) || n != 0 {
 			t.Errorf("%s: %d, %v; want 0, %v", tc.name, n, err, tc.want)
 		}
+		sameVerdict(t, tc.buf, tc.want)
 	}
 	// A legacy (magic 0 or 1) message set is reported by its magic even when
 	// it is shorter than a v2 header.
@@ -139,6 +142,7 @@ func TestCorruptRecords(t *testing.T) {
 		if _, n, err := Decode(buf); !errors.Is(err, ErrCorruptRecord) || n != 0 {
 			t.Errorf("%s: %d, %v; want ErrCorruptRecord", tc.name, n, err)
 		}
+		sameVerdict(t, buf, ErrCorruptRecord)
 	}
 	// The same record, well formed, decodes: the cases above differ only in
 	// what they break.
@@ -186,5 +190,16 @@ func TestHostileCountsDoNotAllocate(t *testing.T) {
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<10 {
 			t.Errorf("%s: Decode allocated %d bytes for a %d-byte batch", tc.name, grew, len(buf))
 		}
+	}
+}
+
+// sameVerdict checks that Validate rejects buf exactly when Decode does
+// (decodeErr is Decode's error), with the same error: the checker trusts
+// Validate to stand for a decode.
+func sameVerdict(t *testing.T, buf []byte, decodeErr error) {
+	t.Helper()
+	err := Validate(buf)
+	if (err == nil) != (decodeErr == nil) || (err != nil && !errors.Is(err, decodeErr) && err.Error() != decodeErr.Error()) {
+		t.Errorf("Validate: %v; Decode: %v", err, decodeErr)
 	}
 }

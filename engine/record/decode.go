@@ -13,7 +13,20 @@ import "fmt"
 // and whatever follows its header is not looked at.
 func Decode(buf []byte) (Batch, int, error) { return decode(buf, MaxDecompressedSize) }
 
-func decode(buf []byte, limit int) (Batch, int, error) {
+func decode(buf []byte, limit int) (Batch, int, error) { return parse(buf, limit, true) }
+
+// Validate makes every check Decode makes on the batch at the front of buf,
+// and fails exactly when Decode would, without keeping the records: a
+// reader that needs a batch's bytes to be a valid batch (the invariant
+// checker comparing replicas) need not pay for a decoded copy of each
+// record. An uncompressed batch is checked in place, without allocating.
+func Validate(buf []byte) error {
+	_, _, err := parse(buf, MaxDecompressedSize, false)
+	return err
+}
+
+// parse is Decode, keeping the records only when keep is set.
+func parse(buf []byte, limit int, keep bool) (Batch, int, error) {
 	h, err := checkBatch(buf)
 	if err != nil {
 		return Batch{}, 0, err
@@ -42,12 +55,17 @@ func decode(buf []byte, limit int) (Batch, int, error) {
 		return b, size, nil
 	}
 	var data []byte
-	if c == None {
+	switch {
+	case c == None && keep:
 		data = append([]byte(nil), buf[recordsOffset:size]...)
-	} else if data, err = decompress(c, buf[recordsOffset:size], limit); err != nil {
-		return Batch{}, 0, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, err)
+	case c == None:
+		data = buf[recordsOffset:size]
+	default:
+		if data, err = decompress(c, buf[recordsOffset:size], limit); err != nil {
+			return Batch{}, 0, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, err)
+		}
 	}
-	if b.Records, err = readRecords(data, h.RecordCount); err != nil {
+	if b.Records, err = scanRecords(data, h.RecordCount, keep); err != nil {
 		return Batch{}, 0, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, err)
 	}
 	return b, size, nil

@@ -39,6 +39,9 @@ func FuzzDecode(f *testing.F) {
 
 func checkDecode(t *testing.T, data []byte) {
 	b, n, err := decode(data, 1<<20) // a small limit keeps the fuzzer fast
+	if _, _, verr := parse(data, 1<<20, false); (verr == nil) != (err == nil) || (err != nil && verr.Error() != err.Error()) {
+		t.Fatalf("Validate: %v; Decode: %v", verr, err)
+	}
 	if err != nil {
 		if n != 0 {
 			t.Fatalf("error %v but %d bytes used", err, n)

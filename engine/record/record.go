@@ -70,20 +70,27 @@ func appendBytes(dst, b []byte) []byte {
 	return append(dst, b...)
 }
 
-// readRecords parses exactly count records that must fill data, as Kafka's
+// scanRecords parses exactly count records that must fill data, as Kafka's
 // record iterator does: too few bytes is "premature EOF", bytes left over
-// are "records still remaining". The records' byte fields alias data.
-func readRecords(data []byte, count int32) ([]Record, error) {
+// are "records still remaining". The records' byte fields alias data. It
+// returns the records only when keep is set: Validate checks them without
+// keeping them.
+func scanRecords(data []byte, count int32, keep bool) ([]Record, error) {
 	if count == 0 {
 		return nil, nil
 	}
-	records := make([]Record, 0, min(int(count), len(data)/minRecordSize))
+	var records []Record
+	if keep {
+		records = make([]Record, 0, min(int(count), len(data)/minRecordSize))
+	}
 	for i := range count {
 		r, n, err := readRecord(data)
 		if err != nil {
 			return nil, fmt.Errorf("record %d of %d: %w", i, count, err)
 		}
-		records = append(records, r)
+		if keep {
+			records = append(records, r)
+		}
 		data = data[n:]
 	}
 	if len(data) != 0 {
