@@ -36,41 +36,26 @@ func (l *Log) Records(from int64, limit int) ([]RecordAt, error) {
 // loads, the checker and the view need a batch's producer and control
 // fields, not only its records.
 func (l *Log) EachBatch(from, to int64, fn func(b *record.Batch) bool) error {
-	to = min(to, l.EndOffset())
-	for from < to {
-		fd, err := l.Read(from, 1<<20, to)
+	// Decode one batch at a time, not the whole read: a caller that stops
+	// early (Records with a limit) would otherwise decode up to a megabyte
+	// of batches per call, and the cost of checking a produce grew with the
+	// size of the log rather than of the produce.
+	rb := l.RawBatches(from, min(to, l.EndOffset()))
+	for {
+		raw, err := rb.Next()
+		if err != nil || raw == nil {
+			return err
+		}
+		b, _, err := record.Decode(raw)
 		if err != nil {
 			return err
 		}
-		// Decode one batch at a time, not the whole read: a caller that
-		// stops early (Records with a limit, as the invariant checker asks
-		// for 500 records after each command) would otherwise decode up to
-		// a megabyte of batches per call, and the cost of checking a
-		// produce grew with the size of the log rather than of the produce.
-		decoded := false
-		for _, sl := range fd.Slices {
-			raw, err := sl.Bytes()
-			if err != nil {
-				return err
-			}
-			for len(raw) > 0 {
-				b, n, err := record.Decode(raw)
-				if err != nil {
-					return err
-				}
-				raw, decoded = raw[n:], true
-				if b.NextOffset() <= from {
-					continue // before from: the read starts at the batch holding it
-				}
-				if !fn(&b) {
-					return nil
-				}
-				from = b.NextOffset()
-			}
+		if b.NextOffset() <= from {
+			continue // before from: the read starts at the batch holding it
 		}
-		if !decoded {
+		if !fn(&b) {
 			return nil
 		}
+		from = b.NextOffset()
 	}
-	return nil
 }
