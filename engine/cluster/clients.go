@@ -144,18 +144,30 @@ func (c *Cluster) Send(p *client.Producer, topic string, msgs []Message) []*clie
 
 // collectAcks moves completed deliveries out of the pending list and
 // remembers the acknowledged ones.
+//
+// Deliveries complete mostly in the order they were sent, so the walk stops
+// once it has found as many newly completed deliveries as their producers
+// completed since the last look (none beyond can be done), and the
+// deliveries still pending before that point move up to the ones after
+// it: a completion costs the deliveries it completed, not all those still
+// pending (a produce of N records was N x batches).
 func (c *Cluster) collectAcks() {
-	kept := c.pending[:0]
 	nAcked, nFailed := len(c.acked), len(c.failed)
 	defer func() {
 		c.appendAcked("a", c.acked[nAcked:])
 		c.appendAcked("f", c.failed[nFailed:])
 	}()
-	for _, d := range c.pending {
+	completed := len(c.pending) // at most: the walk's bound
+	if !c.pendingSent {
+		completed = c.pendingCompletions() - c.pendingSeen
+	}
+	end, found := 0, 0
+	for ; end < len(c.pending) && found < completed; end++ {
+		d := c.pending[end]
 		if !d.Done {
-			kept = append(kept, d)
 			continue
 		}
+		found++
 		tp := protocol.TopicPartition{Topic: d.Topic, Partition: d.Partition}
 		switch {
 		case d.Err == protocol.None && d.Acks != 0:
@@ -166,9 +178,19 @@ func (c *Cluster) collectAcks() {
 			c.failed = append(c.failed, AckedRecord{TP: tp, Offset: -1, Key: d.Key, Value: d.Value, Acks: d.Acks, At: c.clock.Elapsed()})
 		}
 	}
-	c.pending = kept
+	// The deliveries still pending among the first end move, in order, to
+	// just before the rest.
+	w := end
+	for i := end - 1; i >= 0; i-- {
+		if d := c.pending[i]; !d.Done {
+			w--
+			c.pending[w] = d
+		}
+	}
+	clear(c.pending[:w])
+	c.pending = c.pending[w:]
 	c.pendingSent = false
-	if len(kept) == 0 {
+	if len(c.pending) == 0 {
 		c.pendingFrom = nil
 	}
 	c.pendingSeen = c.pendingCompletions()
