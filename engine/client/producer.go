@@ -573,6 +573,7 @@ func (p *Producer) encode(b *producerBatch) ([]byte, error) {
 		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, b.transactional, false),
 		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: base, MaxTimestamp: base,
 		ProducerID: b.producerID, ProducerEpoch: b.producerEpoch, BaseSequence: b.baseSequence,
+		Records: make([]record.Record, 0, len(b.records)),
 	}
 	for i, d := range b.records {
 		rb.MaxTimestamp = max(rb.MaxTimestamp, d.Timestamp)
