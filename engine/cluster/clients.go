@@ -131,6 +131,9 @@ func (c *Cluster) Produce(p *client.Producer, topic string, msgs []Message) ([]*
 // invariant checker the moment they complete.
 func (c *Cluster) Send(p *client.Producer, topic string, msgs []Message) []*client.Delivery {
 	ds := make([]*client.Delivery, len(msgs))
+	// Room for them all once acknowledged: a large produce otherwise
+	// grew (copied) the list a few dozen times.
+	c.acked = slices.Grow(c.acked, len(msgs))
 	for i, m := range msgs {
 		ds[i] = p.Send(topic, m.Partition, m.Key, m.Value)
 	}
