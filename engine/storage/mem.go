@@ -177,6 +177,14 @@ func (h *memHandle) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("write %s: file closed", h.f.name)
 	}
 	h.f.fs.changing(h.f)
+	// Double the room when it runs out: append grows a large slice by a
+	// quarter, which copied a segment file written in small appends five
+	// or six times over (in WASM, garbage its collector pays for).
+	if d := h.f.data; len(d)+len(p) > cap(d) {
+		grown := make([]byte, len(d), max(len(d)+len(p), 2*cap(d)))
+		copy(grown, d)
+		h.f.data = grown
+	}
 	h.f.data = append(h.f.data, p...)
 	return len(p), nil
 }
