@@ -5,10 +5,14 @@ import (
 	"github.com/loglab/loglab/engine/storage"
 )
 
-// readChunk is how much a BatchReader reads from a segment file at once
-// (more when a batch is larger): a few small batches per read, without
-// copying a whole fetch region to look at its first batch.
-const readChunk = 64 << 10
+// A BatchReader reads a segment file firstChunk bytes at a time at first
+// (more when a batch is larger), doubling up to readChunk as it goes on:
+// a few small batches per read, without copying a whole fetch region to
+// look at its first batch (the checker looks at one batch per seek).
+const (
+	firstChunk = 4 << 10
+	readChunk  = 64 << 10
+)
 
 // BatchReader reads a log's batches holding offsets [from, to) one at a
 // time, in the regions Read returns, through one reused buffer. Copying
@@ -69,10 +73,11 @@ func (r *BatchReader) Next() ([]byte, error) {
 
 // sliceReader cuts a file region into batches, reading it a chunk at a time.
 type sliceReader struct {
-	sl  storage.Slice
-	p   int64  // file position of win[0]
-	buf []byte // reused between chunks
-	win []byte // read and not yet returned
+	sl    storage.Slice
+	p     int64  // file position of win[0]
+	buf   []byte // reused between chunks
+	win   []byte // read and not yet returned
+	chunk int    // the next read's size, unless a batch needs more
 }
 
 func (r *sliceReader) next() ([]byte, error) {
@@ -95,7 +100,8 @@ func (r *sliceReader) next() ([]byte, error) {
 			r.win, r.p = nil, end
 			return raw, nil
 		}
-		want := int64(readChunk)
+		r.chunk = min(max(2*r.chunk, firstChunk), readChunk)
+		want := int64(r.chunk)
 		switch {
 		case err == nil && int64(h.Size()) > left, err != nil && len(r.win) >= record.HeaderSize:
 			want = left // broken: the rest goes out at once
