@@ -12,7 +12,7 @@ import (
 // main publishes globalThis.loglab and then waits forever: the module lives
 // as long as the page.
 //
-//	loglab.run(line)        -> Promise<{output, ok, entry, view}>
+//	loglab.run(line)        -> Promise<{output, ok, entry, view, timeline}>
 //	loglab.followQuorum()   -> Promise<{view}>, view "" when nothing changed
 //	loglab.starter          -> the commands a new lab runs first
 //	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps}]
@@ -21,7 +21,14 @@ import (
 //	    action open (arg {lesson, step}), answer (arg value), next, back,
 //	    reset, goto (arg step), close; steps are 0-based
 //
-// While a lesson is open, run's result also carries its status.
+//	loglab.history()        -> JSON: the timeline {at, length, commands, why, lesson}
+//	loglab.rewind(n)        -> Promise<JSON {clear, entry, view, error, timeline}>:
+//	    the sandbox after the timeline's first n commands (back or forward)
+//	loglab.undo()           -> Promise<JSON, as rewind>: takes back the last command
+//	loglab.replay(script)   -> Promise<JSON, as rewind>: opens a saved session
+//
+// While a lesson is open, run's result also carries its status. A move in
+// time that fails leaves the lab as it was and says why in error.
 func main() {
 	s := newSession()
 	api := js.Global().Get("Object").New()
@@ -32,7 +39,7 @@ func main() {
 		}
 		return promise(func() any {
 			u := s.run(line)
-			out := map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View}
+			out := map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View, "timeline": jsonString(u.Timeline)}
 			if u.Status != nil {
 				out["status"] = jsonString(u.Status)
 			}
@@ -41,6 +48,24 @@ func main() {
 	}))
 	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
 		return promise(func() any { return map[string]any{"view": s.followQuorum()} })
+	}))
+	api.Set("history", js.FuncOf(func(js.Value, []js.Value) any { return jsonString(s.history()) }))
+	api.Set("rewind", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		n := -1
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			n = args[0].Int()
+		}
+		return promise(func() any { return jsonString(s.seek(n)) })
+	}))
+	api.Set("undo", js.FuncOf(func(js.Value, []js.Value) any {
+		return promise(func() any { return jsonString(s.undo()) })
+	}))
+	api.Set("replay", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		script := ""
+		if len(args) > 0 && args[0].Type() == js.TypeString {
+			script = args[0].String()
+		}
+		return promise(func() any { return jsonString(s.replay(script)) })
 	}))
 	api.Set("starter", lab.StarterScript)
 	api.Set("lessons", js.FuncOf(func(js.Value, []js.Value) any { return catalogueJSON() }))

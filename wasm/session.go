@@ -26,6 +26,8 @@ type update struct {
 	// Status is the lesson player's status after the command, when a
 	// lesson is open (a goal may just have been reached).
 	Status *lessons.Status
+	// Timeline is the sandbox's slider after the command.
+	Timeline timelineState
 }
 
 // session is one learner's lab. Calls are serialised: the JS glue chains
@@ -36,6 +38,8 @@ type session struct {
 	// lessonSession, while a lesson is open, owns the lab on screen and
 	// takes the console's commands.
 	lessonSession *lessons.Session
+	// timeline is the sandbox's commands, for the slider (timeline.go).
+	timeline timeline
 	// pace makes a lab's pacing; a test counts the calls.
 	pace func() func()
 }
@@ -111,6 +115,10 @@ func (s *session) run(line string) update {
 	}
 	u.View = view
 	u.Entry, _ = web.RenderString(ctx, web.TranscriptEntry(web.Entry{Command: strings.TrimSpace(line), Output: u.Output, OK: u.OK}))
+	if s.lessonSession == nil {
+		s.timeline.recorded(s.lab.History(), u.Entry)
+	}
+	u.Timeline = s.timelineState()
 	return u
 }
 

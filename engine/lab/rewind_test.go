@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loglab/loglab/engine/storage"
 )
@@ -32,6 +33,23 @@ var rewindSession = []string{
 	"broker crash 3",
 	"produce strict key=c value=3 producer=p",
 	"tick 500ms",
+}
+
+// pacedLab is a lab that, like the browser's, gives real time a turn
+// during long simulations: the controllers' raft runs on real time, and
+// under GOOS=js its heartbeats fire only when the simulation sleeps, so
+// an unpaced test lab loses its raft leader there and the comparison
+// would be of a machine's hiccup.
+func pacedLab() *Lab {
+	l := New()
+	since := time.Now()
+	l.SetPace(func() {
+		if time.Since(since) >= 10*time.Millisecond {
+			time.Sleep(time.Millisecond)
+			since = time.Now()
+		}
+	})
+	return l
 }
 
 // snapshot is everything a learner sees of a lab: its view (the panels) as
@@ -96,7 +114,7 @@ func transcriptOfReplay(ran []Replayed) string {
 }
 
 func TestHistoryIsTheSessionSinceCluster(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession...)
 	if _, err := l.Run("broker crash 9"); err == nil {
@@ -120,7 +138,7 @@ func TestHistoryIsTheSessionSinceCluster(t *testing.T) {
 func TestRewindEqualsAFreshReplayOfThePrefix(t *testing.T) {
 	for _, n := range []int{len(rewindSession) - 1, 9, 7, 2, 1} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			l, fresh := New(), New()
+			l, fresh := pacedLab(), pacedLab()
 			t.Cleanup(func() { l.Close(); fresh.Close() })
 			runSession(t, l, rewindSession...)
 			ran, err := l.Rewind(n)
@@ -153,7 +171,7 @@ func TestRewindEqualsAFreshReplayOfThePrefix(t *testing.T) {
 }
 
 func TestRewindToZeroLeavesNoCluster(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:3]...)
 	if _, err := l.Rewind(0); err != nil {
@@ -168,7 +186,7 @@ func TestRewindToZeroLeavesNoCluster(t *testing.T) {
 }
 
 func TestUndoTakesBackTheLastCommand(t *testing.T) {
-	l, twin := New(), New()
+	l, twin := pacedLab(), pacedLab()
 	t.Cleanup(func() { l.Close(); twin.Close() })
 	runSession(t, l, rewindSession...)
 	runSession(t, twin, rewindSession[:len(rewindSession)-2]...)
@@ -186,7 +204,7 @@ func TestUndoTakesBackTheLastCommand(t *testing.T) {
 }
 
 func TestUndoWithNothingToUndo(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	if _, err := l.Undo(); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 		t.Fatalf("undo on a new lab: %v", err)
@@ -194,7 +212,7 @@ func TestUndoWithNothingToUndo(t *testing.T) {
 }
 
 func TestRewindOutOfRange(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:2]...)
 	before := snapshot(t, l)
@@ -211,7 +229,7 @@ func TestRewindOutOfRange(t *testing.T) {
 // A saved session opened again is the session: the same transcript and
 // the same panels as the lab it was saved from.
 func TestReplayScriptReproducesTheSession(t *testing.T) {
-	l, opened := New(), New()
+	l, opened := pacedLab(), pacedLab()
 	t.Cleanup(func() { l.Close(); opened.Close() })
 	want := transcriptOf(t, l, rewindSession)
 	mustRun(t, opened, "cluster brokers=1 seed=1", "topic create other")
@@ -231,7 +249,7 @@ func TestReplayScriptReproducesTheSession(t *testing.T) {
 // A script whose line fails is refused naming the line (counting comments
 // and blank lines, as an editor does), and the session stays.
 func TestReplayScriptFailingLineKeepsTheSession(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:4]...)
 	before, history := snapshot(t, l), l.History()
@@ -259,7 +277,7 @@ func TestRewindRefusedWhenNotReplayable(t *testing.T) {
 	disk := NewWithFS(storage.NewMem())
 	t.Cleanup(func() { disk.Close() })
 	mustRun(t, disk, "cluster brokers=1 seed=1", "topic create t")
-	long := New()
+	long := pacedLab()
 	t.Cleanup(func() { long.Close() })
 	long.limits.replayEvents = 100
 	mustRun(t, long, "cluster brokers=3 seed=1", "topic create t partitions=3 rf=3", "produce t value=v count=50", "tick 1s")
@@ -294,7 +312,7 @@ func TestRewindRefusedWhenNotReplayable(t *testing.T) {
 }
 
 func TestReplayScriptTooLarge(t *testing.T) {
-	l := New()
+	l := pacedLab()
 	t.Cleanup(func() { l.Close() })
 	l.limits.replayBytes = 10
 	if _, err := l.ReplayScript("cluster brokers=1 seed=1"); err == nil || !strings.Contains(err.Error(), "a session replays at most 10") {
