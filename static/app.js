@@ -170,6 +170,7 @@
         .then(applyUpdate)
         .finally(() => { following = false; });
     }, 1000);
+    globalThis.loglabApp = { send, applyUpdate, setStatus, after: (work) => (chain = chain.then(work)) }; // for timeline.js
     ready(send);
   }
 

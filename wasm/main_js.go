@@ -21,7 +21,7 @@ import (
 //	    action open (arg {lesson, step}), answer (arg value), next, back,
 //	    reset, goto (arg step), close; steps are 0-based
 //
-//	loglab.history()        -> JSON: the timeline {at, length, commands, why, lesson}
+//	loglab.history()        -> Promise<JSON>: the timeline {at, length, commands, why, lesson}
 //	loglab.rewind(n)        -> Promise<JSON {clear, entry, view, error, timeline}>:
 //	    the sandbox after the timeline's first n commands (back or forward)
 //	loglab.undo()           -> Promise<JSON, as rewind>: takes back the last command
@@ -49,7 +49,11 @@ func main() {
 	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
 		return promise(func() any { return map[string]any{"view": s.followQuorum()} })
 	}))
-	api.Set("history", js.FuncOf(func(js.Value, []js.Value) any { return jsonString(s.history()) }))
+	api.Set("history", js.FuncOf(func(js.Value, []js.Value) any {
+		// A promise, as every call that takes the session's lock: a
+		// command may hold it, and the page's thread must never wait.
+		return promise(func() any { return jsonString(s.history()) })
+	}))
 	api.Set("rewind", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		n := -1
 		if len(args) > 0 && args[0].Type() == js.TypeNumber {

@@ -1,0 +1,286 @@
+// timeline.js drives the browser lab's time controls (web/timeline.templ):
+// play/pause at a speed, step, tick, a slider over the session's commands,
+// undo, the keyboard, and the session as a script to download, open or
+// share as a link (/lab#s=…). Going back in time is the engine's: it
+// replays the session's commands up to that point on a fresh lab (same
+// seed, same commands: the same cluster), so what the page shows after a
+// rewind is what a fresh replay shows, transcript included.
+//
+// It speaks to the page through globalThis.loglabApp (app.js: send,
+// applyUpdate, setStatus, after) and to the engine through
+// globalThis.loglab (wasm/main_js.go). Every move goes through app.js's
+// chain (after), so it never interleaves with a typed command.
+"use strict";
+
+(() => {
+  const bar = document.getElementById("timeline");
+  if (!bar || document.body.dataset.mode !== "lab") return;
+  const $ = (id) => document.getElementById(id);
+  const play = $("tl-play"), speed = $("tl-speed"), slider = $("tl-slider");
+  const atOut = bar.querySelector("[data-tl-at]"), lengthOut = bar.querySelector("[data-tl-length]");
+  const nowCode = $("tl-command"), message = $("tl-message"), help = $("tl-help-overlay");
+  const shareURL = $("tl-share-url"), upload = $("tl-upload");
+
+  // A frame of play is this much real time; each runs `tick` for the
+  // frame's virtual time at the chosen speed (×0.1: 20ms, ×10: 2s).
+  const frameMs = 200;
+  let state = { at: 0, length: 0, commands: [], why: "", lesson: false };
+  let playing = false;
+  let app = null;
+  let lastRun = null; // the last command the engine ran: {line, ok}
+
+  // both is a message in the two languages the lab speaks (as web.T).
+  const both = (en, zh) => `<span lang="en" data-l="en">${escapeHTML(en)}</span><span lang="zh-CN" data-l="zh">${escapeHTML(zh)}</span>`;
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  function say(html, kind) {
+    message.innerHTML = html;
+    message.dataset.kind = kind || "";
+  }
+  function sayError(en, zh, detail) {
+    say(both(en, zh) + (detail ? "\n" + escapeHTML(detail) : ""), "error");
+  }
+
+  // show draws the slider from the engine's timeline state.
+  function show(next) {
+    if (!next) return;
+    state = typeof next === "string" ? JSON.parse(next) : next;
+    slider.max = String(state.length);
+    slider.value = String(state.at);
+    atOut.textContent = String(state.at);
+    lengthOut.textContent = String(state.length);
+    nowCode.textContent = state.at > 0 ? state.commands[state.at - 1] : "";
+    const off = state.lesson || state.why !== "";
+    bar.dataset.disabled = String(off);
+    slider.disabled = off;
+    for (const id of ["tl-back", "tl-undo", "tl-download", "tl-share"]) $(id).disabled = off;
+    upload.disabled = state.lesson;
+    if (state.lesson) say(both("A lesson is open: its Back and Reset buttons move in its time.", "课程进行中：用课程的“上一步”和“重置”在其时间中移动。"));
+    else if (state.why) say(escapeHTML(state.why), "error");
+  }
+
+  // The engine's run answers carry the timeline after each command,
+  // whoever sent it (the console, a clicked record, play): follow them.
+  function followRuns() {
+    const run = globalThis.loglab.run;
+    globalThis.loglab.run = (line) => run(line).then((u) => {
+      lastRun = { line, ok: !!(u && u.ok) };
+      if (u && u.timeline) show(u.timeline);
+      return u;
+    });
+  }
+
+  // move runs one of the engine's moves in time (rewind, undo, replay) in
+  // the chain and draws its answer; it resolves to whether it moved. A
+  // refused move leaves the lab, the transcript and the view as they were.
+  function move(what, errEn, errZh) {
+    return new Promise((resolve) => {
+      app.after(async () => {
+        try {
+          const u = JSON.parse(await what());
+          show(u.timeline);
+          if (u.error) {
+            // The view is the lab's, unchanged; keep the transcript.
+            sayError(errEn, errZh, u.error);
+            resolve(false);
+            return;
+          }
+          app.applyUpdate({ clear: u.clear, entry: u.entry, view: u.view });
+          say("");
+          resolve(true);
+        } catch (err) {
+          sayError(errEn, errZh, String(err.message || err));
+          resolve(false);
+        }
+      });
+    });
+  }
+
+  const rewind = (n) => move(() => globalThis.loglab.rewind(n), "Could not go back in time:", "无法回到过去：");
+  const undo = () => move(() => globalThis.loglab.undo(), "Could not undo:", "无法撤销：");
+  const replay = (script, errEn, errZh) => move(() => globalThis.loglab.replay(script), errEn, errZh);
+
+  // Play: one `tick` per frame, each sent only after the previous one was
+  // drawn, so a slow machine plays slower rather than piling up commands.
+  // Every tick is a command of the session (it is in the history and the
+  // transcript): replaying them one by one is what rebuilds the same
+  // cluster, so they are not merged into one longer tick.
+  function setPlaying(on) {
+    if (on && (state.lesson || !app)) return;
+    playing = on;
+    bar.dataset.state = on ? "playing" : "paused";
+    play.setAttribute("aria-pressed", String(on));
+    if (on) frame();
+  }
+  function frame() {
+    if (!playing) return;
+    const started = performance.now();
+    const line = `tick ${Math.max(1, Math.round(frameMs * Number(speed.value)))}ms`;
+    app.send(line).then(() => {
+      if (lastRun && lastRun.line === line && !lastRun.ok) {
+        // The tick was refused (the end of virtual time, the event
+        // budget): stop rather than repeat it.
+        setPlaying(false);
+        sayError("Play stopped: the tick was refused (see the console).", "播放已停止：tick 被拒绝（见控制台）。");
+        return;
+      }
+      setTimeout(frame, Math.max(0, frameMs - (performance.now() - started)));
+    });
+  }
+
+  // The session as a script: the lab's commands up to the slider, one a
+  // line, in the lab language (a comment line first says what it is).
+  function script() {
+    const lines = state.commands.slice(0, state.at);
+    return "# loglab session: open it with \"open script…\" in the browser lab\n" + lines.join("\n") + "\n";
+  }
+
+  function download() {
+    const blob = new Blob([script()], { type: "text/plain" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "loglab-session.txt";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 0);
+  }
+
+  // A link carries the script compressed (deflate-raw) in its fragment,
+  // base64url: the fragment never reaches the server.
+  async function compress(text) {
+    const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    let bin = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  async function decompress(b64) {
+    if (!/^[A-Za-z0-9_-]+$/.test(b64)) throw new Error("the link's data is not base64url");
+    const bin = atob(b64.replace(/-/g, "+").replace(/_/g, "/"));
+    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).text();
+  }
+
+  async function share() {
+    const url = `${location.origin}${location.pathname}#s=${await compress(script())}`;
+    history.replaceState(null, "", url);
+    shareURL.hidden = false;
+    shareURL.value = url;
+    shareURL.select();
+    try {
+      await navigator.clipboard.writeText(url);
+      say(both("Link copied: it opens this session.", "链接已复制：打开它即可重现本会话。"));
+    } catch {
+      say(both("Copy the link below: it opens this session.", "复制下面的链接：打开它即可重现本会话。"));
+    }
+  }
+
+  // openFromURL opens the session a shared link carries, once the lab is
+  // up; a link that does not decode, or whose script fails, says so and
+  // leaves the starter session.
+  async function openFromURL() {
+    const m = /^#s=(.*)$/.exec(location.hash);
+    if (!m) return;
+    let text;
+    try {
+      text = await decompress(m[1]);
+    } catch (err) {
+      sayError("The shared link is damaged and could not be opened; this is a new session.", "分享的链接已损坏，无法打开；这是一个新会话。", String(err.message || err));
+      return;
+    }
+    app.setStatus("opening the shared session…");
+    const ok = await replay(text, "The shared session could not be opened; this is a new session:", "无法打开分享的会话；这是一个新会话：");
+    app.setStatus(ok ? "shared session opened" : "engine running in this page", ok ? "ok" : "error");
+    if (ok) say(both("Opened the shared session.", "已打开分享的会话。"));
+  }
+
+  function toggleHelp(open) {
+    help.hidden = open === undefined ? !help.hidden : !open;
+  }
+
+  // Keys act unless the learner is typing (the console, the share link)
+  // — then they are the field's. On the slider, the speed or a button
+  // they keep their meaning here.
+  function typing(target) {
+    if (!target || !target.closest) return false;
+    const field = target.closest("input, textarea, [contenteditable='true']");
+    return !!field && !["range", "file", "button", "checkbox", "radio"].includes(field.type);
+  }
+  function onKey(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(ev.target)) return;
+    if (document.body.dataset.ready !== "true" || !app) return;
+    if (ev.key === "?") {
+      ev.preventDefault();
+      toggleHelp();
+    } else if (ev.key === "Escape" && !help.hidden) {
+      toggleHelp(false);
+    } else if (ev.key === " ") {
+      // Also on a focused button: space is play/pause everywhere but in
+      // a field, and the button must not be pressed as well.
+      ev.preventDefault();
+      setPlaying(!playing);
+    } else if (ev.key === "ArrowRight") {
+      ev.preventDefault();
+      app.send("step");
+    } else if (ev.key === "ArrowLeft") {
+      ev.preventDefault();
+      back();
+    }
+  }
+
+  function back() {
+    if (state.at === 0 || state.lesson || state.why) return;
+    setPlaying(false);
+    rewind(state.at - 1);
+  }
+
+  function start() {
+    app = globalThis.loglabApp;
+    if (!app || !globalThis.loglab || !globalThis.loglab.rewind) return;
+    followRuns();
+    bar.hidden = false;
+    play.addEventListener("click", () => setPlaying(!playing));
+    $("tl-back").addEventListener("click", back);
+    $("tl-undo").addEventListener("click", () => { setPlaying(false); undo(); });
+    $("tl-help").addEventListener("click", () => toggleHelp());
+    $("tl-help-close").addEventListener("click", () => toggleHelp(false));
+    $("tl-download").addEventListener("click", download);
+    $("tl-share").addEventListener("click", () => share().catch((err) => sayError("Could not make the link:", "无法生成链接：", String(err.message || err))));
+    // Dragging shows where it would go; letting go goes there.
+    slider.addEventListener("input", () => {
+      const n = Number(slider.value);
+      atOut.textContent = String(n);
+      nowCode.textContent = n > 0 ? state.commands[n - 1] : "";
+    });
+    slider.addEventListener("change", () => {
+      setPlaying(false);
+      if (Number(slider.value) !== state.at) rewind(Number(slider.value));
+    });
+    upload.addEventListener("change", async () => {
+      const file = upload.files && upload.files[0];
+      if (!file) return;
+      setPlaying(false);
+      const text = await file.text();
+      upload.value = "";
+      if (await replay(text, `The script ${file.name} was not opened:`, `脚本 ${file.name} 未能打开：`)) {
+        say(both(`Opened ${file.name}.`, `已打开 ${file.name}。`));
+      }
+    });
+    document.addEventListener("keydown", onKey);
+    app.after(async () => show(await globalThis.loglab.history())).then(openFromURL);
+  }
+
+  // app.js marks the body ready once the engine ran the starter script.
+  if (document.body.dataset.ready === "true") start();
+  else {
+    const watch = new MutationObserver(() => {
+      if (document.body.dataset.ready !== "true") return;
+      watch.disconnect();
+      start();
+    });
+    watch.observe(document.body, { attributes: true, attributeFilter: ["data-ready"] });
+  }
+})();
