@@ -46,6 +46,10 @@
   function show(next) {
     if (!next) return;
     state = typeof next === "string" ? JSON.parse(next) : next;
+    // The engine's position, which the slider's preview while dragging
+    // does not change: what the page shows is the lab at data-at.
+    bar.dataset.at = String(state.at);
+    bar.dataset.length = String(state.length);
     slider.max = String(state.length);
     slider.value = String(state.at);
     atOut.textContent = String(state.at);
