@@ -29,6 +29,10 @@ func newLabPage(t *testing.T, size playwright.Size, path string) *watchedPage {
 	if err := expect.Locator(p.Locator("#timeline")).ToBeVisible(); err != nil {
 		t.Fatal(err)
 	}
+	// Its chrome is drawn, not a template call printed as text.
+	if err := expect.Locator(p.Locator("#tl-play")).ToHaveText("▶︎ play", visibleText); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
