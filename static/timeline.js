@@ -73,6 +73,14 @@
       if (u && u.timeline) show(u.timeline);
       return u;
     });
+    // Opening or closing a lesson hands the screen to its lab or back to
+    // the sandbox: the bar follows (asynchronously, as every call that
+    // waits for the engine).
+    const lesson = globalThis.loglab.lesson;
+    globalThis.loglab.lesson = (...args) => lesson(...args).then((answer) => {
+      globalThis.loglab.history().then(show);
+      return answer;
+    });
   }
 
   // move runs one of the engine's moves in time (rewind, undo, replay) in
