@@ -108,6 +108,27 @@ func sameDrawing(t *testing.T, what string, got, want drawing) {
 	}
 }
 
+// asFirstOrFresh requires a move in time to show what the page showed
+// when it first got there, or, when that differs, what a fresh page that
+// replays the same commands shows. The page's first run can be perturbed
+// by the machine: seen under a load average of 17, raft elected another
+// leader during the starter's `cluster`, the leadership could not be
+// handed back, and the simulation made controller 3 active where the
+// seed's commands make controller 1 (cluster.FollowQuorum). A replay is
+// the commands' answer; the first run was the machine's. That case is
+// logged, and the rewind must then match the fresh replay.
+func asFirstOrFresh(t *testing.T, what string, got, first drawing, size playwright.Size, commands []string) {
+	t.Helper()
+	if got == first {
+		return
+	}
+	fresh := freshReplay(t, size, commands)
+	if first != fresh {
+		t.Logf("%s: the page's first run at %d commands differs from a fresh replay of them (a raft hiccup under load, see asFirstOrFresh); comparing with the fresh replay", what, len(commands))
+	}
+	sameDrawing(t, what+" vs a fresh page replaying the same commands", got, fresh)
+}
+
 // firstDiff is a from a little before where it first differs from b.
 func firstDiff(a, b string) string {
 	i := 0
@@ -207,7 +228,7 @@ func TestTimelineControls(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitTimeline(t, p, 4, 7)
-			sameDrawing(t, "slider back to 4", drawn(t, p), at[4])
+			asFirstOrFresh(t, "slider back to 4", drawn(t, p), at[4], size, commands[:4])
 			if n, _ := p.Locator(`#cluster-view .record`).Count(); n != 0 {
 				t.Errorf("back before the first produce, the view shows %d records", n)
 			}
@@ -218,12 +239,12 @@ func TestTimelineControls(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitTimeline(t, p, 7, 7)
-			sameDrawing(t, "slider forward to 7", drawn(t, p), at[7])
+			asFirstOrFresh(t, "slider forward to 7", drawn(t, p), at[7], size, commands[:7])
 
 			// Undo takes back the last command.
 			click(t, p, "#tl-undo")
 			waitTimeline(t, p, 6, 7)
-			sameDrawing(t, "undo", drawn(t, p), at[6])
+			asFirstOrFresh(t, "undo", drawn(t, p), at[6], size, commands[:6])
 
 			// ← goes back one command; the keys act on the page, not in
 			// the console.
@@ -232,7 +253,7 @@ func TestTimelineControls(t *testing.T) {
 			}
 			press(t, p, "ArrowLeft")
 			waitTimeline(t, p, 5, 7)
-			sameDrawing(t, "←", drawn(t, p), at[5])
+			asFirstOrFresh(t, "←", drawn(t, p), at[5], size, commands[:5])
 			sameDrawing(t, "← vs a fresh page replaying 5 commands", drawn(t, p), freshReplay(t, size, commands[:5]))
 
 			// → steps one event: a new command, which drops the two ahead.
