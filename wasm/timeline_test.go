@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,27 @@ func startedSession(t *testing.T, lines []string) *session {
 	return s
 }
 
+// quorumPanel is the quorum fragment of a rendered view, up to the next
+// fragment. It shows raft's own state (roles, terms, log indexes, an
+// election raft held on its own), and raft runs on real time: under
+// GOOS=js one lab's long simulation starves another's heartbeats, raft
+// elects, and the cluster hands the leadership back, so the panel tells
+// the machine's history. The engine's tests compare the controllers'
+// simulated state (engine/lab rewind_test.go) and the e2e tests the
+// panel with raft's counters aside; here it is left out.
+var quorumPanel = regexp.MustCompile(`(?s)<[^<>]*data-fragment="quorum".*?(<[^<>]*data-fragment="|$)`)
+
+func withoutQuorum(view string) string {
+	if !strings.Contains(view, `data-fragment="quorum"`) {
+		panic("the view has no quorum fragment to leave out: the test compares nothing of it")
+	}
+	out := quorumPanel.ReplaceAllString(view, "$1")
+	if strings.Contains(out, "controller-card") || !strings.Contains(out, `data-fragment="network"`) || !strings.Contains(out, `data-fragment="summary"`) {
+		panic("leaving out the quorum panel left it, or took more")
+	}
+	return out
+}
+
 // freshDrawing is what a page that typed lines into a new lab shows: its
 // transcript entries and its view.
 func freshDrawing(t *testing.T, lines []string) (entries, view string) {
@@ -35,7 +57,7 @@ func freshDrawing(t *testing.T, lines []string) (entries, view string) {
 	for _, e := range s.timeline.entries {
 		b.WriteString(e)
 	}
-	return b.String(), s.renderView()
+	return b.String(), withoutQuorum(s.renderView())
 }
 
 // Back and forward along the timeline, the page shows what a page that
@@ -54,7 +76,7 @@ func TestSeekBackAndForwardDrawsAFreshReplay(t *testing.T) {
 		if !u.Clear || u.Entry != entries {
 			t.Fatalf("seek(%d): transcript\n%s\nwant\n%s", n, u.Entry, entries)
 		}
-		if u.View != view {
+		if withoutQuorum(u.View) != view {
 			t.Fatalf("seek(%d): the view differs from a fresh replay's", n)
 		}
 		if u.Timeline.At != n || u.Timeline.Length != len(timelineScript) {
@@ -84,27 +106,27 @@ func TestUndoKeepsTheCommandAheadForRedo(t *testing.T) {
 	s := startedSession(t, timelineScript)
 	u := s.undo()
 	entries, view := freshDrawing(t, timelineScript[:5])
-	if u.Error != "" || u.Entry != entries || u.View != view || u.Timeline.At != 5 || u.Timeline.Length != 6 {
-		t.Fatalf("undo: error %q, timeline %+v, transcript or view differ from a fresh replay: %v %v", u.Error, u.Timeline, u.Entry == entries, u.View == view)
+	if u.Error != "" || u.Entry != entries || withoutQuorum(u.View) != view || u.Timeline.At != 5 || u.Timeline.Length != 6 {
+		t.Fatalf("undo: error %q, timeline %+v, transcript or view differ from a fresh replay: %v %v", u.Error, u.Timeline, u.Entry == entries, withoutQuorum(u.View) == view)
 	}
 	u = s.seek(6)
 	entries, view = freshDrawing(t, timelineScript)
-	if u.Error != "" || u.Entry != entries || u.View != view {
-		t.Fatalf("redo after undo: error %q, transcript or view differ: %v %v", u.Error, u.Entry == entries, u.View == view)
+	if u.Error != "" || u.Entry != entries || withoutQuorum(u.View) != view {
+		t.Fatalf("redo after undo: error %q, transcript or view differ: %v %v", u.Error, u.Entry == entries, withoutQuorum(u.View) == view)
 	}
 }
 
 func TestReplayOpensASessionOrKeepsThisOne(t *testing.T) {
 	s := startedSession(t, timelineScript[:2])
-	before := s.renderView()
+	before := withoutQuorum(s.renderView())
 	u := s.replay("cluster brokers=3 seed=5\n# comment\nfrobnicate\n")
-	if !strings.Contains(u.Error, "the session was not opened: line 3: frobnicate:") || u.Clear || u.View != before || u.Timeline.At != 2 {
-		t.Fatalf("a script with a bad line: error %q clear=%v timeline %+v, view kept %v", u.Error, u.Clear, u.Timeline, u.View == before)
+	if !strings.Contains(u.Error, "the session was not opened: line 3: frobnicate:") || u.Clear || withoutQuorum(u.View) != before || u.Timeline.At != 2 {
+		t.Fatalf("a script with a bad line: error %q clear=%v timeline %+v, view kept %v", u.Error, u.Clear, u.Timeline, withoutQuorum(u.View) == before)
 	}
 	u = s.replay(strings.Join(timelineScript, "\n"))
 	entries, view := freshDrawing(t, timelineScript)
-	if u.Error != "" || !u.Clear || u.Entry != entries || u.View != view || u.Timeline.At != 6 || u.Timeline.Length != 6 {
-		t.Fatalf("replay: error %q timeline %+v, transcript or view differ from a fresh lab's: %v %v", u.Error, u.Timeline, u.Entry == entries, u.View == view)
+	if u.Error != "" || !u.Clear || u.Entry != entries || withoutQuorum(u.View) != view || u.Timeline.At != 6 || u.Timeline.Length != 6 {
+		t.Fatalf("replay: error %q timeline %+v, transcript or view differ from a fresh lab's: %v %v", u.Error, u.Timeline, u.Entry == entries, withoutQuorum(u.View) == view)
 	}
 }
 
