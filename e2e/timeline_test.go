@@ -24,8 +24,12 @@ func sizeName(s playwright.Size) string { return fmt.Sprintf("%dx%d", s.Width, s
 // timeline to show the starter script's two commands.
 func newLabPage(t *testing.T, size playwright.Size, path string) *watchedPage {
 	t.Helper()
+	// Reduced motion turns the messages' animation off (static/animate.js):
+	// its moving messages are no part of a view to compare, and it keeps
+	// the page's thread busy, where the lab's raft timers run in real time.
 	p := newPageWith(t, playwright.BrowserNewContextOptions{
-		Locale: playwright.String("en-US"), Viewport: &size, AcceptDownloads: playwright.Bool(true)})
+		Locale: playwright.String("en-US"), Viewport: &size, AcceptDownloads: playwright.Bool(true),
+		ReducedMotion: playwright.ReducedMotionReduce})
 	p.open(t, path)
 	if err := expect.Locator(p.Locator("#timeline")).ToBeVisible(); err != nil {
 		t.Fatal(err)
