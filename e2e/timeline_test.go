@@ -90,7 +90,10 @@ func drawn(t *testing.T, p *watchedPage) drawing {
 // follower until the next followQuorum. That is the machine's history, not
 // the simulated cluster's: which controller is active, the metadata
 // records and every other panel are the commands', and they are compared
-// byte for byte.
+// byte for byte. Attributes are serialized in name order: the view is
+// morphed into place (idiomorph, app.js), which keeps an element and
+// updates its attributes, so their order in innerHTML is the element's
+// history, while the DOM's attributes are a set.
 const withoutRaftState = `(el) => {
   const c = el.cloneNode(true);
   for (const card of c.querySelectorAll(".controller-card")) {
@@ -98,6 +101,11 @@ const withoutRaftState = `(el) => {
     for (const k of [...card.classList]) if (k.startsWith("role-")) card.classList.remove(k);
     for (const b of card.querySelectorAll(".c-term, .c-last, .c-commit, .c-applied, .c-snapshot")) b.textContent = "…";
     for (const r of card.querySelectorAll(".state.role")) { r.className = "state role"; r.textContent = "…"; }
+  }
+  for (const e of c.querySelectorAll("*")) {
+    const attrs = [...e.attributes].map((a) => [a.name, a.value]).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    for (const [n] of attrs) e.removeAttribute(n);
+    for (const [n, v] of attrs) e.setAttribute(n, v);
   }
   return c.innerHTML;
 }`
