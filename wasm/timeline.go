@@ -179,7 +179,9 @@ func (s *session) replay(script string) timeUpdate {
 	}
 	ran, err := s.lab.ReplayScript(script)
 	if err != nil {
-		return s.timeDrawn(fmt.Errorf("the session was not opened: %w", err))
+		// The page says what was not opened (a shared link, a file):
+		// the error is only the line that failed.
+		return s.timeDrawn(err)
 	}
 	s.timeline = timeline{}
 	s.rewound(ran)
