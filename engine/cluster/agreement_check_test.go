@@ -100,3 +100,49 @@ func TestCheckerReportsAFollowerBatchThatDiffers(t *testing.T) {
 		t.Fatalf("no replicas-agree violation: %v", c.Checker().Violations())
 	}
 }
+
+// A follower holding fewer of the batches below the high watermark than
+// the leader does not agree with it, whichever of the two is walked
+// first: the walk of the shorter log ends while the other still has
+// batches (a follower with a hole in its offsets, or a read that returns
+// no batch, ends its walk early).
+func TestSameBatchesBelowCountsMissingBatches(t *testing.T) {
+	c := newTestCluster(t, 1)
+	c.Checker().EveryStep = false
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
+	for _, prefix := range []string{"a", "b", "c"} {
+		produceN(t, c, p, "orders", 3, prefix)
+	}
+	c.Tick(time.Second)
+	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
+	info, _ := c.PartitionInfo("orders", 0)
+	leader := c.Broker(int(info.Leader)).Replica(tp)
+	follower := info.Replicas[0]
+	if follower == info.Leader {
+		follower = info.Replicas[1]
+	}
+	f := c.Broker(int(follower)).Replica(tp)
+	if same, err := sameBatchesBelow(leader, f, 0, leader.HW, &leaderWalk{}); err != nil || !same {
+		t.Fatalf("before truncating: same %v, err %v; want the replicas to agree", same, err)
+	}
+	first, err := leader.Log.RawBatches(0, leader.HW).Next()
+	if err != nil || first == nil {
+		t.Fatalf("the leader's first batch: %v", err)
+	}
+	h, err := record.ReadHeader(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Log.TruncateTo(h.LastOffset() + 1); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := sameBatchesBelow(leader, f, 0, leader.HW, &leaderWalk{}); err != nil || same {
+		t.Errorf("leader walked first, follower missing batches: same %v, err %v; want false", same, err)
+	}
+	if same, err := sameBatchesBelow(f, leader, 0, leader.HW, &leaderWalk{}); err != nil || same {
+		t.Errorf("follower walked first: same %v, err %v; want false", same, err)
+	}
+}

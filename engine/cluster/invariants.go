@@ -333,7 +333,10 @@ func sameBatchesBelow(a, b *broker.Replica, from, hw int64, aValid *leaderWalk) 
 		if x == nil && y == nil {
 			return same, nil
 		}
-		if y != nil && (x == nil || !bytes.Equal(x, y)) {
+		switch {
+		case y == nil:
+			same = false // b's walk ended while a still has batches
+		case x == nil || !bytes.Equal(x, y):
 			same = false
 			if err := record.Validate(y); err != nil {
 				return false, err
