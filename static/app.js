@@ -37,7 +37,11 @@
       if (from.nodeType === Node.ELEMENT_NODE && from.classList.contains("lesson-focus")) to.classList.add("lesson-focus");
       return true;
     };
-    const morph = (el, html) => Idiomorph.morph(el, html, { morphStyle: "outerHTML", callbacks: { beforeNodeMorphed: keepPageState } });
+    // Without the morphing library (static/vendor is built by `make
+    // static-deps`) the page still works, redrawing what changed whole.
+    const morph = globalThis.Idiomorph
+      ? (el, html) => Idiomorph.morph(el, html, { morphStyle: "outerHTML", callbacks: { beforeNodeMorphed: keepPageState } })
+      : (el, html) => { el.outerHTML = html; };
     if (update.view) {
       morph(document.getElementById("cluster-view"), update.view);
     }

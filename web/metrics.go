@@ -196,9 +196,11 @@ func drawChart(key string, title words, times []int64, series []view.Series) cha
 		if t1 == t0 {
 			return chartW - chartPadR
 		}
-		return chartPadL + float64(t-t0)/float64(t1-t0)*(chartW-chartPadL-chartPadR)
+		// float64(): no fused multiply-add on any platform, so native and
+		// WASM draw the same coordinates.
+		return chartPadL + float64(float64(t-t0)/float64(t1-t0)*(chartW-chartPadL-chartPadR))
 	}
-	y := func(v float64) float64 { return chartH - chartPadB - v/top*(chartH-chartPadT-chartPadB) }
+	y := func(v float64) float64 { return chartH - chartPadB - float64(v/top*(chartH-chartPadT-chartPadB)) }
 	for i, s := range series {
 		l := chartLine{Name: s.Name, Color: i % 8, Last: "—"}
 		var pts []string

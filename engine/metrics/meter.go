@@ -67,7 +67,10 @@ func (m *Meter) tickTo(now time.Duration) {
 	instant := float64(m.uncounted) / meterTick.Seconds()
 	m.uncounted = 0
 	if m.ticked {
-		m.rate += oneMinuteAlpha * (instant - m.rate)
+		// The explicit conversion keeps the compiler from fusing the
+		// multiply and add into one FMA (arm64 and others do; WASM never
+		// does), so native and browser rates agree to the bit.
+		m.rate += float64(oneMinuteAlpha * (instant - m.rate))
 	} else {
 		m.rate, m.ticked = instant, true
 	}
