@@ -271,8 +271,8 @@ func assertInViewport(t *testing.T, p *watchedPage, sel string) {
 		const r = el.getBoundingClientRect();
 		return r.top >= 0 && r.top < window.innerHeight - 20 && r.bottom > 0;
 	}`, sel, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(10000)}); err != nil {
-		where, _ := p.Evaluate(`(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; }`, sel)
-		t.Errorf("%s is not in the viewport after the command that changed it (top, bottom, viewport height: %v)", sel, where)
+		where, _ := p.Evaluate(`(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight, JSON.stringify(globalThis.loglabLayout.lastChange())]; }`, sel)
+		t.Errorf("%s is not in the viewport after the command that changed it (top, bottom, viewport height, last change: %v)", sel, where)
 	}
 }
 

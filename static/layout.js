@@ -83,15 +83,24 @@
   // most telling change is scrolled into sight and flashed. A lesson step
   // that points at an element (lesson.js refocus) has the last word.
   let pending = null;
+  let last = null; // what the last command changed, for tests and curious learners
   function snapshot() {
     const m = new Map();
-    for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) m.set(el.dataset.fragment, el.outerHTML);
+    for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) m.set(el.dataset.fragment, { html: el.outerHTML, records: recordsOf(el) });
     return m;
   }
-  function commandSent() { pending = { before: snapshot(), entries: 0 }; }
-  document.addEventListener("submit", (ev) => { if (ev.target.id === "console") commandSent(); }, true);
+  const recordsOf = (el) => el.querySelector(".records")?.outerHTML;
+  function commandSent(line) {
+    // The previous command's flash ends: its class must not read as a change.
+    for (const el of document.querySelectorAll("#cluster-view .just-changed")) el.classList.remove("just-changed");
+    pending = { before: snapshot(), entries: 0, line: line || "" };
+  }
+  document.addEventListener("submit", (ev) => {
+    if (ev.target.id === "console") commandSent(document.getElementById("command")?.value);
+  }, true);
   document.addEventListener("click", (ev) => {
-    if (ev.target.closest("[data-command]") && document.body.dataset.ready === "true") commandSent();
+    const c = ev.target.closest("[data-command]");
+    if (c && document.body.dataset.ready === "true") commandSent(c.dataset.command);
   }, true);
 
   // rank orders the changed fragments: what the learner opened, what
@@ -105,32 +114,59 @@
     return panels.includes(key) ? 4 + panels.indexOf(key) : -1;
   }
 
-  function changedFragments(before) {
+  // changedFragments are the fragments that differ from before, most
+  // telling first. Time passes in most commands, so several partitions
+  // may change at once (an ISR shrinking everywhere): among them, those
+  // of the topic the command names, then those whose records changed.
+  function changedFragments(before, line) {
+    const words = new Set(line.split(/[\s=]+/));
     const changed = [];
     for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) {
       const key = el.dataset.fragment;
       if (rank(key) < 0 || collapsed().has(key)) continue;
-      if (before.get(key) !== el.outerHTML) changed.push({ key, el, rank: rank(key) });
+      const was = before.get(key);
+      if (was && was.html === el.outerHTML) continue;
+      const topic = key.startsWith("topic/") ? key.split("/")[1] : "";
+      const partition = el.dataset.partition || "";
+      const named = words.has(partition) || words.has(topic) ? 0 : 1;
+      const records = !was || was.records !== recordsOf(el) ? 0 : 1;
+      changed.push({ key, el, rank: rank(key), order: [rank(key), named, records] });
     }
     // A changed partition changes its topic too: the partition says more.
     const parts = new Set(changed.filter((c) => c.rank === 2).map((c) => c.key.replace(/\/\d+$/, "")));
-    return changed.filter((c) => !(c.rank === 3 && parts.has(c.key))).sort((a, b) => a.rank - b.rank);
+    const cmp = (a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2];
+    const out = changed.filter((c) => !(c.rank === 3 && parts.has(c.key)));
+    out.sort(cmp); // stable: document order within equals
+    return out.map((c) => ({ ...c, best: cmp(c, out[0]) === 0 }));
   }
 
+  // inSight: the whole element is in sight, or, for one taller than the
+  // window, its top is; below the sticky controls and inside the cluster
+  // column when that scrolls on its own (a lesson's layout).
   function inSight(el) {
     const r = el.getBoundingClientRect();
+    let top = 0, bottom = window.innerHeight;
     const column = el.closest(".cluster");
-    const top = column && column.scrollHeight > column.clientHeight ? Math.max(0, column.getBoundingClientRect().top) : 0;
-    return r.top >= top && r.top < window.innerHeight - 40;
+    if (column && column.scrollHeight > column.clientHeight) {
+      const c = column.getBoundingClientRect();
+      top = Math.max(top, c.top);
+      bottom = Math.min(bottom, c.bottom);
+    }
+    const controls = document.querySelector("#cluster-view .controls");
+    if (controls && getComputedStyle(controls).position === "sticky") top = Math.max(top, controls.getBoundingClientRect().bottom);
+    if (r.height > bottom - top) return r.top >= top && r.top < bottom - 40;
+    return r.top >= top && r.bottom <= bottom;
   }
 
   function bringIntoSight(changed) {
-    const best = changed.filter((c) => c.rank === changed[0].rank);
+    const best = changed.filter((c) => c.best);
     const first = best[0].el;
-    if (!inSight(first)) {
+    const scrolled = !inSight(first);
+    if (scrolled) {
       const tall = first.getBoundingClientRect().height > window.innerHeight * 0.6;
       first.scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
     }
+    last = { keys: changed.map((c) => c.key), scrolled };
     for (const c of best.slice(0, 6)) {
       c.el.classList.remove("just-changed");
       void c.el.offsetWidth; // restart the flash on an element kept by a morph
@@ -147,7 +183,7 @@
       if (r.target.id === "transcript") pending.entries += [...r.addedNodes].filter((n) => n.nodeType === 1).length;
     }
     if (pending.entries === 0) return;
-    const changed = changedFragments(pending.before);
+    const changed = changedFragments(pending.before, pending.line);
     if (changed.length) {
       if (!document.querySelector("#cluster-view .lesson-focus")) bringIntoSight(changed);
       pending = null;
@@ -171,5 +207,5 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 
-  globalThis.loglabLayout = { collapsed: () => [...collapsed()] };
+  globalThis.loglabLayout = { collapsed: () => [...collapsed()], lastChange: () => last };
 })();
