@@ -120,6 +120,9 @@
   // of the topic the command names, then those whose records changed.
   function changedFragments(before, line) {
     const words = new Set(line.split(/[\s=]+/));
+    // "produce orders ... partition=2" names orders/2.
+    const p = /(?:^|\s)partition=(\d+)/.exec(line);
+    if (p) for (const w of [...words]) words.add(w + "/" + p[1]);
     const changed = [];
     for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) {
       const key = el.dataset.fragment;
@@ -128,7 +131,7 @@
       if (was && was.html === el.outerHTML) continue;
       const topic = key.startsWith("topic/") ? key.split("/")[1] : "";
       const partition = el.dataset.partition || "";
-      const named = words.has(partition) || words.has(topic) ? 0 : 1;
+      const named = words.has(partition) ? 0 : words.has(topic) ? 1 : 2;
       const records = !was || was.records !== recordsOf(el) ? 0 : 1;
       changed.push({ key, el, rank: rank(key), order: [rank(key), named, records] });
     }
