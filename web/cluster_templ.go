@@ -500,7 +500,7 @@ func topicLog(t view.Topic, d topicDrawing, partitions []templ.Component) templ.
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</code>&#32;")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
