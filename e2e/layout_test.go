@@ -75,12 +75,13 @@ func TestLayoutLab(t *testing.T) {
 			p.open(t, "/lab")
 			p.runAll(t, layoutScript)
 			checkLayout(t, p, vp.name)
-			// The diagram, to look at: cards, wrapped lines, labels.
-			if _, err := p.Locator("#cluster-view #network").Screenshot(playwright.LocatorScreenshotOptions{
-				Path: playwright.String("out/layout-network-" + vp.name + ".png"), Animations: playwright.ScreenshotAnimationsDisabled,
-			}); err != nil {
-				t.Log("screenshot:", err)
+			// The diagram, to look at: cards, wrapped lines, labels. (The
+			// page, not the element: the lab redraws the view every second
+			// while it follows the quorum.)
+			if _, err := p.Evaluate(`() => document.querySelector("#cluster-view #network").scrollIntoView()`); err != nil {
+				t.Fatal(err)
 			}
+			shot(t, p, "layout-network-"+vp.name)
 
 			// What a command changed is scrolled into sight.
 			p.runAll(t, []string{"produce orders key=late value=late-one partition=2 producer=p1"})

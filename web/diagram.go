@@ -125,6 +125,11 @@ func (n diagramNode) userPartitions(names []string) (user []string, internal int
 	return user, internal
 }
 
+// kafkaInternalTopics are Kafka's internal topics (Topic.INTERNAL_TOPICS,
+// and the share groups' state in 4.x). The view marks only
+// __consumer_offsets Internal; the card counts the others' partitions too.
+var kafkaInternalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__share_group_state": true}
+
 func topicOf(partition string) string {
 	if i := strings.LastIndexByte(partition, '/'); i >= 0 {
 		return partition[:i]
@@ -204,7 +209,7 @@ func layoutDiagram(c view.Cluster) diagram {
 	}
 	internal := map[string]bool{}
 	for _, t := range c.Topics {
-		if t.Internal {
+		if t.Internal || kafkaInternalTopics[t.Name] {
 			internal[t.Name] = true
 		}
 	}

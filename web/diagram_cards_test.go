@@ -27,8 +27,9 @@ func TestWrappedLines(t *testing.T) {
 	}
 }
 
-// leadingCluster: broker 1 leads orders/0 and 20 partitions of
-// __consumer_offsets, as a cluster with a group does.
+// leadingCluster: broker 1 leads orders/0, 20 partitions of
+// __consumer_offsets and one of __transaction_state, as a cluster with a
+// group and a transaction does.
 func leadingCluster() view.Cluster {
 	c := view.Cluster{Exists: true, Brokers: 1, Controllers: 1, BrokerNodes: []view.Broker{{ID: 1, Alive: true, Registered: true}}}
 	c.Topics = append(c.Topics, view.Topic{Name: "orders", Partitions: []view.Partition{{Topic: "orders", Index: 0, Leader: 1, ISR: []int{1}}}})
@@ -36,7 +37,10 @@ func leadingCluster() view.Cluster {
 	for i := range 20 {
 		offsets.Partitions = append(offsets.Partitions, view.Partition{Topic: offsets.Name, Index: i, Leader: 1, ISR: []int{1}})
 	}
-	return append1(c, offsets)
+	c = append1(c, offsets)
+	// __transaction_state is internal in Kafka, whether or not the view
+	// marks it.
+	return append1(c, view.Topic{Name: "__transaction_state", Partitions: []view.Partition{{Topic: "__transaction_state", Index: 3, Leader: 1, ISR: []int{1}}}})
 }
 
 func append1(c view.Cluster, t view.Topic) view.Cluster {
@@ -55,14 +59,14 @@ func TestBrokerCardCountsInternalPartitions(t *testing.T) {
 		}
 	}
 	w := b.LeadsWords()
-	if want := "leads orders/0 + 20 internal partitions"; w.en != want {
+	if want := "leads orders/0 + 21 internal partitions"; w.en != want {
 		t.Errorf("leads line %q, want %q", w.en, want)
 	}
-	if want := "是 orders/0 及 20 个内部 partition 的 leader"; w.zh != want {
+	if want := "是 orders/0 及 21 个内部 partition 的 leader"; w.zh != want {
 		t.Errorf("leads line (zh) %q, want %q", w.zh, want)
 	}
-	if len(b.Leads) != 21 {
-		t.Errorf("the tooltip's list has %d partitions, want all 21", len(b.Leads))
+	if len(b.Leads) != 22 {
+		t.Errorf("the tooltip's list has %d partitions, want all 22", len(b.Leads))
 	}
 	// Three lines in a 152-unit line ("leads orders/0 +", "20 internal",
 	// "partitions"): the card grows by two.
