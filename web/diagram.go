@@ -70,6 +70,9 @@ type diagramNode struct {
 	// Side names the node's side of a network partition ("A", "B", ...);
 	// "" when it can reach every node.
 	Side string
+	// internal names the cluster's internal topics, which LeadsWords counts
+	// rather than lists.
+	internal map[string]bool
 }
 
 func (n diagramNode) left() float64  { return n.X - n.W/2 }
@@ -91,18 +94,65 @@ func (n diagramNode) LeadsText() string {
 }
 
 // LeadsWords is LeadsText in both languages, for the card's line (the
-// tooltip stays English).
+// tooltip stays English and names every partition). The card names the
+// user topics' partitions and counts the internal ones: a group or a
+// transaction spreads __consumer_offsets' and __transaction_state's 50
+// partitions over every broker, which would bury the ones a lesson is about.
 func (n diagramNode) LeadsWords() words {
+	leads, leadsInternal := n.userPartitions(n.Leads)
+	named, namedInternal := n.userPartitions(n.Named)
 	w := words{"leads no partition", "不是任何 partition 的 leader"}
 	if len(n.Leads) > 0 {
-		w = words{"leads " + strings.Join(n.Leads, ", "), "是 " + strings.Join(n.Leads, ", ") + " 的 leader"}
+		w = words{"leads " + listWithInternal(leads, leadsInternal, "en"), "是 " + listWithInternal(leads, leadsInternal, "zh") + " 的 leader"}
 	}
 	if len(n.Named) > 0 {
-		named := strings.Join(n.Named, ", ")
-		w.en += " · named leader of " + named + ", not leading"
-		w.zh += " · 被指定为 " + named + " 的 leader，但尚未担任"
+		w.en += " · named leader of " + listWithInternal(named, namedInternal, "en") + ", not leading"
+		w.zh += " · 被指定为 " + listWithInternal(named, namedInternal, "zh") + " 的 leader，但尚未担任"
 	}
 	return w
+}
+
+// userPartitions splits partition names into those of user topics and a
+// count of those of internal topics.
+func (n diagramNode) userPartitions(names []string) (user []string, internal int) {
+	for _, p := range names {
+		if n.internal[topicOf(p)] {
+			internal++
+		} else {
+			user = append(user, p)
+		}
+	}
+	return user, internal
+}
+
+// kafkaInternalTopics are Kafka's internal topics (Topic.INTERNAL_TOPICS,
+// and the share groups' state in 4.x). The view marks only
+// __consumer_offsets Internal; the card counts the others' partitions too.
+var kafkaInternalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__share_group_state": true}
+
+func topicOf(partition string) string {
+	if i := strings.LastIndexByte(partition, '/'); i >= 0 {
+		return partition[:i]
+	}
+	return partition
+}
+
+func listWithInternal(user []string, internal int, lang string) string {
+	s := strings.Join(user, ", ")
+	if internal == 0 {
+		return s
+	}
+	more := fmt.Sprintf("%d internal %s", internal, pluralS(internal, "partition"))
+	if lang == "zh" {
+		more = fmt.Sprintf("%d 个内部 partition", internal)
+	}
+	if s == "" {
+		return more
+	}
+	if lang == "zh" {
+		return s + " 及 " + more
+	}
+	return s + " + " + more
 }
 
 // diagramLink is one direction of a link, drawn as an arrow for its most
@@ -157,13 +207,19 @@ func layoutDiagram(c view.Cluster) diagram {
 	for _, cl := range c.ClientNodes {
 		clients = append(clients, diagramNode{ID: cl.Name, Kind: cl.Kind, Client: cl})
 	}
+	internal := map[string]bool{}
+	for _, t := range c.Topics {
+		if t.Internal || kafkaInternalTopics[t.Name] {
+			internal[t.Name] = true
+		}
+	}
 	brokers := make([]diagramNode, 0, len(c.BrokerNodes))
 	for _, b := range c.BrokerNodes {
 		id := b.Node
 		if id == "" {
 			id = "b" + strconv.Itoa(b.ID)
 		}
-		brokers = append(brokers, diagramNode{ID: id, Kind: "broker", Broker: b, Leads: c.Leads(b.ID), Named: c.NamedLeader(b.ID)})
+		brokers = append(brokers, diagramNode{ID: id, Kind: "broker", Broker: b, Leads: c.Leads(b.ID), Named: c.NamedLeader(b.ID), internal: internal})
 	}
 	// A message may name a node the view does not list (a client created
 	// by a driver, say): draw it with the clients rather than lose it.
@@ -192,29 +248,37 @@ func layoutDiagram(c view.Cluster) diagram {
 	}
 	d := diagram{Width: math.Max(minWidth, math.Max(columnWidth*cols, clientColumn*float64(len(clients))))}
 	left := (d.Width - columnWidth*cols) / 2
+	// Every broker card is as tall as the one with the most lines: the
+	// cards' text wraps rather than being cut, and the rows make room.
+	h := brokerH
+	for _, b := range brokers {
+		h = math.Max(h, brokerHeight(b, c))
+	}
+	grow := h - brokerH
 	lastRow := rowBrokers
 	for i := range brokers {
-		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers
+		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers+grow/2
 		if staggered {
 			x = left + columnWidth*(float64(i/2)+0.5+0.5*float64(i%2))
-			y += rowGap * float64(i%2)
+			y += (rowGap + grow) * float64(i%2)
 		}
-		brokers[i].X, brokers[i].Y, brokers[i].W, brokers[i].H = x, y, brokerW, brokerH
+		brokers[i].X, brokers[i].Y, brokers[i].W, brokers[i].H = x, y, brokerW, h
 		lastRow = math.Max(lastRow, y)
 	}
-	d.Height = lastRow + belowBrokers
+	d.Height = lastRow + belowBrokers + grow/2
 	// The clients hang from one line: a producer's card grows downwards
 	// with what its TransactionManager holds.
-	clientsTop := lastRow + clientsBelow - clientH/2
+	clientsTop := lastRow + clientsBelow + grow/2 - clientH/2
 	for i := range clients {
 		// Wide enough for the client's name, up to its share of the width.
 		w := math.Max(clientW, float64(len([]rune(clients[i].ID)))*10+28)
 		if clients[i].Client.Producer != nil {
 			w = math.Max(w, producerW)
 		}
-		h := clientHeight(clients[i].Client)
+		w = math.Min(w, d.Width/float64(len(clients))-20)
+		h := clientHeight(clients[i].Client) + producerExtra(clients[i].Client, w)
 		clients[i].X, clients[i].Y = spread(d.Width, i, len(clients)), clientsTop+h/2
-		clients[i].W, clients[i].H = math.Min(w, d.Width/float64(len(clients))-20), h
+		clients[i].W, clients[i].H = w, h
 		d.Height = math.Max(d.Height, clientsTop+h+belowClients-clientH/2)
 	}
 	d.Nodes = append(d.Nodes, diagramNode{ID: ctl, Kind: "controller", X: d.Width / 2, Y: rowCtl, W: ctlW, H: ctlH})
@@ -471,4 +535,85 @@ func clientHeight(cl view.Client) float64 {
 		return clientH
 	}
 	return producerHeight(cl)
+}
+
+// Card text is HTML laid out by the browser after the diagram is: these
+// estimates err wide, so a card is never too small for its lines (the
+// widest of the page's fonts, DejaVu Sans, is ~0.58 em a character; the
+// monospace figures ~0.6 em).
+const (
+	cardTextW     = 8.4  // a 14-unit character on a card
+	cardWideTextW = 14.5 // a CJK character
+	cardPaddingX  = 20.0 // a card's padding and border, both sides
+)
+
+func textUnits(s string) float64 {
+	w := 0.0
+	for _, r := range s {
+		if r >= 0x2E80 {
+			w += cardWideTextW
+		} else {
+			w += cardTextW
+		}
+	}
+	return w
+}
+
+// wrappedLines is how many lines s takes in a box width units wide when
+// broken at spaces, and anywhere in a word longer than a line (the cards'
+// overflow-wrap: anywhere).
+func wrappedLines(s string, width float64) int {
+	lines, used := 1, 0.0
+	for i, word := range strings.Split(s, " ") {
+		w := textUnits(word)
+		space := 0.0
+		if i > 0 && used > 0 {
+			space = cardTextW
+		}
+		switch {
+		case used+space+w <= width:
+			used += space + w
+		case w <= width:
+			lines++
+			used = w
+		default: // broken inside the word
+			if used > 0 {
+				lines++
+			}
+			lines += int(math.Ceil(w/width)) - 1
+			used = math.Mod(w, width)
+		}
+	}
+	return lines
+}
+
+// wordsLines is the lines the longer of the two languages takes.
+func wordsLines(w words, width float64) int {
+	return max(wrappedLines(w.en, width), wrappedLines(w.zh, width))
+}
+
+// brokerHeight is a broker card's height with its wrapping lines: which
+// partitions it leads, and a restarted broker's registration.
+func brokerHeight(n diagramNode, c view.Cluster) float64 {
+	inner := brokerW - cardPaddingX
+	extra := wordsLines(n.LeadsWords(), inner) - 1
+	if n.Broker.Alive && !n.Broker.Registered {
+		extra += wordsLines(notRegisteredWords(n.Broker), inner) - 1
+	}
+	return brokerH + float64(extra)*lineH
+}
+
+// notRegisteredWords is a restarted broker's line until it registers.
+func notRegisteredWords(b view.Broker) words {
+	return words{fmt.Sprintf("not registered yet · metadata holds epoch %d of its previous run", b.Epoch), fmt.Sprintf("尚未注册 · metadata 中仍是它上一次运行的 epoch %d", b.Epoch)}
+}
+
+// producerExtra is the room a producer card of width w needs for its
+// transactional.id line when the id wraps.
+func producerExtra(cl view.Client, w float64) float64 {
+	if cl.Producer == nil || cl.Producer.TransactionalID == "" {
+		return 0
+	}
+	lines := wrappedLines("transactional.id "+shortText(cl.Producer.TransactionalID), w-cardPaddingX)
+	return float64(lines-1) * lineH
 }

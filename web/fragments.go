@@ -63,6 +63,11 @@ func partitionComponents(fs []Fragment) []templ.Component {
 // ClusterView draws them. Each is a whole panel, not a smaller piece: the
 // panels are what a command changes or leaves alone, and swapping a panel
 // keeps every data-focus selector inside it working as before.
+//
+// The topics come first, then what `show batch` or `show lookup` opened:
+// they are what most commands change and what a learner reads, so they
+// are in sight without scrolling past the network and the quorum, which
+// follow (and which a page lets the learner fold away).
 func ClusterFragments(c view.Cluster) []Fragment {
 	if !c.Exists {
 		return []Fragment{keyed("no-cluster", noCluster())}
@@ -71,14 +76,34 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		keyed("summary", clusterSummary(c)),
 		keyed("controls", ControlsBar(c)),
 		keyed("violations", ViolationsPanel(c)),
+	}
+	fs = append(fs, topicFragments(c)...)
+	// InspectorPanel draws two panels side by side: each is a fragment.
+	if c.Inspector.Batch != nil {
+		fs = append(fs, keyed("inspector/batch", BatchPanel(*c.Inspector.Batch)))
+	}
+	if c.Inspector.Lookup != nil {
+		fs = append(fs, keyed("inspector/lookup", LookupPanel(*c.Inspector.Lookup)))
+	}
+	return append(fs,
 		keyed("network", NetworkDiagram(c)),
 		keyed("quorum", QuorumPanel(c)),
 		keyed("groups", GroupsPanel(c)),
 		keyed("transactions", TransactionsPanel(c)),
-	}
+		// Metrics and charts come last: the panels a command changes (the
+		// topics, what was opened) stay near the top.
+		keyed("metrics", MetricsPanel(c)),
+		keyed("charts", ChartsPanel(c)),
+	)
+}
+
+// topicFragments are the topics, each a fragment with its partitions as
+// parts, or the hint to create one.
+func topicFragments(c view.Cluster) []Fragment {
 	if len(c.Topics) == 0 {
-		fs = append(fs, keyed("no-topics", noTopics()))
+		return []Fragment{keyed("no-topics", noTopics())}
 	}
+	var fs []Fragment
 	drawings, owners := drawTopics(c), partitionOwners(c.Groups)
 	seen := make(map[string]int, len(c.Topics))
 	for i, t := range c.Topics {
@@ -95,16 +120,6 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		f.withParts = func(cs []templ.Component) templ.Component { return keyed(key, topicLog(t, d, cs)).Component }
 		fs = append(fs, f)
 	}
-	// InspectorPanel draws two panels side by side: each is a fragment.
-	if c.Inspector.Batch != nil {
-		fs = append(fs, keyed("inspector/batch", BatchPanel(*c.Inspector.Batch)))
-	}
-	if c.Inspector.Lookup != nil {
-		fs = append(fs, keyed("inspector/lookup", LookupPanel(*c.Inspector.Lookup)))
-	}
-	// Metrics and charts come last: the panels a command changes (the
-	// topics, what was opened) stay near the top.
-	fs = append(fs, keyed("metrics", MetricsPanel(c)), keyed("charts", ChartsPanel(c)))
 	return fs
 }
 
