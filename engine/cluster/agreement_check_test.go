@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
@@ -43,24 +44,7 @@ func TestCheckerAgreementAcrossDifferentSegmentBoundaries(t *testing.T) {
 // either side of it being the same. The checker runs once, at the end: it
 // compares only what it has not verified yet.
 func TestCheckerReportsAFollowerBatchThatDiffers(t *testing.T) {
-	c := newTestCluster(t, 1)
-	c.Checker().EveryStep = false
-	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
-	for _, prefix := range []string{"a", "b", "c"} {
-		produceN(t, c, p, "orders", 3, prefix)
-	}
-	c.Tick(time.Second)
-	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
-	info, _ := c.PartitionInfo("orders", 0)
-	leader := c.Broker(int(info.Leader)).Replica(tp)
-	follower := info.Replicas[0]
-	if follower == info.Leader {
-		follower = info.Replicas[1]
-	}
-	f := c.Broker(int(follower)).Replica(tp)
+	c, leader, f := threeBatchesReplicated(t)
 	var raws [][]byte
 	rb := leader.Log.RawBatches(0, leader.HW)
 	for {
@@ -107,24 +91,7 @@ func TestCheckerReportsAFollowerBatchThatDiffers(t *testing.T) {
 // batches (a follower with a hole in its offsets, or a read that returns
 // no batch, ends its walk early).
 func TestSameBatchesBelowCountsMissingBatches(t *testing.T) {
-	c := newTestCluster(t, 1)
-	c.Checker().EveryStep = false
-	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
-	for _, prefix := range []string{"a", "b", "c"} {
-		produceN(t, c, p, "orders", 3, prefix)
-	}
-	c.Tick(time.Second)
-	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
-	info, _ := c.PartitionInfo("orders", 0)
-	leader := c.Broker(int(info.Leader)).Replica(tp)
-	follower := info.Replicas[0]
-	if follower == info.Leader {
-		follower = info.Replicas[1]
-	}
-	f := c.Broker(int(follower)).Replica(tp)
+	_, leader, f := threeBatchesReplicated(t)
 	if same, err := sameBatchesBelow(leader, f, 0, leader.HW, &leaderWalk{}); err != nil || !same {
 		t.Fatalf("before truncating: same %v, err %v; want the replicas to agree", same, err)
 	}
@@ -145,4 +112,29 @@ func TestSameBatchesBelowCountsMissingBatches(t *testing.T) {
 	if same, err := sameBatchesBelow(f, leader, 0, leader.HW, &leaderWalk{}); err != nil || same {
 		t.Errorf("follower walked first: same %v, err %v; want false", same, err)
 	}
+}
+
+// threeBatchesReplicated is a cluster whose orders/0 holds three batches
+// on all three replicas, with the checker run by hand; it returns the
+// leader's replica and a follower's.
+func threeBatchesReplicated(t *testing.T) (*Cluster, *broker.Replica, *broker.Replica) {
+	t.Helper()
+	c := newTestCluster(t, 1)
+	c.Checker().EveryStep = false
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.CreateProducer("p1", client.DefaultProducerConfig())
+	for _, prefix := range []string{"a", "b", "c"} {
+		produceN(t, c, p, "orders", 3, prefix)
+	}
+	c.Tick(time.Second)
+	tp := protocol.TopicPartition{Topic: "orders", Partition: 0}
+	info, _ := c.PartitionInfo("orders", 0)
+	leader := c.Broker(int(info.Leader)).Replica(tp)
+	follower := info.Replicas[0]
+	if follower == info.Leader {
+		follower = info.Replicas[1]
+	}
+	return c, leader, c.Broker(int(follower)).Replica(tp)
 }
