@@ -448,14 +448,14 @@ func nativeFocusState(t *testing.T, native *lessons.Session, form string) (strin
 }
 
 // snapshot is the transcript and the cluster as drawn, without the
-// highlight the player adds and without the controllers' raft cards: raft
+// highlights the player and layout.js add and without the controllers' raft cards: raft
 // runs on real time, so its terms and log indexes are not part of what a
 // replay reproduces (the metadata log it commits is, and stays).
 func snapshot(t *testing.T, p *watchedPage) string {
 	t.Helper()
 	v, err := p.Evaluate(`() => {
 		const view = document.getElementById("cluster-view").cloneNode(true);
-		for (const el of view.querySelectorAll(".lesson-focus")) el.classList.remove("lesson-focus");
+		for (const el of view.querySelectorAll(".lesson-focus, .just-changed")) el.classList.remove("lesson-focus", "just-changed");
 		for (const el of view.querySelectorAll(".controllers")) el.remove();
 		// Attributes in name order: an element the update morphed has the
 		// ones it gained after those it kept, a fresh one has the server's order.

@@ -96,6 +96,12 @@ func drawn(t *testing.T, p *watchedPage) drawing {
 // history, while the DOM's attributes are a set.
 const withoutRaftState = `(el) => {
   const c = el.cloneNode(true);
+  // The brief flash on what the learner's last command changed
+  // (layout.js) is the page's, not the cluster's: a replay has none.
+  for (const e of c.querySelectorAll(".just-changed")) {
+    e.classList.remove("just-changed");
+    if (!e.classList.length) e.removeAttribute("class");
+  }
   for (const card of c.querySelectorAll(".controller-card")) {
     for (const a of ["data-role", "data-term", "data-commit-index", "data-focus-state"]) card.removeAttribute(a);
     for (const k of [...card.classList]) if (k.startsWith("role-")) card.classList.remove(k);
