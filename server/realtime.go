@@ -217,11 +217,13 @@ func (s *liveSession) realtimeTick(run chan struct{}, now time.Time) {
 		if p := recover(); p != nil {
 			s.logger.Error("the real-time driver panicked", "panic", p, "stack", string(debug.Stack()))
 			d.state.pause(fmt.Sprintf("internal error: the tick panicked (%v); the server logged it", p))
+			s.flushPaced()
 			s.publishRealtime()
 		}
 	}()
 	span, paused := d.state.due(now, s.lesson != nil)
 	if paused {
+		s.flushPaced()
 		s.publishRealtime()
 		return
 	}
@@ -242,18 +244,7 @@ func (s *liveSession) realtimeTick(run chan struct{}, now time.Time) {
 		s.publishEntry(e) // events: worth a transcript entry
 		return
 	}
-	s.publishTickView()
-}
-
-// publishTickView pushes the view after a quiet tick, with no transcript
-// entry, with s.mu held. Nobody watching: nothing is rendered.
-func (s *liveSession) publishTickView() {
-	if len(s.subscribers) == 0 {
-		return
-	}
-	if err := s.publishView(nil, false); err != nil {
-		s.logger.Error("rendering the view after a real-time tick", "error", err)
-	}
+	s.publishTickView(now) // pacing.go
 }
 
 // realtimeStateNow is the driver's state as pages draw it, with s.mu held.

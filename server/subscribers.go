@@ -239,10 +239,23 @@ func (s *liveSession) publish(msg []byte) {
 
 // publishView publishes the view as it is now with the transcript entries
 // (clear: replacing the page's transcript), with s.mu held.
+// Every fragment goes as it is now, the paced ones included (pacing.go):
+// only a quiet tick's update (publishTickView) holds some back.
 func (s *liveSession) publishView(entries []web.Entry, clear bool) error {
 	c, err := s.renderUpdate(entries, clear)
-	if err != nil || c == nil {
+	if err != nil {
 		return err
+	}
+	s.updates.pace.syncedAt = s.wallNow()
+	s.publishUpdate(c)
+	return nil
+}
+
+// publishUpdate hands a published update (nil: nothing changed) to every
+// subscriber, with s.mu held.
+func (s *liveSession) publishUpdate(c *viewChange) {
+	if c == nil {
+		return
 	}
 	s.updateStats.published.Add(1)
 	if c.view != "" {
@@ -253,7 +266,6 @@ func (s *liveSession) publishView(entries []web.Entry, clear bool) error {
 	for _, sub := range s.subscribers {
 		sub.enqueue(queued{change: c})
 	}
-	return nil
 }
 
 // renderEntries draws transcript entries.

@@ -164,6 +164,11 @@ type updateStream struct {
 	bytes int                    // held by ring
 	// now is the wall clock, for At and the first id; a test sets it.
 	now func() time.Time
+	// withheld are the keys of fragments whose drawing changed since the
+	// pages got it, left out by nextHolding (shown keeps what pages
+	// show); pace is when the paced ones were last sent (pacing.go).
+	withheld []string
+	pace     fragmentPace
 }
 
 func (st *updateStream) clock() time.Time {
@@ -191,9 +196,28 @@ func (st *updateStream) lastID() uint64 {
 // published, or the whole view when the list of fragments changed (a topic
 // or a panel appeared or went). It returns nil when nothing changed.
 func (st *updateStream) next(ctx context.Context, entries []string, clear bool, frags []web.RenderedFragment) (*viewChange, error) {
+	return st.nextHolding(ctx, entries, clear, frags, nil)
+}
+
+// nextHolding is next, leaving out the changed fragments whose key hold
+// reports (nil: none): pages keep their drawing as last sent, shown keeps
+// it too, so the update that next carries them carries their drawing then
+// (never a skipped one), and withholding reports them owed until then. A
+// whole view (the panels shown changed) holds nothing back.
+func (st *updateStream) nextHolding(ctx context.Context, entries []string, clear bool, frags []web.RenderedFragment, hold func(key string) bool) (*viewChange, error) {
 	c := &viewChange{entries: entries, clear: clear, updates: 1}
+	shown := frags
+	var withheld []string
 	if sameKeys(st.shown, frags) {
 		for i, f := range frags {
+			if hold != nil && f.HTML != st.shown[i].HTML && hold(f.Key) {
+				if withheld == nil {
+					shown = append([]web.RenderedFragment(nil), frags...)
+				}
+				shown[i] = st.shown[i]
+				withheld = append(withheld, f.Key)
+				continue
+			}
 			c.fragments = appendChanged(c.fragments, st.shown[i], f)
 		}
 	} else {
@@ -203,7 +227,7 @@ func (st *updateStream) next(ctx context.Context, entries []string, clear bool, 
 		}
 		c.view = view
 	}
-	st.shown = frags
+	st.shown, st.withheld = shown, withheld
 	if c.empty() {
 		return nil, nil
 	}
@@ -213,6 +237,10 @@ func (st *updateStream) next(ctx context.Context, entries []string, clear bool, 
 	st.remember(c)
 	return c, nil
 }
+
+// withholding reports whether pages show a fragment older than the view
+// as last rendered, left out by nextHolding.
+func (st *updateStream) withholding() bool { return len(st.withheld) > 0 }
 
 // appendChanged appends what changed from was to now, two drawings of one
 // fragment: nothing, the parts that changed when nothing else did (one

@@ -16,6 +16,7 @@ type updateStats struct {
 	replayed   atomic.Uint64 // reconnections served from the ring
 	fullViews  atomic.Uint64 // published updates that carried the whole view
 	fragmented atomic.Uint64 // published updates that carried fragments only
+	paced      atomic.Uint64 // quiet ticks' updates that left the charts out (pacing.go)
 }
 
 // UpdateStats is a session's updateStats at one moment.
@@ -31,6 +32,7 @@ type UpdateStats struct {
 	SentBytes  uint64 `json:"sentBytes"`
 	Snapshots  uint64 `json:"snapshots"`
 	Replayed   uint64 `json:"replayed"`
+	Paced      uint64 `json:"paced"`
 }
 
 // stats is the session's update counters now.
@@ -40,7 +42,7 @@ func (s *liveSession) stats() UpdateStats {
 		Published: st.published.Load(), FullViews: st.fullViews.Load(), Fragmented: st.fragmented.Load(),
 		Coalesced: st.coalesced.Load(), Dropped: st.dropped.Load(), SlowPages: st.slowPages.Load(),
 		DeadPages: st.deadPages.Load(), Sent: st.sent.Load(), SentBytes: st.sentBytes.Load(),
-		Snapshots: st.snapshots.Load(), Replayed: st.replayed.Load(),
+		Snapshots: st.snapshots.Load(), Replayed: st.replayed.Load(), Paced: st.paced.Load(),
 	}
 }
 
@@ -50,7 +52,7 @@ func (a UpdateStats) add(b UpdateStats) UpdateStats {
 		Published: a.Published + b.Published, FullViews: a.FullViews + b.FullViews, Fragmented: a.Fragmented + b.Fragmented,
 		Coalesced: a.Coalesced + b.Coalesced, Dropped: a.Dropped + b.Dropped, SlowPages: a.SlowPages + b.SlowPages,
 		DeadPages: a.DeadPages + b.DeadPages, Sent: a.Sent + b.Sent, SentBytes: a.SentBytes + b.SentBytes,
-		Snapshots: a.Snapshots + b.Snapshots, Replayed: a.Replayed + b.Replayed,
+		Snapshots: a.Snapshots + b.Snapshots, Replayed: a.Replayed + b.Replayed, Paced: a.Paced + b.Paced,
 	}
 }
 

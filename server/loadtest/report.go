@@ -272,6 +272,7 @@ func (r *Report) Print(w io.Writer) {
 	row("update ids skipped (coalesced or lost)", skipped, "")
 	sv := r.Server
 	row("server: updates published (whole views / fragments)", fmt.Sprintf("%d (%d / %d)", sv.Published, sv.FullViews, sv.Fragmented), "")
+	row("server: quiet ticks' updates without the charts", fmt.Sprint(sv.Paced), "")
 	row("server: updates coalesced / dropped", fmt.Sprintf("%d / %d", sv.Coalesced, sv.Dropped), "")
 	row("server: pages cut for lag / for no pong", fmt.Sprintf("%d / %d", sv.SlowPages, sv.DeadPages), "")
 	row("server: bytes per message sent, uncompressed", bytesString(int64(per(int64(sv.SentBytes), int64(sv.Sent)))), "")
