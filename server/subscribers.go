@@ -238,9 +238,9 @@ func (s *liveSession) publish(msg []byte) {
 }
 
 // publishView publishes the view as it is now with the transcript entries
-// (clear: replacing the page's transcript), with s.mu held.
-// Every fragment goes as it is now, the paced ones included (pacing.go):
-// only a quiet tick's update (publishTickView) holds some back.
+// (clear: replacing the page's transcript), with s.mu held. Every fragment
+// goes as it is now, the paced ones included: only a quiet real-time
+// tick's update holds some back (pacing.go).
 func (s *liveSession) publishView(entries []web.Entry, clear bool) error {
 	c, err := s.renderUpdate(entries, clear)
 	if err != nil {
