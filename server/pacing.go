@@ -13,8 +13,9 @@ import (
 // every line moves). The charts fragment is SVG full of coordinates that
 // compress poorly: measured on the load check's instructor cluster (a
 // producer and a consumer group, a command every 300 ms, a tick every
-// 500 ms), it added about 3 KB to every update on the wire, a quarter of
-// it, for a drawing nobody reads twice a second. So an update that only a
+// 500 ms; BenchmarkWorkshopUpdateBytes), it added 2.4-3 KB to every
+// update of about 12 KB on the wire, for a drawing nobody reads twice a
+// second. So an update that only a
 // tick caused carries the paced fragments at most once every pacedEvery
 // of wall time; in between, pages keep the drawing last sent.
 //
@@ -31,7 +32,7 @@ import (
 //
 // The metrics panel is not paced: its numbers change with the cluster's
 // state (an ISR shrinking, a leader elected), not with each tick, and it
-// cost about 40–100 bytes per update in the same measurement.
+// cost 0.1-0.3 KB per update in the same measurement.
 
 const (
 	// pacedEvery is the least wall time between two tick-only updates
