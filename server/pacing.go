@@ -15,9 +15,9 @@ import (
 // producer and a consumer group, a command every 300 ms, a tick every
 // 500 ms; BenchmarkWorkshopUpdateBytes), it added 2.4-3 KB to every
 // update of about 12 KB on the wire, for a drawing nobody reads twice a
-// second. So an update that only a
-// tick caused carries the paced fragments at most once every pacedEvery
-// of wall time; in between, pages keep the drawing last sent.
+// second. So an update that only a tick caused carries the paced
+// fragments at most once every pacedEvery of wall time; in between, pages
+// keep the drawing last sent.
 //
 // What a person needs is never held back: an update caused by a typed
 // command, a lesson, a tick whose events make a transcript entry, or a
