@@ -194,7 +194,8 @@ func (s *Server) apiCreateCluster(c echo.Context) error {
 // command log since its cluster last started, as a lab script that
 // `loglab script` (or the browser lab's console) replays. Its owner's and
 // the instructor's: what a participant typed is theirs, as on the
-// overview. X-Loglab-Log-Whole says whether it holds everything since the
+// overview. With ?for=lab it is the session as the browser lab opens it
+// (labScript), for a share link. X-Loglab-Log-Whole says whether it holds everything since the
 // cluster started (a restart or the memory bound cut it).
 func (s *Server) apiCommandLog(c echo.Context) error {
 	sess, err := s.clusterParam(c)
@@ -203,6 +204,14 @@ func (s *Server) apiCommandLog(c echo.Context) error {
 	}
 	if !s.roleOf(c.Request()).mayDrive(sess) {
 		return answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", "a cluster's command log is its owner's and the instructor's")
+	}
+	if c.QueryParam("for") == "lab" {
+		script, err := sess.labScript()
+		if err != nil {
+			return answerClusterError(c, http.StatusConflict, "INVALID_REQUEST", "the session cannot be opened in the browser lab: "+err.Error())
+		}
+		c.Response().Header().Set("X-Loglab-Log-Whole", "true")
+		return c.Blob(http.StatusOK, "text/plain; charset=utf-8", []byte(script))
 	}
 	text, whole := sess.commandLogText()
 	h := c.Response().Header()

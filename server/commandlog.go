@@ -71,6 +71,14 @@ type commandLog struct {
 	lines   []string
 	bytes   int
 	dropped int
+	// ok[i] says whether lines[i] succeeded when the session ran it (a
+	// comment's is true): a replay that goes back in time (rewind.go)
+	// expects each command to do again what it did.
+	ok []bool
+	// unreplayable is the first line since the cluster started whose
+	// effect a replay cannot give (a command that panicked, one with a
+	// line break inside); empty when there is none.
+	unreplayable string
 	// restarted: the file held a log before this session began, so the
 	// server restarted on its data directory (the memory copy is not
 	// whole until a new cluster starts); resuming turns false once the
@@ -138,10 +146,17 @@ func (s *liveSession) logCommand(command string, native, ok, panicked bool) {
 	if line == "" {
 		return
 	}
+	l := s.commandLog()
 	if panicked && !strings.HasPrefix(line, "#") {
 		line = "# panicked, so a replay differs from here: " + line
 	}
-	l := s.commandLog()
+	if strings.HasPrefix(line, "# panicked") || strings.HasPrefix(line, "# not replayable") {
+		defer func() {
+			if l.unreplayable == "" {
+				l.unreplayable = strings.TrimSpace(command)
+			}
+		}()
+	}
 	if l.resuming && !native {
 		l.resuming = false
 		if first, _, _ := strings.Cut(line, " "); first == "cluster" {
@@ -150,7 +165,7 @@ func (s *liveSession) logCommand(command string, native, ok, panicked bool) {
 	} else if ok && !native && isClusterCommand(line) {
 		l.restart()
 	}
-	l.add(line)
+	l.addRan(line, ok || native)
 	s.flushCommandLog()
 }
 
@@ -166,7 +181,7 @@ func (s *liveSession) logLessonChange(action string, ch lessons.Change) {
 	}
 	for _, r := range ch.Ran {
 		if line := commandLine(r.Command, false); line != "" {
-			l.add(line)
+			l.addRan(line, r.OK)
 		}
 	}
 	if action == "close" {
@@ -183,11 +198,16 @@ func isClusterCommand(line string) bool {
 
 // restart empties the memory copy: a new cluster needs no earlier line.
 func (l *commandLog) restart() {
-	l.lines, l.bytes, l.dropped, l.restarted = nil, 0, 0, false
+	l.lines, l.ok, l.bytes, l.dropped, l.restarted, l.unreplayable = nil, nil, 0, 0, false, ""
 }
 
-func (l *commandLog) add(line string) {
+// add appends a comment, or a line that succeeded.
+func (l *commandLog) add(line string) { l.addRan(line, true) }
+
+// addRan appends a line and whether it succeeded.
+func (l *commandLog) addRan(line string, ok bool) {
 	l.lines = append(l.lines, line)
+	l.ok = append(l.ok, ok)
 	l.bytes += len(line) + 1
 	n := 0
 	for l.bytes > commandLogMemory && n < len(l.lines)-1 {
@@ -197,6 +217,7 @@ func (l *commandLog) add(line string) {
 	if n > 0 {
 		l.dropped += n
 		l.lines = append([]string(nil), l.lines[n:]...)
+		l.ok = append([]bool(nil), l.ok[n:]...)
 	}
 	if l.path != "" {
 		l.pending = append(l.pending, line)
@@ -275,4 +296,58 @@ func (s *liveSession) flushCommandLog() {
 		l.failed = err
 		s.logger.Error("writing the cluster's command log; the commands from here on are not logged to the file", "path", l.path, "error", err)
 	}
+}
+
+// replayable is the memory copy's commands (its lines less comments and
+// blank ones) and whether each succeeded when the session ran it, or why
+// they do not give the session's cluster: what rewind.go replays.
+func (l *commandLog) replayable() (lines []string, ok []bool, why string) {
+	switch {
+	case l.restarted:
+		return nil, nil, "the server restarted and resumed this cluster from its data directory: the commands before the restart are not in its memory, " +
+			"and what it kept only in memory (clients, group members, the virtual clock) started afresh, so no replay gives this cluster; " +
+			"start a new cluster (`cluster brokers=3 seed=42`) to travel in time again"
+	case l.dropped > 0:
+		return nil, nil, fmt.Sprintf("this session is longer than the server keeps in memory (%d older commands were dropped; the data directory's %s has them): "+
+			"it can no longer go back in time; start a new cluster to travel in time again", l.dropped, commandLogFile)
+	case l.unreplayable != "":
+		return nil, nil, fmt.Sprintf("the command %q cannot be replayed (it panicked, or holds a line break): a replay would not give this cluster; "+
+			"start a new cluster to travel in time again", l.unreplayable)
+	}
+	for i, line := range l.lines {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		lines, ok = append(lines, line), append(ok, l.ok[i])
+	}
+	if len(lines) == 0 || !isClusterCommand(lines[0]) {
+		return nil, nil, "there is no cluster to go back in: start one with `cluster brokers=3 seed=42`"
+	}
+	return lines, ok, ""
+}
+
+// logRebuild logs a session the server rebuilt by replay (a rewind, an
+// undo, an uploaded script), with s.mu held, as logLessonChange logs a
+// lesson's: a comment saying why, then every replayed line, so that
+// replaying the whole file still gives the session. The memory copy
+// starts over with them: the replay starts with its own `cluster`.
+func (s *liveSession) logRebuild(why string, lines []string, ok []bool) {
+	l := s.commandLog()
+	l.restart()
+	l.add("# " + why + ": the server rebuilt the cluster by replaying the commands that follow, starting with their own `cluster`")
+	for i, line := range lines {
+		l.addRan(line, ok[i])
+	}
+	s.flushCommandLog()
+}
+
+// logResumed logs that a failed rebuild put the cluster's files back and
+// resumed it from them, with s.mu held: as after a restart, what the
+// cluster kept only in memory started afresh, so the memory copy is no
+// longer whole.
+func (s *liveSession) logResumed(why string) {
+	l := s.commandLog()
+	l.add("# " + why + ": the cluster's files were put back and it resumed from them, as after a restart; a replay of this log differs from here on")
+	l.restarted = true
+	s.flushCommandLog()
 }

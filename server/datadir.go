@@ -34,6 +34,15 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return nil, nil, err
 	}
+	// A rewind cut short by a crash left the cluster's files aside
+	// (rewind_aside.go): put them back before anything reads the
+	// directory. The command log says the server restarted, so the
+	// session resumes from these files as after any restart.
+	if done, err := recoverRewind(dataDir); err != nil {
+		return nil, nil, err
+	} else if done != "" {
+		slog.Warn(done, "dataDir", dataDir)
+	}
 	l := lab.NewWithStorage(osfs.New(dataDir), dataDir)
 	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
 	switch {

@@ -134,6 +134,7 @@ func New(opts Options) (*Server, error) {
 	e.DELETE("/api/v1/clusters/:cluster", s.apiDeleteCluster)
 	e.POST("/api/v1/clusters/:cluster/commands", s.apiClusterCommand)
 	e.GET("/api/v1/clusters/:cluster/commands.log", s.apiCommandLog)
+	s.timelineRoutes(e)
 	e.GET("/api/v1/clusters/:cluster/topics/:topic/partitions/:partition/records", s.apiRecords)
 	// The WASM module is many MB and compresses about 6x; static files, and
 	// only those, are sent compressed (precompressed by `make wasm`, else on

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/loglab/loglab/engine/lab"
+)
+
+// The time bar of a cluster's page (web/timeline.templ, static/timeline.js)
+// speaks to these, with the rights of the page's visitor: only who may
+// drive the cluster travels in its time, and sees its commands, as with
+// the command log. Each move runs under the session's mutex like a
+// command, and every page watching receives the rebuilt transcript and
+// view over its websocket.
+//
+//	GET  /api/v1/clusters/:cluster/timeline              the session's commands
+//	POST /api/v1/clusters/:cluster/timeline              {"action": "undo"} or {"action": "rewind", "to": N}
+//	POST /api/v1/clusters/:cluster/commands.log          {"script": "..."}: open a saved session
+//	PUT  /api/v1/clusters/:cluster/commands.log          the same
+//	GET  /api/v1/clusters/:cluster/commands.log?for=lab  the session as the browser lab replays it
+func (s *Server) timelineRoutes(e *echo.Echo) {
+	e.GET("/api/v1/clusters/:cluster/timeline", s.apiTimeline)
+	e.POST("/api/v1/clusters/:cluster/timeline", s.apiTimelineMove)
+	e.POST("/api/v1/clusters/:cluster/commands.log", s.apiOpenScript)
+	e.PUT("/api/v1/clusters/:cluster/commands.log", s.apiOpenScript)
+}
+
+// timelineRequest is the body of POST .../timeline.
+type timelineRequest struct {
+	Action string `json:"action"` // "undo" or "rewind"
+	To     int    `json:"to"`     // rewind: the command to go back to, 1 being the `cluster`
+}
+
+// scriptRequest is the body of POST/PUT .../commands.log.
+type scriptRequest struct {
+	Script string `json:"script"`
+}
+
+// timelineAnswer answers a move: the timeline after it, what it did, or
+// why it did nothing (the session is then as it was).
+type timelineAnswer struct {
+	Timeline timelineState `json:"timeline"`
+	Message  string        `json:"message,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// driverOf finds the request's cluster and checks that its visitor may
+// change it; nil with the answer written otherwise.
+func (s *Server) driverOf(c echo.Context, what string) (*liveSession, error) {
+	sess, err := s.clusterParam(c)
+	if sess == nil {
+		return nil, err
+	}
+	if !s.roleOf(c.Request()).mayDrive(sess) {
+		return nil, answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", what+" is the cluster's owner's and the instructor's")
+	}
+	return sess, nil
+}
+
+// apiTimeline is GET .../timeline.
+func (s *Server) apiTimeline(c echo.Context) error {
+	sess, err := s.driverOf(c, "a cluster's timeline")
+	if sess == nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sess.timeline())
+}
+
+// apiTimelineMove is POST .../timeline: undo, or go back to a command.
+func (s *Server) apiTimelineMove(c echo.Context) error {
+	sess, err := s.driverOf(c, "travelling in a cluster's time")
+	if sess == nil {
+		return err
+	}
+	var req timelineRequest
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, maxCommandMessage)
+	if err := json.NewDecoder(body).Decode(&req); err != nil || (req.Action != "undo" && req.Action != "rewind") {
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", `expected a JSON body {"action": "undo"} or {"action": "rewind", "to": N}`)
+	}
+	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
+		c.Response().Header().Set("Retry-After", "1")
+		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
+	}
+	note := "undo"
+	if req.Action == "rewind" {
+		note = "rewind " + strconv.Itoa(req.To)
+	}
+	return s.move(c, sess, note, func() (string, error) {
+		if req.Action == "undo" {
+			return sess.undoLocked()
+		}
+		return sess.rewindLocked(req.To)
+	})
+}
+
+// apiOpenScript is POST/PUT .../commands.log: the script replaces the
+// session, or names its failing line and leaves the session as it was.
+func (s *Server) apiOpenScript(c echo.Context) error {
+	sess, err := s.driverOf(c, "opening a script on a cluster")
+	if sess == nil {
+		return err
+	}
+	var req scriptRequest
+	// JSON escapes a byte to at most six: the bound on the script, escaped.
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, 6*maxSessionScript+1024)
+	if err := json.NewDecoder(body).Decode(&req); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return answerClusterError(c, http.StatusRequestEntityTooLarge, "INVALID_REQUEST", "the script is too large: a session opens at most "+strconv.Itoa(maxSessionScript)+" bytes")
+		}
+		return answerClusterError(c, http.StatusBadRequest, "INVALID_REQUEST", `expected a JSON body {"script": "<the lab commands, one a line>"}`)
+	}
+	if !s.apiLimiter.allow(c.Request().RemoteAddr, s.now()) {
+		c.Response().Header().Set("Retry-After", "1")
+		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
+	}
+	return s.move(c, sess, "(opened a script)", func() (string, error) { return sess.openScript(req.Script) })
+}
+
+// move runs one move in time under the session's mutex and answers it:
+// 200 with the new timeline, or 409 with why nothing changed.
+func (s *Server) move(c echo.Context, sess *liveSession, note string, do func() (string, error)) error {
+	sess.mu.Lock()
+	var answer timelineAnswer
+	msg, err := do()
+	if err != nil {
+		answer.Error = err.Error()
+	}
+	answer.Message = msg
+	answer.Timeline = sess.timelineLocked()
+	sess.mu.Unlock()
+	if err != nil {
+		return c.JSON(http.StatusConflict, answer)
+	}
+	sess.noteCommand(note, s.now(), s.logger)
+	return c.JSON(http.StatusOK, answer)
+}
+
+// labScript is the session as the browser lab opens it (its share link,
+// /lab#s=…): the commands that ran, those that failed as misuse left out
+// (the browser lab's history keeps only what changed the cluster, and its
+// replay stops at such a line). The session's commands are replayed on a
+// lab in memory, outside the session's mutex, to find them.
+func (s *liveSession) labScript() (string, error) {
+	s.mu.Lock()
+	lines, ok, why := s.replayableLocked()
+	s.mu.Unlock()
+	if why != "" {
+		return "", errors.New(why)
+	}
+	l := lab.New()
+	defer l.Close()
+	if _, err := replayOn(l, lines, ok); err != nil {
+		return "", err
+	}
+	if err := l.CanReplay(); err != nil {
+		return "", err
+	}
+	return "# loglab session: open it with \"open script…\" in the browser lab\n" + strings.Join(l.History(), "\n") + "\n", nil
+}
