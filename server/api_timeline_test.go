@@ -1,0 +1,96 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The time bar's endpoints on a participant's cluster on a data
+// directory: only its owner and the instructor read its timeline, go
+// back or open a script; a cross-site request never does; a script with
+// a bad line names it and changes nothing; the share script is what the
+// browser lab replays.
+func TestTimelineEndpoints(t *testing.T) {
+	_, ts := newRolesServer(t, Options{InstructorToken: "teacher", DataDir: t.TempDir()})
+	owner := openCluster(t, ts, "", "Ana")
+	other := openCluster(t, ts, "", "Bo")
+	base := ts.URL + "/api/v1/clusters/" + owner.ID
+	for _, line := range []string{"produce orders key=k value=v", "produse typo", "tick 1s"} {
+		command(t, ts, owner.ID, owner.Token, line)
+	}
+
+	var tl timelineState
+	if status := call(t, http.MethodGet, base+"/timeline", owner.Token, nil, &tl); status != http.StatusOK || tl.Length != 5 || tl.Why != "" || tl.Commands[4] != "tick 1s" {
+		t.Fatalf("GET timeline: %d %+v", status, tl)
+	}
+	for _, who := range []struct{ name, token string }{{"another participant", other.Token}, {"nobody", ""}} {
+		for _, req := range []struct {
+			method, path string
+			body         any
+		}{
+			{http.MethodGet, "/timeline", nil},
+			{http.MethodPost, "/timeline", timelineRequest{Action: "undo"}},
+			{http.MethodPut, "/commands.log", scriptRequest{Script: "cluster brokers=1 seed=1\n"}},
+			{http.MethodGet, "/commands.log?for=lab", nil},
+		} {
+			var refused clusterError
+			if status := call(t, req.method, base+req.path, who.token, req.body, &refused); status != http.StatusForbidden || refused.Error != "CLUSTER_AUTHORIZATION_FAILED" {
+				t.Errorf("%s: %s %s: %d %+v, want 403", who.name, req.method, req.path, status, refused)
+			}
+		}
+	}
+	// A cross-site page cannot make its visitor's browser go back in time.
+	req, _ := http.NewRequest(http.MethodPost, base+"/timeline", strings.NewReader(`{"action":"undo"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Authorization", "Bearer "+owner.Token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-origin undo: %v %v, want 403", resp.StatusCode, err)
+	}
+
+	var share string
+	{
+		req, _ := http.NewRequest(http.MethodGet, base+"/commands.log?for=lab", nil)
+		req.Header.Set("Authorization", "Bearer "+owner.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		share = string(b)
+	}
+	wantShare := "# loglab session: open it with \"open script…\" in the browser lab\ncluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3\nproduce orders key=k value=v\ntick 1s\n"
+	if share != wantShare {
+		t.Errorf("the share script (the typo left out, as the browser lab's history leaves it):\n%s\nwant\n%s", share, wantShare)
+	}
+
+	var moved timelineAnswer
+	if status := call(t, http.MethodPost, base+"/timeline", owner.Token, timelineRequest{Action: "rewind", To: 3}, &moved); status != http.StatusOK || moved.Timeline.Length != 3 || !strings.Contains(moved.Message, "went back to command 3 of 5") {
+		t.Fatalf("rewind 3: %d %+v", status, moved)
+	}
+	if status := call(t, http.MethodPost, base+"/timeline", owner.Token, timelineRequest{Action: "rewind", To: 9}, &moved); status != http.StatusConflict || !strings.Contains(moved.Error, "1 to 3") || moved.Timeline.Length != 3 {
+		t.Errorf("rewind 9: %d %+v", status, moved)
+	}
+	if status := call(t, http.MethodPost, base+"/timeline", "teacher", timelineRequest{Action: "undo"}, &moved); status != http.StatusOK || moved.Timeline.Length != 2 {
+		t.Errorf("the instructor's undo: %d %+v", status, moved)
+	}
+
+	bad := "cluster brokers=3 seed=5\ntopic create t partitions=1 rf=1\nconsumer poll nobody\n"
+	if status := call(t, http.MethodPost, base+"/commands.log", owner.Token, scriptRequest{Script: bad}, &moved); status != http.StatusConflict || !strings.Contains(moved.Error, "line 3: consumer poll nobody") || moved.Timeline.Length != 2 {
+		t.Errorf("a script with a bad line: %d %+v", status, moved)
+	}
+	good := "cluster brokers=3 seed=5\ntopic create t partitions=1 rf=1\nproduce t key=a value=b\n"
+	if status := call(t, http.MethodPut, base+"/commands.log", owner.Token, scriptRequest{Script: good}, &moved); status != http.StatusOK || moved.Timeline.Length != 3 || moved.Timeline.Commands[0] != "cluster brokers=3 seed=5" {
+		t.Errorf("a good script: %d %+v", status, moved)
+	}
+	for _, size := range []int{maxSessionScript + 1, 6*maxSessionScript + 2048} {
+		var refused timelineAnswer
+		status := call(t, http.MethodPost, base+"/commands.log", owner.Token, scriptRequest{Script: strings.Repeat("#", size)}, &refused)
+		if (status != http.StatusConflict && status != http.StatusRequestEntityTooLarge) || !strings.Contains(refused.Error+refused.Message, "a session opens at most") {
+			t.Errorf("a script of %d bytes: %d %+v", size, status, refused)
+		}
+	}
+}
