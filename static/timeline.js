@@ -10,11 +10,21 @@
 // applyUpdate, setStatus, after) and to the engine through
 // globalThis.loglab (wasm/main_js.go). Every move goes through app.js's
 // chain (after), so it never interleaves with a typed command.
+//
+// On a server's cluster page (/live, /clusters/:id) the same bar travels
+// in the server's cluster's time: see startNative at the end.
 "use strict";
 
 (() => {
   const bar = document.getElementById("timeline");
-  if (!bar || document.body.dataset.mode !== "lab") return;
+  if (!bar) return;
+  // On a server's cluster page the bar travels through the server
+  // (startNative, below); in the browser lab through the engine.
+  if (document.body.dataset.mode === "live" && bar.dataset.clusterTimeline) {
+    startNative(bar, bar.dataset.clusterTimeline);
+    return;
+  }
+  if (document.body.dataset.mode !== "lab") return;
   const $ = (id) => document.getElementById(id);
   const play = $("tl-play"), speed = $("tl-speed"), slider = $("tl-slider");
   const atOut = bar.querySelector("[data-tl-at]"), lengthOut = bar.querySelector("[data-tl-length]");
@@ -29,11 +39,6 @@
   let app = null;
   let lastRun = null; // the last command the engine ran: {line, ok}
 
-  // both is a message in the two languages the lab speaks (as web.T).
-  const both = (en, zh) => `<span lang="en" data-l="en">${escapeHTML(en)}</span><span lang="zh-CN" data-l="zh">${escapeHTML(zh)}</span>`;
-  function escapeHTML(s) {
-    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-  }
   function say(html, kind) {
     message.innerHTML = html;
     message.dataset.kind = kind || "";
@@ -159,23 +164,6 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 0);
   }
 
-  // A link carries the script compressed (deflate-raw) in its fragment,
-  // base64url: the fragment never reaches the server.
-  async function compress(text) {
-    const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
-    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-    let bin = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
-  async function decompress(b64) {
-    if (!/^[A-Za-z0-9_-]+$/.test(b64)) throw new Error("the link's data is not base64url");
-    const bin = atob(b64.replace(/-/g, "+").replace(/_/g, "/"));
-    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-    return new Response(stream).text();
-  }
-
   async function share() {
     const url = `${location.origin}${location.pathname}#s=${await compress(script())}`;
     history.replaceState(null, "", url);
@@ -294,5 +282,219 @@
       start();
     });
     watch.observe(document.body, { attributes: true, attributeFilter: ["data-ready"] });
+  }
+
+  // both is a message in the two languages the lab speaks (as web.T).
+  function both(en, zh) {
+    return `<span lang="en" data-l="en">${escapeHTML(en)}</span><span lang="zh-CN" data-l="zh">${escapeHTML(zh)}</span>`;
+  }
+  function escapeHTML(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+
+  // A link carries the script compressed (deflate-raw) in its fragment,
+  // base64url: the fragment never reaches the server.
+  async function compress(text) {
+    const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    let bin = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  async function decompress(b64) {
+    if (!/^[A-Za-z0-9_-]+$/.test(b64)) throw new Error("the link's data is not base64url");
+    const bin = atob(b64.replace(/-/g, "+").replace(/_/g, "/"));
+    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).text();
+  }
+
+  // startNative drives the bar on a server's cluster page (/live,
+  // /clusters/:id), drawn only for who may change the cluster. The server
+  // keeps the session's commands (its command log) and travels in time by
+  // replaying them on a fresh cluster (server/rewind.go): the bar asks it
+  // to, and the rebuilt transcript and view reach this page, and every
+  // page watching, over the websocket like any other change. The bar
+  // reads the timeline again after each change the websocket brings.
+  function startNative(bar, cluster) {
+    const $ = (id) => document.getElementById(id);
+    const api = `/api/v1/clusters/${encodeURIComponent(cluster)}`;
+    const slider = $("tl-slider"), message = $("tl-message"), help = $("tl-help-overlay");
+    const atOut = bar.querySelector("[data-tl-at]"), lengthOut = bar.querySelector("[data-tl-length]");
+    const nowCode = $("tl-command"), shareURL = $("tl-share-url"), upload = $("tl-upload");
+    let state = { at: 0, length: 0, commands: [], why: "", lesson: false };
+    let busy = false;
+
+    function say(html, kind) {
+      message.innerHTML = html;
+      message.dataset.kind = kind || "";
+    }
+    function sayError(en, zh, detail) {
+      say(both(en, zh) + (detail ? "\n" + escapeHTML(detail) : ""), "error");
+    }
+
+    // show draws the server's timeline: the cluster is after its last
+    // command (a rewind drops what was ahead), command 1 its `cluster`.
+    function show(next) {
+      if (!next) return;
+      state = next;
+      bar.dataset.at = String(state.at);
+      bar.dataset.length = String(state.length);
+      slider.min = state.length > 0 ? "1" : "0";
+      slider.max = String(state.length);
+      slider.value = String(state.at);
+      atOut.textContent = String(state.at);
+      lengthOut.textContent = String(state.length);
+      nowCode.textContent = state.at > 0 ? state.commands[state.at - 1] : "";
+      const off = state.lesson || state.why !== "";
+      bar.dataset.disabled = String(off);
+      slider.disabled = off || busy;
+      $("tl-back").disabled = $("tl-undo").disabled = off || busy || state.at <= 1;
+      // Sharing needs the whole session; downloading the log never does
+      // (it says itself when it is not whole).
+      $("tl-share").disabled = off;
+      $("tl-download").disabled = false;
+      upload.disabled = state.lesson || busy;
+      if (state.lesson) say(both("A lesson is open: its Back and Reset buttons move in its time.", "课程进行中：用课程的“上一步”和“重置”在其时间中移动。"));
+      else if (state.why) say(escapeHTML(state.why), "error");
+      else if (message.dataset.kind === "error" && message.dataset.sticky !== "true") say("");
+    }
+
+    // refresh reads the timeline; changes arriving while it does are
+    // read once more after it, never in parallel.
+    let reading = null, again = false;
+    function refresh() {
+      if (reading) {
+        again = true;
+        return reading;
+      }
+      reading = fetch(`${api}/timeline`, { headers: { Accept: "application/json" } })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((t) => show(t))
+        .catch(() => {})
+        .finally(() => {
+          reading = null;
+          if (again) {
+            again = false;
+            refresh();
+          }
+        });
+      return reading;
+    }
+
+    // post sends a move and draws its answer; the move's transcript and
+    // view come over the websocket. It resolves to whether it moved.
+    async function post(path, body, method, errEn, errZh) {
+      if (busy) return false;
+      busy = true;
+      bar.dataset.busy = "true";
+      show(state);
+      message.dataset.sticky = "";
+      try {
+        const r = await fetch(api + path, { method, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(body) });
+        const answer = await r.json().catch(() => ({}));
+        if (answer.timeline) show(answer.timeline);
+        if (!r.ok) {
+          message.dataset.sticky = "true";
+          sayError(errEn, errZh, answer.error || answer.message || `HTTP ${r.status}`);
+          return false;
+        }
+        say(escapeHTML(answer.message || ""));
+        return true;
+      } catch (err) {
+        sayError(errEn, errZh, String(err.message || err));
+        return false;
+      } finally {
+        busy = false;
+        bar.dataset.busy = "false";
+        show(state);
+      }
+    }
+    const rewind = (n) => post("/timeline", { action: "rewind", to: n }, "POST", "Could not go back in time:", "无法回到过去：");
+    const undo = () => post("/timeline", { action: "undo" }, "POST", "Could not undo:", "无法撤销：");
+    function back() {
+      if (state.at > 1 && !state.lesson && !state.why) rewind(state.at - 1);
+    }
+
+    function download() {
+      const a = document.createElement("a");
+      a.href = `${api}/commands.log`;
+      a.download = `loglab-${cluster}.lab`;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    }
+
+    // The link opens the session in anyone's browser lab: the server
+    // gives the commands as the lab replays them, compressed here as the
+    // lab's own share does.
+    async function share() {
+      const r = await fetch(`${api}/commands.log?for=lab`);
+      const text = await r.text();
+      if (!r.ok) {
+        let why = text;
+        try { why = JSON.parse(text).message || text; } catch { /* plain text */ }
+        throw new Error(why);
+      }
+      const url = `${location.origin}/lab#s=${await compress(text)}`;
+      shareURL.hidden = false;
+      shareURL.value = url;
+      shareURL.select();
+      try {
+        await navigator.clipboard.writeText(url);
+        say(both("Link copied: it opens this session in the browser lab.", "链接已复制：在浏览器实验室中打开本会话。"));
+      } catch {
+        say(both("Copy the link below: it opens this session in the browser lab.", "复制下面的链接：在浏览器实验室中打开本会话。"));
+      }
+    }
+
+    function typing(target) {
+      if (!target || !target.closest) return false;
+      const field = target.closest("input, textarea, [contenteditable='true']");
+      return !!field && !["range", "file", "button", "checkbox", "radio"].includes(field.type);
+    }
+    document.addEventListener("keydown", (ev) => {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(ev.target)) return;
+      if (ev.key === "?") {
+        ev.preventDefault();
+        help.hidden = !help.hidden;
+      } else if (ev.key === "Escape" && !help.hidden) {
+        help.hidden = true;
+      } else if (ev.key === "ArrowLeft" && ev.target.type !== "range") {
+        // (On the slider the arrow moves the slider; letting it go moves.)
+        ev.preventDefault();
+        back();
+      }
+    });
+
+    $("tl-back").addEventListener("click", back);
+    $("tl-undo").addEventListener("click", undo);
+    $("tl-help").addEventListener("click", () => { help.hidden = !help.hidden; });
+    $("tl-help-close").addEventListener("click", () => { help.hidden = true; });
+    $("tl-download").addEventListener("click", download);
+    $("tl-share").addEventListener("click", () => share().catch((err) => sayError("Could not make the link:", "无法生成链接：", String(err.message || err))));
+    slider.addEventListener("input", () => {
+      const n = Number(slider.value);
+      atOut.textContent = String(n);
+      nowCode.textContent = n > 0 ? state.commands[n - 1] : "";
+    });
+    slider.addEventListener("change", () => {
+      if (Number(slider.value) !== state.at) rewind(Number(slider.value));
+    });
+    upload.addEventListener("change", async () => {
+      const file = upload.files && upload.files[0];
+      if (!file) return;
+      const text = await file.text();
+      upload.value = "";
+      await post("/commands.log", { script: text }, "POST", `The script ${file.name} was not opened:`, `脚本 ${file.name} 未能打开：`);
+    });
+    // Every change of the cluster (whoever made it) and of its lesson
+    // moves the timeline: read it again.
+    document.addEventListener("loglab:message", (ev) => {
+      const type = ev.detail && ev.detail.type;
+      if (type === "update" || type === "lesson") refresh();
+    });
+    bar.hidden = false;
+    refresh();
   }
 })();

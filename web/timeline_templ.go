@@ -21,7 +21,14 @@ var timelineSpeeds = []string{"0.1", "0.25", "0.5", "1", "2", "5", "10"}
 // like typed ones. Play runs `tick` commands, one per frame, each kept in
 // the history as it ran. It sits outside #cluster-view, so redrawing the
 // view never resets it.
-func TimelineBar() templ.Component {
+//
+// On a server's cluster page (cluster: its id; "" in the browser lab) the
+// bar travels in the cluster's time through the server (server/
+// api_timeline.go), which replays the session's command log: back, undo,
+// the slider, download, open and share. Play, speed, step and tick are
+// the lab's: the server's clock is the real-time bar's (`realtime`), and
+// step and tick are typed in the console, so the bar leaves them out.
+func TimelineBar(cluster string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -38,7 +45,30 @@ func TimelineBar() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"timeline\" class=\"timeline-bar\" data-state=\"paused\" aria-label=\"time controls / 时间控制\" hidden><div class=\"tl-row\"><button type=\"button\" id=\"tl-play\" aria-keyshortcuts=\"Space\" title=\"play / pause (space)\"><span class=\"tl-when-paused\"><span aria-hidden=\"true\">▶&#xFE0E;</span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"timeline\" class=\"timeline-bar\" data-state=\"paused\" data-cluster-timeline=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var2 string
+		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(cluster).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/timeline.templ`, Line: 23, Col: 96}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" aria-label=\"time controls / 时间控制\" hidden><div class=\"tl-row\"><button type=\"button\" id=\"tl-play\" aria-keyshortcuts=\"Space\" title=\"play / pause (space)\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if cluster != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, " hidden")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "><span class=\"tl-when-paused\"><span aria-hidden=\"true\">▶&#xFE0E;</span>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -46,7 +76,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</span> <span class=\"tl-when-playing\"><span aria-hidden=\"true\">❚❚</span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</span> <span class=\"tl-when-playing\"><span aria-hidden=\"true\">❚❚</span>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -54,7 +84,17 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</span></button> <label class=\"tl-speed\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</span></button> <label class=\"tl-speed\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if cluster != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " hidden")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, ">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -62,53 +102,63 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<select id=\"tl-speed\" aria-label=\"play speed / 播放速度\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<select id=\"tl-speed\" aria-label=\"play speed / 播放速度\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		for _, x := range timelineSpeeds {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<option value=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var2 string
-			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(x).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/timeline.templ`, Line: 32, Col: 23}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if x == "1" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " selected")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, ">×")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var3 string
-			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(x)
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(x).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/timeline.templ`, Line: 32, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/timeline.templ`, Line: 39, Col: 23}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</option>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if x == "1" {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " selected")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, ">×")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var4 string
+			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(x)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/timeline.templ`, Line: 39, Col: 54}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</option>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</select></label> <button type=\"button\" id=\"tl-step\" data-command=\"step\" aria-keyshortcuts=\"ArrowRight\" title=\"step: deliver one event (→)\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</select></label> <button type=\"button\" id=\"tl-step\" data-command=\"step\" aria-keyshortcuts=\"ArrowRight\" title=\"step: deliver one event (→)\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if cluster != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " hidden")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, ">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -116,7 +166,17 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</button> <button type=\"button\" id=\"tl-tick\" data-command=\"tick 100ms\" title=\"tick 100ms\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</button> <button type=\"button\" id=\"tl-tick\" data-command=\"tick 100ms\" title=\"tick 100ms\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if cluster != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, " hidden")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, ">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,7 +184,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</button> <button type=\"button\" id=\"tl-back\" aria-keyshortcuts=\"ArrowLeft\" title=\"back one command (←)\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</button> <button type=\"button\" id=\"tl-back\" aria-keyshortcuts=\"ArrowLeft\" title=\"back one command (←)\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -132,7 +192,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</button> <button type=\"button\" id=\"tl-undo\" title=\"undo the last command\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</button> <button type=\"button\" id=\"tl-undo\" title=\"undo the last command\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -140,7 +200,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</button> <button type=\"button\" id=\"tl-help\" aria-keyshortcuts=\"?\" aria-controls=\"tl-help-overlay\" title=\"keyboard (?)\">?</button></div><div class=\"tl-row tl-slider-row\"><input type=\"range\" id=\"tl-slider\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"timeline: the session's commands / 时间线：本次会话的命令\"> <output id=\"tl-position\" for=\"tl-slider\"><span data-tl-at>0</span>/<span data-tl-length>0</span></output></div><div class=\"tl-row tl-now\"><code id=\"tl-command\"></code></div><div class=\"tl-row tl-session\"><button type=\"button\" id=\"tl-download\" title=\"download the session as a lab script\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</button> <button type=\"button\" id=\"tl-help\" aria-keyshortcuts=\"?\" aria-controls=\"tl-help-overlay\" title=\"keyboard (?)\">?</button></div><div class=\"tl-row tl-slider-row\"><input type=\"range\" id=\"tl-slider\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"timeline: the session's commands / 时间线：本次会话的命令\"> <output id=\"tl-position\" for=\"tl-slider\"><span data-tl-at>0</span>/<span data-tl-length>0</span></output></div><div class=\"tl-row tl-now\"><code id=\"tl-command\"></code></div><div class=\"tl-row tl-session\"><button type=\"button\" id=\"tl-download\" title=\"download the session as a lab script\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -148,7 +208,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</button> <label class=\"tl-upload\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</button> <label class=\"tl-upload\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -156,7 +216,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<input type=\"file\" id=\"tl-upload\" accept=\".txt,text/plain\"></label> <button type=\"button\" id=\"tl-share\" title=\"a link that opens this session\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<input type=\"file\" id=\"tl-upload\" accept=\".txt,.lab,text/plain\"></label> <button type=\"button\" id=\"tl-share\" title=\"a link that opens this session\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -164,7 +224,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</button> <input type=\"text\" id=\"tl-share-url\" readonly hidden aria-label=\"link to this session / 本会话的链接\"></div><p id=\"tl-message\" class=\"tl-message\" role=\"status\" aria-live=\"polite\"></p><div id=\"tl-help-overlay\" class=\"tl-help\" role=\"dialog\" aria-modal=\"false\" aria-label=\"keyboard / 键盘\" hidden><h3>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</button> <input type=\"text\" id=\"tl-share-url\" readonly hidden aria-label=\"link to this session / 本会话的链接\"></div><p id=\"tl-message\" class=\"tl-message\" role=\"status\" aria-live=\"polite\"></p><div id=\"tl-help-overlay\" class=\"tl-help\" role=\"dialog\" aria-modal=\"false\" aria-label=\"keyboard / 键盘\" hidden><h3>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -172,23 +232,33 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</h3><dl><dt><kbd>Space</kbd></dt><dd>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</h3><dl>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("play / pause", "播放 / 暂停").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
+		if cluster == "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<dt><kbd>Space</kbd></dt><dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = T("play / pause", "播放 / 暂停").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "</dd><dt><kbd>→</kbd></dt><dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = T("step one event", "单步：一个事件").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</dd><dt><kbd>→</kbd></dt><dd>")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = T("step one event", "单步：一个事件").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</dd><dt><kbd>←</kbd></dt><dd>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<dt><kbd>←</kbd></dt><dd>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -196,7 +266,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</dd><dt><kbd>?</kbd></dt><dd>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "</dd><dt><kbd>?</kbd></dt><dd>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -204,7 +274,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</dd></dl><p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</dd></dl><p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -212,7 +282,26 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</p><button type=\"button\" id=\"tl-help-close\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</p>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if cluster != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<p>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = T("On this server going back replays the cluster's commands on a fresh cluster, for everyone watching it; the real-time bar runs its clock.",
+				"在服务器上，后退会在新集群上重放本集群的命令，所有观看者都会看到；时钟由实时栏控制。").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</p>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<button type=\"button\" id=\"tl-help-close\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -220,7 +309,7 @@ func TimelineBar() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</button></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</button></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -251,7 +340,7 @@ func timelineStyle() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<style>\n\t\t.timeline-bar { position: relative; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .35rem .6rem; margin-bottom: .5rem; font-size: 13.5px; }\n\t\t.timeline-bar .tl-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .4rem; }\n\t\t.timeline-bar .tl-row + .tl-row { margin-top: .3rem; }\n\t\t.timeline-bar button, .timeline-bar select, .timeline-bar .tl-upload { font: inherit; font-size: 12.5px; padding: .1rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; color: inherit; }\n\t\t.timeline-bar button:disabled { opacity: .5; cursor: default; }\n\t\t.timeline-bar #tl-play { min-width: 5.2rem; }\n\t\t.timeline-bar[data-state=\"playing\"] #tl-play { background: var(--accent); border-color: var(--accent); color: #fff; }\n\t\t.timeline-bar[data-state=\"playing\"] .tl-when-paused, .timeline-bar[data-state=\"paused\"] .tl-when-playing { display: none; }\n\t\t.timeline-bar .tl-when-paused, .timeline-bar .tl-when-playing { display: inline-flex; gap: .3em; }\n\t\t.timeline-bar .tl-speed { display: inline-flex; align-items: center; gap: .25rem; }\n\t\t.timeline-bar .tl-slider-row { flex-wrap: nowrap; }\n\t\t.timeline-bar #tl-slider { flex: 1 1 auto; min-width: 0; }\n\t\t.timeline-bar #tl-position { font-family: var(--mono); font-size: 12.5px; white-space: nowrap; }\n\t\t.timeline-bar .tl-now code { font-family: var(--mono); font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-upload { position: relative; overflow: hidden; }\n\t\t.timeline-bar .tl-upload input { position: absolute; inset: 0; opacity: 0; cursor: pointer; width: 100%; }\n\t\t.timeline-bar #tl-share-url { flex: 1 1 100%; min-width: 0; font-family: var(--mono); font-size: 12px; }\n\t\t.timeline-bar .tl-message { margin: .3rem 0 0; font-size: 12.5px; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-message:empty { display: none; }\n\t\t.timeline-bar .tl-message[data-kind=\"error\"] { color: var(--error); }\n\t\t.timeline-bar[data-disabled=\"true\"] .tl-slider-row { opacity: .5; }\n\t\t.timeline-bar .tl-help { position: absolute; z-index: 20; top: 100%; left: 0; right: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 6px 24px rgba(15, 23, 42, .18); padding: .6rem .8rem; }\n\t\t.timeline-bar .tl-help h3 { margin: 0 0 .3rem; font-size: 14px; }\n\t\t.timeline-bar .tl-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .6rem; margin: 0 0 .4rem; }\n\t\t.timeline-bar .tl-help dd { margin: 0; }\n\t\t.timeline-bar .tl-help p { margin: 0 0 .4rem; color: var(--muted); }\n\t\t.timeline-bar kbd { font-family: var(--mono); border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3px; padding: 0 .3rem; }\n\t</style>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<style>\n\t\t.timeline-bar { position: relative; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .35rem .6rem; margin-bottom: .5rem; font-size: 13.5px; }\n\t\t.timeline-bar .tl-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .4rem; }\n\t\t.timeline-bar .tl-row + .tl-row { margin-top: .3rem; }\n\t\t.timeline-bar button, .timeline-bar select, .timeline-bar .tl-upload { font: inherit; font-size: 12.5px; padding: .1rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; color: inherit; }\n\t\t.timeline-bar button:disabled { opacity: .5; cursor: default; }\n\t\t.timeline-bar #tl-play { min-width: 5.2rem; }\n\t\t.timeline-bar[data-state=\"playing\"] #tl-play { background: var(--accent); border-color: var(--accent); color: #fff; }\n\t\t.timeline-bar[data-state=\"playing\"] .tl-when-paused, .timeline-bar[data-state=\"paused\"] .tl-when-playing { display: none; }\n\t\t.timeline-bar .tl-when-paused, .timeline-bar .tl-when-playing { display: inline-flex; gap: .3em; }\n\t\t.timeline-bar .tl-speed { display: inline-flex; align-items: center; gap: .25rem; }\n\t\t.timeline-bar .tl-slider-row { flex-wrap: nowrap; }\n\t\t.timeline-bar #tl-slider { flex: 1 1 auto; min-width: 0; }\n\t\t.timeline-bar #tl-position { font-family: var(--mono); font-size: 12.5px; white-space: nowrap; }\n\t\t.timeline-bar .tl-now code { font-family: var(--mono); font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-upload { position: relative; overflow: hidden; }\n\t\t.timeline-bar .tl-upload input { position: absolute; inset: 0; opacity: 0; cursor: pointer; width: 100%; }\n\t\t.timeline-bar #tl-share-url { flex: 1 1 100%; min-width: 0; font-family: var(--mono); font-size: 12px; }\n\t\t.timeline-bar .tl-message { margin: .3rem 0 0; font-size: 12.5px; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-message:empty { display: none; }\n\t\t.timeline-bar .tl-message[data-kind=\"error\"] { color: var(--error); }\n\t\t.timeline-bar[data-disabled=\"true\"] .tl-slider-row { opacity: .5; }\n\t\t.timeline-bar [hidden] { display: none !important; }\n\t\t.timeline-bar[data-busy=\"true\"] { cursor: progress; }\n\t\t.timeline-bar .tl-help { position: absolute; z-index: 20; top: 100%; left: 0; right: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 6px 24px rgba(15, 23, 42, .18); padding: .6rem .8rem; }\n\t\t.timeline-bar .tl-help h3 { margin: 0 0 .3rem; font-size: 14px; }\n\t\t.timeline-bar .tl-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .6rem; margin: 0 0 .4rem; }\n\t\t.timeline-bar .tl-help dd { margin: 0; }\n\t\t.timeline-bar .tl-help p { margin: 0 0 .4rem; color: var(--muted); }\n\t\t.timeline-bar kbd { font-family: var(--mono); border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3px; padding: 0 .3rem; }\n\t</style>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
