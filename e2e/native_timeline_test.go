@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// nativeCommands move a participant's cluster (on the server's data
+// directory) somewhere its starter script is not.
+var nativeCommands = []string{"produce orders key=a value=first partition=1", "tick 500ms", "broker crash 3", "produce orders key=b value=second partition=2"}
+
+// ownNativeCluster opens a participant's browser at a viewport and their
+// own cluster on the server; the cluster is removed when the test ends
+// (a client address opens few).
+func ownNativeCluster(t *testing.T, size playwright.Size, name string) *watchedPage {
+	t.Helper()
+	p := newPageAs(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size,
+		AcceptDownloads: playwright.Bool(true), ReducedMotion: playwright.ReducedMotionReduce}, false)
+	p.open(t, "/live")
+	if err := p.Locator(`#open-own-cluster input[name="name"]`).Fill(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Locator(`#open-own-cluster button`).Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitForURL(regexp.MustCompile(`/clusters/p-[0-9a-f]{8}$`)); err != nil {
+		t.Fatal(err)
+	}
+	id := p.URL()[strings.LastIndex(p.URL(), "/")+1:]
+	t.Cleanup(func() {
+		// Through the page, with the participant's cookie and origin.
+		p.Evaluate(`(id) => fetch("/api/v1/clusters/" + id, {method: "DELETE", headers: {"Content-Type": "application/json"}})`, id)
+	})
+	if err := expect.Locator(p.Locator("body")).ToHaveAttribute("data-ready", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(p.Locator("#timeline")).ToBeVisible(); err != nil {
+		t.Fatal(err)
+	}
+	waitNative(t, p, 2)
+	return p
+}
+
+// waitNative waits until the bar stands at the session's last command,
+// the length-th, and the transcript shows length entries.
+func waitNative(t *testing.T, p *watchedPage, length int) {
+	t.Helper()
+	for _, attr := range []string{"data-at", "data-length"} {
+		if err := expect.Locator(p.Locator("#timeline")).ToHaveAttribute(attr, strconv.Itoa(length)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := expect.Locator(p.Locator("#tl-slider")).ToHaveValue(strconv.Itoa(length)); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(p.Locator("#transcript .entry")).ToHaveCount(length); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runNative types commands, each awaited in the transcript and the bar.
+func runNative(t *testing.T, p *watchedPage, at int, lines []string) {
+	t.Helper()
+	for i, line := range lines {
+		p.command(t, line)
+		waitNative(t, p, at+i+1)
+		lastEntry(t, p, line)
+	}
+}
+
+// freshNative is what a new cluster that ran the starter script and lines
+// shows: a fresh replay, on the server, of the same commands.
+func freshNative(t *testing.T, size playwright.Size, lines []string) drawing {
+	t.Helper()
+	p := ownNativeCluster(t, size, "Fresh")
+	runNative(t, p, 2, lines)
+	d := drawn(t, p)
+	if err := p.Context().Close(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// entryTexts is the transcript as text: each entry's command and output.
+func entryTexts(t *testing.T, p *watchedPage) string {
+	t.Helper()
+	v, err := p.Locator("#transcript").Evaluate(`(el) => [...el.querySelectorAll(".entry")].map((e) =>
+	  (e.querySelector(".cmd")?.textContent || "") + "\n" + (e.querySelector(".out")?.textContent || "")).join("\n---\n")`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(string)
+}
+
+// The time bar on a participant's cluster on the server, on a projector
+// and on a phone: undo and the slider going back rebuild the cluster by
+// replay, and the page then shows what a fresh cluster that ran the same
+// commands shows (every panel and the transcript); an uploaded script
+// replaces the session, and a bad one is refused naming its line; the
+// share link opens the session in the browser lab with the same
+// transcript. The lab's play, speed, step and tick are not offered: the
+// real-time bar runs the server's clock.
+func TestNativeTimeline(t *testing.T) {
+	for _, size := range timelineViewports {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p := ownNativeCluster(t, size, "Ana")
+			for _, id := range []string{"#tl-play", "#tl-step", "#tl-tick", "#tl-speed"} {
+				if err := expect.Locator(p.Locator(id)).ToBeHidden(); err != nil {
+					t.Errorf("%s is offered natively: %v", id, err)
+				}
+			}
+			runNative(t, p, 2, nativeCommands)
+
+			click(t, p, "#tl-undo")
+			waitNative(t, p, 5)
+			lastEntry(t, p, nativeCommands[2])
+			if err := expect.Locator(p.Locator("#tl-message")).ToContainText("went back to command 5 of 6"); err != nil {
+				t.Fatal(err)
+			}
+			sameDrawing(t, "undo vs a fresh cluster that ran the same commands", drawn(t, p), freshNative(t, size, nativeCommands[:3]))
+			shotAs(t, p, "native-undo")
+
+			if err := p.Locator("#tl-slider").Fill("3"); err != nil {
+				t.Fatal(err)
+			}
+			waitNative(t, p, 3)
+			lastEntry(t, p, nativeCommands[0])
+			sameDrawing(t, "the slider back to 3 vs a fresh cluster", drawn(t, p), freshNative(t, size, nativeCommands[:1]))
+
+			// ← goes back one command (the page's, not a field's key).
+			if err := p.Locator("#tl-help").Focus(); err != nil {
+				t.Fatal(err)
+			}
+			press(t, p, "ArrowLeft")
+			waitNative(t, p, 2)
+			lastEntry(t, p, "topic create orders partitions=3 rf=3")
+
+			// A script: one with a bad line is refused naming it, and the
+			// session stays; a good one replaces it.
+			before := drawn(t, p)
+			bad := filepath.Join(t.TempDir(), "bad.lab")
+			os.WriteFile(bad, []byte("cluster brokers=3 seed=9\ntopic create t partitions=1 rf=1\nconsumer poll nobody\n"), 0o644)
+			if err := p.Locator("#tl-upload").SetInputFiles(bad); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(p.Locator("#tl-message")).ToContainText("line 3: consumer poll nobody"); err != nil {
+				t.Fatal(err)
+			}
+			sameDrawing(t, "after a refused script", drawn(t, p), before)
+			script := "# saved\ncluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3\n" + strings.Join(nativeCommands, "\n") + "\n"
+			good := filepath.Join(t.TempDir(), "good.lab")
+			os.WriteFile(good, []byte(script), 0o644)
+			if err := p.Locator("#tl-upload").SetInputFiles(good); err != nil {
+				t.Fatal(err)
+			}
+			waitNative(t, p, 6)
+			lastEntry(t, p, nativeCommands[3])
+
+			// Share: the link opens the session in the browser lab.
+			click(t, p, "#tl-share")
+			url := p.Locator("#tl-share-url")
+			if err := expect.Locator(url).ToBeVisible(); err != nil {
+				t.Fatal(err)
+			}
+			link, err := url.InputValue()
+			if err != nil || !strings.HasPrefix(link, baseURL+"/lab#s=") {
+				t.Fatalf("share link %q (%v)", link, err)
+			}
+			shotAs(t, p, "native-shared")
+			nativeTranscript := entryTexts(t, p)
+			opened := newLabPage(t, size, strings.TrimPrefix(link, baseURL))
+			waitTimeline(t, opened, 6, 6)
+			if err := expect.Locator(opened.Locator("#status")).ToHaveText("shared session opened"); err != nil {
+				t.Fatal(err)
+			}
+			if got := entryTexts(t, opened); got != nativeTranscript {
+				t.Errorf("the shared session's transcript in the browser lab:\n%s\nthe server's:\n%s", firstDiff(got, nativeTranscript), firstDiff(nativeTranscript, got))
+			}
+			if err := expect.Locator(opened.Locator(`#cluster-view [data-partition="orders/2"] .record`).First()).ToContainText("second"); err != nil {
+				t.Fatal(err)
+			}
+			assertNoHorizontalOverflow(t, p)
+		})
+	}
+}
