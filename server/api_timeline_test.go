@@ -21,6 +21,24 @@ func TestTimelineEndpoints(t *testing.T) {
 		command(t, ts, owner.ID, owner.Token, line)
 	}
 
+	// The bar is drawn for who may change the cluster, not for a viewer.
+	for _, who := range []struct {
+		token string
+		bar   bool
+	}{{owner.Token, true}, {"teacher", true}, {other.Token, false}} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/clusters/"+owner.ID, nil)
+		req.Header.Set("Authorization", "Bearer "+who.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if drawn := strings.Contains(string(page), `data-cluster-timeline="`+owner.ID+`"`); drawn != who.bar {
+			t.Errorf("the time bar is drawn for %.8s…: %v, want %v", who.token, drawn, who.bar)
+		}
+	}
+
 	var tl timelineState
 	if status := call(t, http.MethodGet, base+"/timeline", owner.Token, nil, &tl); status != http.StatusOK || tl.Length != 5 || tl.Why != "" || tl.Commands[4] != "tick 1s" {
 		t.Fatalf("GET timeline: %d %+v", status, tl)

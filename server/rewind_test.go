@@ -422,3 +422,32 @@ func TestACrashMidRewindIsRecoveredAtStartUp(t *testing.T) {
 		t.Error("the finished rewind's aside copy is left after the restart")
 	}
 }
+
+// A rewind stops the real-time driver (its ticks would go on from a
+// cluster that no longer is) and says so; the ticks it issued are
+// commands of the session like any other, replayed with the rest.
+func TestRewindTurnsRealTimeOff(t *testing.T) {
+	s := sessionOn(t, t.TempDir())
+	fc := newFakeWallClock()
+	s.realtime = &realtimeDriver{clock: fc.clock()}
+	s.run("produce orders key=k value=v")
+	if e := s.run("realtime on"); !e.OK {
+		t.Fatal(e.Output)
+	}
+	wake(s, 500)
+	e := s.run("undo")
+	if !e.OK || !strings.Contains(e.Output, "real time was on and is off now") {
+		t.Fatalf("undo with real time on: %+v", e)
+	}
+	s.mu.Lock()
+	phase := s.realtime.state.phase()
+	s.mu.Unlock()
+	if phase != "off" {
+		t.Errorf("after the undo real time is %s", phase)
+	}
+	// The undo took back the tick, the last command: the produce stays.
+	if tl := s.timeline(); tl.Length != 3 || tl.Commands[2] != "produce orders key=k value=v" {
+		t.Errorf("the timeline after the undo: %+v", tl)
+	}
+	logReplays(t, s, "after undoing a real-time tick")
+}
