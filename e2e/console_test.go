@@ -8,11 +8,24 @@ import (
 
 // The console completes the engine's command and option names on Tab,
 // shows the usage line of the command being typed, and keeps the tab's
-// history across a reload (↑ recalls a command typed before it).
+// history across a reload (↑ recalls a command typed before it). On a
+// projector, then on a phone: the same page, resized.
 func TestConsoleCompletesExplainsAndRemembers(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			completeExplainAndRemember(t, p)
+		})
+	}
+}
+
+func completeExplainAndRemember(t *testing.T, p *watchedPage) {
 	in := p.Locator("#command")
+	if err := in.Fill(""); err != nil {
+		t.Fatal(err)
+	}
 
 	// One candidate: the word is completed, with the space after it.
 	typeAndTab(t, in, "top")
@@ -51,6 +64,9 @@ func TestConsoleCompletesExplainsAndRemembers(t *testing.T) {
 	if err := expect.Locator(p.Locator("#completions li")).ToHaveText([]string{"partition=", "producer="}); err != nil {
 		t.Fatal(err)
 	}
+	// The usage line and the candidates, whole, at this width.
+	assertFits(t, p, "the console completing")
+	sizeShot(t, p, "#command", "console-completions")
 	if err := in.Press("Tab"); err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +118,25 @@ func TestConsoleCompletesExplainsAndRemembers(t *testing.T) {
 
 // The live page completes the server's own commands too.
 func TestConsoleCompletesNativeCommandsOnLive(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/live")
-	in := p.Locator("#command")
-	typeAndTab(t, in, "realt")
-	if err := expect.Locator(in).ToHaveValue("realtime "); err != nil {
-		t.Fatal(err)
-	}
-	if err := expect.Locator(p.Locator("#usage")).ToContainText("realtime [on [speed=X]"); err != nil {
-		t.Fatal(err)
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			in := p.Locator("#command")
+			if err := in.Fill(""); err != nil {
+				t.Fatal(err)
+			}
+			typeAndTab(t, in, "realt")
+			if err := expect.Locator(in).ToHaveValue("realtime "); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(p.Locator("#usage")).ToContainText("realtime [on [speed=X]"); err != nil {
+				t.Fatal(err)
+			}
+			assertFits(t, p, "the live console completing")
+			sizeShot(t, p, "#command", "console-live")
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -37,69 +38,94 @@ func assertMorphed(t *testing.T, p *watchedPage, how string) {
 
 // The browser lab's engine answers every command with the whole view: it
 // is morphed into the page, so the partitions the command did not touch,
-// and the one it did, are the same nodes with new content.
+// and the one it did, are the same nodes with new content. On a projector,
+// then on a phone (the same page resized: the layout's media queries
+// change, the morph must not).
 func TestLabUpdateMorphsTheWholeView(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders: partitions=3 rf=3"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Evaluate(tagView); err != nil {
-		t.Fatal(err)
-	}
-	p.command(t, "produce orders key=a value=morphed-1 partition=2")
-	if err := expect.Locator(p.Locator(`#cluster-view [data-partition="orders/2"] .record[data-offset="0"]`)).ToContainText("morphed-1"); err != nil {
-		t.Fatal(err)
-	}
-	assertMorphed(t, p, "a produce in the browser lab")
-	// The morph applied the change: nothing of the record in the others.
-	if n, _ := p.Locator(`#cluster-view [data-partition="orders/0"] .record`).Count(); n != 0 {
-		t.Errorf("orders/0 shows %d records after a produce to orders/2", n)
+	for offset, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			if _, err := p.Evaluate(tagView); err != nil {
+				t.Fatal(err)
+			}
+			value := "morphed-" + sizeName(size)
+			p.command(t, "produce orders key=a value="+value+" partition=2")
+			if err := expect.Locator(p.Locator(fmt.Sprintf(`#cluster-view [data-partition="orders/2"] .record[data-offset="%d"]`, offset))).ToContainText(value); err != nil {
+				t.Fatal(err)
+			}
+			assertMorphed(t, p, "a produce in the browser lab")
+			// The morph applied the change: nothing of the record in the others.
+			if n, _ := p.Locator(`#cluster-view [data-partition="orders/0"] .record`).Count(); n != 0 {
+				t.Errorf("orders/0 shows %d records after a produce to orders/2", n)
+			}
+			assertFits(t, p, "the lab after a produce")
+			sizeShot(t, p, `#cluster-view [data-partition="orders/2"]`, "morph-lab-partition")
+		})
 	}
 }
 
 // The live server sends the fragments that changed, each morphed in by its
 // key: the partition a produce changed keeps its node too.
 func TestLiveFragmentsMorphInPlace(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/live")
 	if err := expect.Locator(p.Locator(`#cluster-view [data-partition="orders/2"]`)).ToBeVisible(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Evaluate(tagView); err != nil {
-		t.Fatal(err)
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			if _, err := p.Evaluate(tagView); err != nil {
+				t.Fatal(err)
+			}
+			value := "morphed-live-" + sizeName(size)
+			p.command(t, "produce orders key=m value="+value+" partition=2")
+			if err := expect.Locator(p.Locator(`#cluster-view [data-partition="orders/2"]`).GetByText(value)).ToBeVisible(); err != nil {
+				t.Fatal(err)
+			}
+			assertMorphed(t, p, "a live fragment update")
+			assertFits(t, p, "the live page after a produce")
+			sizeShot(t, p, "", "morph-live")
+		})
 	}
-	p.command(t, "produce orders key=m value=morphed-live partition=2")
-	if err := expect.Locator(p.Locator(`#cluster-view [data-partition="orders/2"]`).GetByText("morphed-live")).ToBeVisible(); err != nil {
-		t.Fatal(err)
-	}
-	assertMorphed(t, p, "a live fragment update")
 }
 
 // A button the learner clicked in the view keeps the keyboard focus across
 // the update it caused, and the highlight a lesson step put on an element
 // is still there after the next update.
 func TestMorphKeepsFocusAndPageState(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders"); err != nil {
 		t.Fatal(err)
 	}
-	tick := p.Locator(`#cluster-view .controls button[data-command="tick 1s"]`)
-	clock := p.Locator("#cluster-view .clock")
-	before, _ := clock.TextContent()
-	if err := tick.Click(); err != nil {
-		t.Fatal(err)
-	}
-	if err := expect.Locator(clock).Not().ToHaveText(before); err != nil {
-		t.Fatal(err)
-	}
-	focused, err := p.Evaluate(`() => document.activeElement?.dataset?.command || document.activeElement?.id || document.activeElement?.tagName`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if focused != "tick 1s" {
-		t.Errorf("after the update the focus is on %v, not on the button clicked", focused)
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			tick := p.Locator(`#cluster-view .controls button[data-command="tick 1s"]`)
+			clock := p.Locator("#cluster-view .clock")
+			before, _ := clock.TextContent()
+			if err := tick.Click(); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(clock).Not().ToHaveText(before); err != nil {
+				t.Fatal(err)
+			}
+			focused, err := p.Evaluate(`() => document.activeElement?.dataset?.command || document.activeElement?.id || document.activeElement?.tagName`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if focused != "tick 1s" {
+				t.Errorf("after the update the focus is on %v, not on the button clicked", focused)
+			}
+			assertFits(t, p, "the lab after a tick")
+			sizeShot(t, p, "#cluster-view .controls", "morph-controls")
+		})
 	}
 }
 
@@ -214,48 +240,62 @@ func toInt(v any) int {
 
 // Messages move along their links after an update, at the speed the
 // learner chose; speed 0 turns it off, and the choice survives a reload.
+// On a projector, then on a phone: the same page, resized, after the
+// projector's round ended by reloading it.
 func TestMessagesMoveAlongTheirLinks(t *testing.T) {
-	p := newPage(t)
+	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
-	if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders"); err != nil {
-		t.Fatal(err)
-	}
-	// The slowest speed: the packets still move when the listener looks.
-	setSpeed(t, p, "0.25")
-	if _, err := p.Evaluate(animationLog); err != nil {
-		t.Fatal(err)
-	}
-	if a := stepAndWatch(t, p, "tick 100ms"); !anyMoving(a) {
-		t.Errorf("after a tick at speed 0.25: %+v, want messages moving with their animation running", a)
-	}
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders"); err != nil {
+				t.Fatal(err)
+			}
+			// The slowest speed: the packets still move when the listener looks.
+			setSpeed(t, p, "0.25")
+			if _, err := p.Evaluate(animationLog); err != nil {
+				t.Fatal(err)
+			}
+			if a := stepAndWatch(t, p, "tick 100ms"); !anyMoving(a) {
+				t.Errorf("after a tick at speed 0.25: %+v, want messages moving with their animation running", a)
+			}
+			assertFits(t, p, "messages moving")
+			sizeShot(t, p, "#anim-speed", "morph-speed")
 
-	setSpeed(t, p, "0")
-	if a := stepAndWatch(t, p, "tick 100ms"); !noneMoving(a) {
-		t.Errorf("after a tick at speed 0: %+v, want nothing moving", a)
-	}
+			setSpeed(t, p, "0")
+			if a := stepAndWatch(t, p, "tick 100ms"); !noneMoving(a) {
+				t.Errorf("after a tick at speed 0: %+v, want nothing moving", a)
+			}
 
-	// The choice is kept for the next visit.
-	p.open(t, "/lab")
-	if err := expect.Locator(p.Locator("#anim-speed")).ToHaveValue("0"); err != nil {
-		t.Fatal(err)
-	}
-	if err := expect.Locator(p.Locator("body")).ToHaveAttribute("data-anim-speed", "0"); err != nil {
-		t.Fatal(err)
+			// The choice is kept for the next visit.
+			p.open(t, "/lab")
+			if err := expect.Locator(p.Locator("#anim-speed")).ToHaveValue("0"); err != nil {
+				t.Fatal(err)
+			}
+			if err := expect.Locator(p.Locator("body")).ToHaveAttribute("data-anim-speed", "0"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
 // A learner who asked the system for less motion gets no animation unless
 // they turn it on here.
 func TestReducedMotionTurnsAnimationOff(t *testing.T) {
-	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), ReducedMotion: playwright.ReducedMotionReduce})
+	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &pageSizes[0], ReducedMotion: playwright.ReducedMotionReduce})
 	p.open(t, "/lab")
-	if err := expect.Locator(p.Locator("#anim-speed")).ToHaveValue("0"); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := p.Evaluate(animationLog); err != nil {
 		t.Fatal(err)
 	}
-	if a := stepAndWatch(t, p, "tick 100ms"); !noneMoving(a) {
-		t.Errorf("with prefers-reduced-motion: %+v, want nothing moving", a)
+	for _, size := range pageSizes {
+		t.Run(sizeName(size), func(t *testing.T) {
+			p.resizeTo(t, size)
+			if err := expect.Locator(p.Locator("#anim-speed")).ToHaveValue("0"); err != nil {
+				t.Fatal(err)
+			}
+			if a := stepAndWatch(t, p, "tick 100ms"); !noneMoving(a) {
+				t.Errorf("with prefers-reduced-motion: %+v, want nothing moving", a)
+			}
+		})
 	}
 }

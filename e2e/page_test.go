@@ -152,3 +152,99 @@ func screenshot(t *testing.T, page playwright.Page) {
 		t.Log("screenshot:", err)
 	}
 }
+
+// pageSizes are the two screens issue 15 exercises every control and
+// panel at: a projector (1280×720) and a phone (390×844).
+var pageSizes = []playwright.Size{{Width: 1280, Height: 720}, {Width: 390, Height: 844}}
+
+// newSizedPage is newPage at a viewport. The tests that walk both sizes
+// open one page and resize it between their subtests (resizeTo), as a
+// phone turned or a window narrowed would: one WASM compile and one
+// cluster serve both, instead of twice the suite's time.
+func newSizedPage(t *testing.T, size playwright.Size) *watchedPage {
+	t.Helper()
+	return newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size})
+}
+
+// resizeTo sets the page's viewport and waits until the page has laid
+// itself out at that width.
+func (w *watchedPage) resizeTo(t *testing.T, size playwright.Size) {
+	t.Helper()
+	if err := w.SetViewportSize(size.Width, size.Height); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WaitForFunction(`(width) => window.innerWidth === width`, size.Width); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chromeLabels are the labelled elements outside the cluster view: the
+// console, the time controls, the page's own buttons and headings.
+var chromeLabels = strings.Join([]string{
+	"button", "label", "summary", "select", "h1", "h2", "h3", "th",
+	".chip", ".badge", "#status", "#usage", "#completions li", "#tl-position", ".metric-name", ".metric-value",
+}, ", ")
+
+// pageTruncatedLabels lists, anywhere on the page, the visible labelled
+// elements (the cluster view's labelSelectors and chromeLabels) whose
+// content is wider than their box: cut by an ellipsis or a clipped
+// overflow, or spilling over what is beside them. A box made to scroll
+// (overflow-x auto or scroll) is not cut: its reader scrolls it.
+var pageTruncatedLabels = `() => {
+	const out = [];
+	for (const el of document.querySelectorAll(` + "`" + `:is(` + labelSelectors + `, ` + chromeLabels + `)` + "`" + `)) {
+		if (!el.getClientRects().length || el.clientWidth === 0) continue;
+		if (el.closest('[hidden]') || getComputedStyle(el).visibility === 'hidden') continue;
+		if (el.closest('svg') && el.tagName !== 'foreignObject' && !el.closest('foreignObject')) continue;
+		const ox = getComputedStyle(el).overflowX;
+		if (ox === 'auto' || ox === 'scroll') continue;
+		const tall = el.classList.contains('node') && el.scrollHeight > el.clientHeight + 1;
+		if (el.scrollWidth > el.clientWidth + 1 || tall) {
+			const name = el.id ? '#' + el.id : el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+			out.push(name + ' "' + el.innerText.replace(/\s+/g, ' ').slice(0, 60) + '" ' +
+				el.scrollWidth + 'x' + el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight);
+		}
+	}
+	return out;
+}`
+
+// assertFits checks what must hold at any size: the page never scrolls
+// sideways, and no labelled text anywhere on it is cut.
+func assertFits(t *testing.T, p *watchedPage, what string) {
+	t.Helper()
+	v, err := p.Evaluate(`() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := v.([]interface{})
+	if toF(w[0]) > toF(w[1]) {
+		wide, _ := p.Evaluate(widestElements)
+		t.Errorf("%s: the page is %v px wide in a %v px viewport; widest: %v", what, w[0], w[1], wide)
+	}
+	cut, err := p.Evaluate(pageTruncatedLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := cut.([]interface{}); len(list) > 0 {
+		t.Errorf("%s: %d labels are cut: %v", what, len(list), list)
+	}
+}
+
+// sizeShot saves the viewport, scrolled to selector's top (the page's top
+// for ""), under e2e/out as NAME-WxH.png: one per panel and size, to look at.
+func sizeShot(t *testing.T, p *watchedPage, selector, name string) {
+	t.Helper()
+	if selector != "" {
+		if _, err := p.Evaluate(`(s) => document.querySelector(s).scrollIntoView({block: "start"})`, selector); err != nil {
+			t.Log("screenshot:", err)
+		}
+	}
+	if err := os.MkdirAll("out", 0o755); err != nil {
+		t.Log(err)
+	}
+	size := p.ViewportSize()
+	file := fmt.Sprintf("%s-%dx%d.png", name, size.Width, size.Height)
+	if _, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join("out", file)), Animations: playwright.ScreenshotAnimationsDisabled}); err != nil {
+		t.Log("screenshot:", err)
+	}
+}

@@ -39,6 +39,7 @@ func TestSessionShareLinkRestoresTheSession(t *testing.T) {
 			if err != nil || !strings.Contains(link, "/lab#s=") {
 				t.Fatalf("share link %q (%v)", link, err)
 			}
+			assertFits(t, p, "the share link shown")
 			shotAs(t, p, "shared")
 
 			opened := newLabPage(t, size, strings.TrimPrefix(link, baseURL))
@@ -51,6 +52,7 @@ func TestSessionShareLinkRestoresTheSession(t *testing.T) {
 			if err := expect.Locator(opened.Locator(`#cluster-view [data-partition="orders/1"] .record`).First()).ToContainText("shared"); err != nil {
 				t.Fatal(err)
 			}
+			assertFits(t, opened, "the shared session opened")
 		})
 	}
 }
@@ -93,6 +95,7 @@ func TestSessionDownloadAndUpload(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameDrawing(t, "the uploaded script", drawn(t, other), want)
+			assertFits(t, other, "the uploaded session opened")
 
 			// A script whose third line fails: refused, naming it.
 			bad := filepath.Join(t.TempDir(), "bad.txt")
@@ -111,6 +114,7 @@ func TestSessionDownloadAndUpload(t *testing.T) {
 			}
 			waitTimeline(t, other, n, n)
 			sameDrawing(t, "after a refused script", drawn(t, other), want)
+			assertFits(t, other, "a refused script's message")
 			shotAs(t, other, "refused")
 		})
 	}
@@ -143,6 +147,7 @@ func TestSessionBadLinkSaysSoAndKeepsTheStarter(t *testing.T) {
 				p.command(t, "produce orders key=a value=after partition=0")
 				waitTimeline(t, p, 3, 3)
 				if c.name == "failing line" {
+					assertFits(t, p, "a bad link's message")
 					shotAs(t, p, "error")
 				}
 			})
