@@ -11,11 +11,13 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// expect waits up to 30 s: the first load compiles a few MB of WASM, and
+// expect waits up to 60 s: the first load compiles a few MB of WASM, and
 // on a loaded machine (make test beside CPU hogs) a command in the page's
-// engine, or raft's real-time election it waits for, can take a while. A
-// bound that turns a lost update into a failure, not a timing assertion.
-var expect = playwright.NewPlaywrightAssertions(30000)
+// engine, or raft's real-time election it waits for, can take a while (a
+// /lab first load was seen to pass 30 s at a load average of 20 on two
+// cores). A bound that turns a lost update into a failure, not a timing
+// assertion.
+var expect = playwright.NewPlaywrightAssertions(60000)
 
 // visibleText compares what a reader sees (innerText), not textContent:
 // chrome is in the page in English and Chinese (web.T) and CSS hides the
