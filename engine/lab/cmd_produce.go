@@ -170,14 +170,16 @@ var produceCommand = &command{
 			size += expandedBytes(key, count)
 		}
 		buf := make([]byte, 0, size)
+		valueT, keyT, index := newTemplate(value), newTemplate(key), newIndexDigits()
 		for i := range msgs {
 			msgs[i] = cluster.Message{Partition: int32(partition)}
 			if hasValue {
-				msgs[i].Value, buf = appendExpanded(buf, value, i)
+				msgs[i].Value, buf = valueT.appendTo(buf, index)
 			}
 			if hasKey {
-				msgs[i].Key, buf = appendExpanded(buf, key, i)
+				msgs[i].Key, buf = keyT.appendTo(buf, index)
 			}
+			index.next()
 		}
 		var ds []*client.Delivery
 		if interval > 0 {
@@ -320,24 +322,6 @@ func (l *Lab) producer(name string) (*client.Producer, error) {
 // expandIndex replaces {i} with the record's index within the command.
 func expandIndex(s string, i int) string {
 	return strings.ReplaceAll(s, "{i}", strconv.Itoa(i))
-}
-
-// appendExpanded appends expandIndex(s, i) to buf and returns it as its
-// own slice (never nil, capped so appending to it cannot reach the next
-// one) with the grown buf.
-func appendExpanded(buf []byte, s string, i int) ([]byte, []byte) {
-	start := len(buf)
-	for {
-		j := strings.Index(s, "{i}")
-		if j < 0 {
-			break
-		}
-		buf = append(buf, s[:j]...)
-		buf = strconv.AppendInt(buf, int64(i), 10)
-		s = s[j+3:]
-	}
-	buf = append(buf, s...)
-	return buf[start:len(buf):len(buf)], buf
 }
 
 // describeDeliveries summarises delivery reports: one line per partition
