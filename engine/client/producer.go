@@ -176,6 +176,8 @@ type Producer struct {
 	inFlight []*producerBatch // sent, awaiting a response
 	corr     int64
 	drainEv  *sim.Event // the next drain; one at a time
+	// encodeScratch is encode's slice of records, reused batch after batch.
+	encodeScratch []record.Record
 
 	// tm is the TransactionManager of an idempotent or transactional
 	// producer (nil with enable.idempotence=false, as in Kafka).
@@ -567,19 +569,32 @@ func (p *Producer) requestTimedOut(broker int32) {
 	}
 }
 
+// encode writes the batch as a RecordBatch v2 (Kafka's
+// MemoryRecordsBuilder). The records are laid out in a slice the producer
+// keeps for the next batch, and the bytes are written into a buffer of the
+// batch's size (b.bytes, exact without compression): a new slice of
+// records per batch and the buffer grown by doubling from nothing were
+// most of what a large produce allocated on the producer's side.
 func (p *Producer) encode(b *producerBatch) ([]byte, error) {
 	base := b.records[0].Timestamp
 	rb := record.Batch{
 		Attributes:      record.ComputeAttributes(p.cfg.Compression, record.CreateTime, b.transactional, false),
 		LastOffsetDelta: int32(len(b.records) - 1), BaseTimestamp: base, MaxTimestamp: base,
 		ProducerID: b.producerID, ProducerEpoch: b.producerEpoch, BaseSequence: b.baseSequence,
-		Records: make([]record.Record, 0, len(b.records)),
+		Records: p.encodeScratch[:0],
 	}
 	for i, d := range b.records {
 		rb.MaxTimestamp = max(rb.MaxTimestamp, d.Timestamp)
 		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), TimestampDelta: d.Timestamp - base, Key: d.Key, Value: d.Value})
 	}
-	return rb.AppendEncoded(nil)
+	var dst []byte
+	if p.cfg.Compression == record.None {
+		dst = make([]byte, 0, b.bytes)
+	}
+	raw, err := rb.AppendEncoded(dst)
+	clear(rb.Records) // the records' keys and values belong to the batch, not to the scratch slice
+	p.encodeScratch = rb.Records[:0]
+	return raw, err
 }
 
 func (p *Producer) handle(env *sim.Envelope) {
