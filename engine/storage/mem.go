@@ -202,6 +202,8 @@ func (h *memHandle) Truncate(size int64) error {
 		return fmt.Errorf("truncate %s to %d: file has %d bytes", h.f.name, size, len(h.f.data))
 	}
 	h.f.fs.changing(h.f)
+	// Capped: the next Write moves the file to a new array rather than
+	// overwrite bytes past size that synced may share (see writeBack).
 	h.f.data = h.f.data[:size:size]
 	// A truncation is durable at once, like a removal or a rename (see
 	// CrashableMem): on ext4 or XFS it is a metadata change the journal

@@ -251,3 +251,27 @@ func TestCrashKeepsATruncation(t *testing.T) {
 		t.Fatalf("after the crash the file holds %q (exists %v), want the truncated %q", got, ok, "kept,")
 	}
 }
+
+// The disk shares a synced file's bytes with the file (writeBack): writes
+// after the sync, appended into the same array's spare room, and a
+// truncation below the synced length followed by new writes, must still
+// leave exactly what was synced (and then truncated) after a crash.
+func TestSyncedBytesSurviveLaterWrites(t *testing.T) {
+	fs := storage.NewCrashableMem()
+	fs.MkdirAll("p")
+	f, _ := fs.Create("p/00.log")
+	for _, s := range []string{"ab", "c"} { // room for a fourth byte in place
+		f.Write([]byte(s))
+	}
+	f.Sync()
+	f.Write([]byte("d"))
+	if got, ok := contentAfterCrash(t, fs, "p/00.log"); !ok || got != "abc" {
+		t.Fatalf("after the crash the file holds %q (exists %v), want the synced %q", got, ok, "abc")
+	}
+	f.Sync()
+	f.Truncate(2)
+	f.Write([]byte("XYZ"))
+	if got, ok := contentAfterCrash(t, fs, "p/00.log"); !ok || got != "ab" {
+		t.Fatalf("after the crash the file holds %q (exists %v), want the truncated %q", got, ok, "ab")
+	}
+}

@@ -84,7 +84,17 @@ func (w *writeback) wakeAfter(dirtiedAt time.Duration) time.Duration {
 }
 
 // writeBack puts the file's current content on the disk.
+//
+// The disk shares the bytes rather than copying them: a file's bytes below
+// its length are never changed in place (Write appends past the length,
+// and after a Truncate the capacity ends at the new length, so the next
+// Write moves the file to a new array), so what synced holds stays what
+// was written back. Copying the whole file at each sync and each flusher
+// writeback made a segment's cost grow with its size.
 func (f *memFile) writeBack() {
-	f.synced = append([]byte{}, f.data...) // non-nil even when empty: the file exists on disk
+	f.synced = f.data[:len(f.data):len(f.data)]
+	if f.synced == nil {
+		f.synced = []byte{} // non-nil even when empty: the file exists on disk
+	}
 	f.dirty = false
 }
