@@ -222,15 +222,28 @@ func (k *Checker) scanProducers() {
 				continue
 			}
 			from := max(w.scanned[tp], r.Log.StartOffset())
-			_ = r.Log.EachBatch(from, r.HW, func(b *record.Batch) bool {
-				for _, v := range w.apply(tp, factsOf(b)) {
+			_ = r.Log.EachValidBatch(from, r.HW, func(h record.BatchHeader, raw []byte) bool {
+				for _, v := range w.apply(tp, headerFacts(h, raw)) {
 					k.report(v[0], v[1])
 				}
-				w.scanned[tp] = b.NextOffset()
+				w.scanned[tp] = h.NextOffset()
 				return true
 			})
 		}
 	}
+}
+
+// headerFacts is factsOf for a valid batch's header and bytes: only a
+// marker's record is decoded.
+func headerFacts(h record.BatchHeader, raw []byte) batchFacts {
+	f := batchFacts{offset: h.BaseOffset, lastOffset: h.LastOffset(), pid: h.ProducerID, epoch: h.ProducerEpoch,
+		firstSeq: h.BaseSequence, lastSeq: h.LastSequence(), control: h.IsControl(), transactional: h.IsTransactional()}
+	if f.control && h.RecordCount > 0 {
+		if b, _, err := record.Decode(raw); err == nil {
+			f = factsOf(&b)
+		}
+	}
+	return f
 }
 
 func factsOf(b *record.Batch) batchFacts {
