@@ -161,7 +161,6 @@ var produceCommand = &command{
 		// Every key and value is expanded into one buffer sized up front:
 		// two small allocations per record were most of the command's
 		// garbage, which WASM's single-threaded collector pays for.
-		msgs := make([]cluster.Message, count)
 		var size int64
 		if hasValue {
 			size += expandedBytes(value, count)
@@ -169,6 +168,8 @@ var produceCommand = &command{
 		if hasKey {
 			size += expandedBytes(key, count)
 		}
+		makeHeapRoom(produceHeapBytes(count, size))
+		msgs := make([]cluster.Message, count)
 		buf := make([]byte, 0, size)
 		valueT, keyT, index := newTemplate(value), newTemplate(key), newIndexDigits()
 		for i := range msgs {
@@ -223,6 +224,17 @@ func (l *Lab) checkProduce(count int, key, value string, hasKey bool, rf int) er
 			thousands(held), thousands(grow), thousands(lim.bytesPerCluster))
 	}
 	return nil
+}
+
+// produceHeapBytes estimates the heap a produce of count records holding
+// fields bytes of keys and values takes at its peak, beyond what was live
+// before: per record, its message, delivery report, acknowledged record
+// and share of the batches (about 800 bytes measured with short keys and
+// values, the garbage collector's headroom included), and its bytes a few
+// times over (the command's buffer, the producer's batch, each replica's
+// log, fetches).
+func produceHeapBytes(count int, fields int64) int64 {
+	return int64(count)*768 + 4*fields
 }
 
 // expandedBytes is the length of s summed over count records once {i}

@@ -1,0 +1,56 @@
+//go:build js
+
+package lab
+
+import (
+	"runtime"
+	"runtime/metrics"
+)
+
+// makeHeapRoom makes sure the Go heap has room for about n bytes beyond
+// the live heap (as the last collection measured it) before a command
+// that will need them, growing the WebAssembly memory in one step.
+//
+// Under js the Go runtime grows the module's memory only by what each new
+// span needs, half a megabyte at a time, and V8 answers every growth with
+// a garbage collection of its own heap (the memory's buffer is replaced,
+// "external memory pressure"): a produce of 100,000 records grew the
+// memory about 60 times and spent a third of its time there. One large
+// allocation, dropped and collected at once, grows the memory once; the
+// runtime then carves the command's objects out of the freed pages. Pages
+// the command does not use are never touched, so the browser does not
+// commit them. Nothing the engine computes depends on it.
+func makeHeapRoom(n int64) {
+	if heapShort(n) < minHeapGrowth {
+		return
+	}
+	// The live heap the last collection measured may include what has
+	// since become garbage (a cluster replaced): measured afresh.
+	runtime.GC()
+	short := heapShort(n)
+	if short < minHeapGrowth {
+		return
+	}
+	heapRoomSink = make([]byte, short) // escapes: a heap allocation of the size asked for
+	heapRoomSink = nil
+	runtime.GC()
+}
+
+// heapShort is how many bytes the heap's pages (in use or free) fall short
+// of the live heap plus n.
+func heapShort(n int64) int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	var pages int64
+	for _, x := range s[1:] {
+		pages += int64(x.Value.Uint64())
+	}
+	return int64(s[0].Value.Uint64()) + n - pages
+}
+
+// minHeapGrowth: smaller shortfalls are left to the runtime (a forced
+// collection costs more than a few growths).
+const minHeapGrowth = 8 << 20
+
+var heapRoomSink []byte
