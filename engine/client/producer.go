@@ -64,11 +64,10 @@ type Delivery struct {
 	sentInTxn bool
 }
 
+// pendingRecord is what send() was asked that the report does not keep:
+// the topic, key and value are the Delivery's own.
 type pendingRecord struct {
-	topic     string
 	partition int32 // -1: the partitioner chooses
-	key       []byte
-	value     []byte
 }
 
 // producerBatch is an accumulating or in-flight batch for one partition.
@@ -224,7 +223,7 @@ func (p *Producer) MetadataRequests() int { return p.meta.requests }
 // waits max.block.ms from its own Send.
 func (p *Producer) Send(topic string, partition int32, key, value []byte) *Delivery {
 	d := &Delivery{Topic: topic, Partition: -1, Offset: -1, Key: key, Value: value, Acks: p.cfg.Acks,
-		record: pendingRecord{topic: topic, partition: partition, key: key, value: value}, sentAt: p.sched.Clock.Elapsed()}
+		record: pendingRecord{partition: partition}, sentAt: p.sched.Clock.Elapsed()}
 	d.sentInTxn = p.tm != nil && p.tm.state == TxnInTransaction
 	p.waiting = append(p.waiting, d)
 	if n := p.meta.partitions(topic); n == 0 || int(partition) >= n {
