@@ -49,8 +49,10 @@ func heapShort(n int64) int64 {
 	return int64(s[0].Value.Uint64()) + n - pages
 }
 
-// minHeapGrowth: smaller shortfalls are left to the runtime (a forced
-// collection costs more than a few growths).
-const minHeapGrowth = 8 << 20
+// minHeapGrowth: smaller shortfalls are left to the runtime. The room is
+// zeroed when it is allocated, and measured under node a produce of 20,000
+// records (about 16 MB short) gained nothing from it while one of 100,000
+// (about 75 MB) took a quarter less CPU time.
+const minHeapGrowth = 32 << 20
 
 var heapRoomSink []byte
