@@ -58,7 +58,7 @@ import (
 // disk's syncs, the checker's scan of producers, a smaller Delivery, and
 // under WASM the heap grown in one step: each of the runtime's
 // half-megabyte growths of the module's memory cost a V8 garbage
-// collection, and a produce of 100,000 records grew it about 60 times),
+// collection, and a produce of 100,000 records grew it about a hundred times),
 // alternating runs on a loaded machine, medians, records per CPU second at
 // 20k / 100k: under node 33,157 / 46,573 -> 27,428 / 101,204 (20k within
 // the noise: it pays V8's tier-up, and waits in wall time on the raft

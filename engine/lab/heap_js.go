@@ -8,18 +8,19 @@ import (
 )
 
 // makeHeapRoom makes sure the Go heap has room for about n bytes beyond
-// the live heap (as the last collection measured it) before a command
-// that will need them, growing the WebAssembly memory in one step.
+// the live heap before a command that will need them, growing the
+// WebAssembly memory in one step.
 //
 // Under js the Go runtime grows the module's memory only by what each new
 // span needs, half a megabyte at a time, and V8 answers every growth with
 // a garbage collection of its own heap (the memory's buffer is replaced,
 // "external memory pressure"): a produce of 100,000 records grew the
-// memory about 60 times and spent a third of its time there. One large
-// allocation, dropped and collected at once, grows the memory once; the
-// runtime then carves the command's objects out of the freed pages. Pages
-// the command does not use are never touched, so the browser does not
-// commit them. Nothing the engine computes depends on it.
+// memory about a hundred times and spent a fifth of its time there. One
+// large allocation, dropped and collected at once, grows the memory once;
+// the runtime then carves the command's objects out of the freed pages.
+// The allocation is zeroed, so the pages are touched once: worth it only
+// for a large shortfall (minHeapGrowth). Nothing the engine computes
+// depends on it.
 func makeHeapRoom(n int64) {
 	if heapShort(n) < minHeapGrowth {
 		return
