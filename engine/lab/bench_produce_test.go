@@ -58,12 +58,12 @@ import (
 // disk's syncs, the checker's scan of producers, a smaller Delivery, and
 // under WASM the heap grown in one step: each of the runtime's
 // half-megabyte growths of the module's memory cost a V8 garbage
-// collection, and a produce of 100,000 records grew it about a hundred times),
-// alternating runs on a loaded machine, medians, records per CPU second at
-// 20k / 100k: under node 33,157 / 46,573 -> 27,428 / 101,204 (20k within
-// the noise: it pays V8's tier-up, and waits in wall time on the raft
-// quorum's commits); natively about 500,000 / 514,000 -> 534,000 /
-// 762,000; bytes per op natively 148 MB -> 101 MB.
+// collection, and a produce of 100,000 records grew it about a hundred
+// times), seven alternating runs each on a nearly idle machine, medians,
+// records/s at 20k / 100k: under node 52,522 / 70,098 -> 108,351 /
+// 164,462 (the 20k still pays V8's tier-up, and waits in wall time on the
+// raft quorum's commits); natively 704,260 / 775,553 -> 660,271 / 859,315
+// (20k within the noise); bytes per op natively 148 MB -> 100 MB.
 func BenchmarkProduceReplicated(b *testing.B) {
 	sizes := []int{20_000, 100_000}
 	took, cpu := make([]time.Duration, len(sizes)), make([]time.Duration, len(sizes))
