@@ -341,13 +341,14 @@ func (s *liveSession) logRebuild(why string, lines []string, ok []bool) {
 	s.flushCommandLog()
 }
 
-// logResumed logs that a failed rebuild put the cluster's files back and
-// resumed it from them, with s.mu held: as after a restart, what the
-// cluster kept only in memory started afresh, so the memory copy is no
+// logResumed logs that a failed rebuild did not give the replayed
+// cluster (why says what came instead: the files put back and resumed,
+// or the cluster out of service), with s.mu held: as after a restart,
+// what the cluster kept only in memory is gone, so the memory copy is no
 // longer whole.
 func (s *liveSession) logResumed(why string) {
 	l := s.commandLog()
-	l.add("# " + why + ": the cluster's files were put back and it resumed from them, as after a restart; a replay of this log differs from here on")
+	l.add("# " + why + "; a replay of this log differs from here on")
 	l.restarted = true
 	s.flushCommandLog()
 }

@@ -37,12 +37,20 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	// A rewind cut short by a crash left the cluster's files aside
 	// (rewind_aside.go): put them back before anything reads the
 	// directory. The command log says the server restarted, so the
-	// session resumes from these files as after any restart.
+	// session resumes from these files as after any restart. Only here,
+	// at start-up: on a live session a rewind directory is the live
+	// rewind's, and recovering it would delete what it holds.
 	if done, err := recoverRewind(dataDir); err != nil {
 		return nil, nil, err
 	} else if done != "" {
 		slog.Warn(done, "dataDir", dataDir)
 	}
+	return openFiles(dataDir)
+}
+
+// openFiles is openLab on a data directory with no rewind left aside: the
+// lab and the commands that resume its cluster (or start one).
+func openFiles(dataDir string) (*lab.Lab, []string, error) {
 	l := lab.NewWithStorage(osfs.New(dataDir), dataDir)
 	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
 	switch {

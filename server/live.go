@@ -74,6 +74,10 @@ type liveSession struct {
 	// its real-time driver (realtime.go); both made on first use.
 	commands *commandLog
 	realtime *realtimeDriver
+	// broken says why the session refuses everything: a failed replay
+	// left its cluster's files where it cannot run (rewind.go's
+	// breakLocked); empty otherwise.
+	broken string
 }
 
 // errClusterClosed answers a command that reached a cluster as it was
@@ -157,6 +161,9 @@ func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 	defer s.mu.Unlock()
 	if s.closedLocked() {
 		return web.Entry{Command: strings.TrimSpace(line), Output: errClusterClosed}
+	}
+	if s.broken != "" {
+		return web.Entry{Command: strings.TrimSpace(line), Output: "error: " + s.broken}
 	}
 	if s.lesson != nil {
 		e, ran := s.runInLesson(line)

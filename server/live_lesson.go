@@ -60,6 +60,10 @@ func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 		s.send(sub, s.lessonMessage(strings.TrimPrefix(errClusterClosed, "error: ")))
 		return
 	}
+	if s.broken != "" {
+		s.send(sub, s.lessonMessage(s.broken))
+		return
+	}
 	ch, panicked, err := s.applyLesson(req)
 	if panicked {
 		s.afterLessonPanic()

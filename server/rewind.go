@@ -83,6 +83,8 @@ func (s *liveSession) cannotReplay() string {
 	switch {
 	case s.closedLocked():
 		return strings.TrimPrefix(errClusterClosed, "error: ")
+	case s.broken != "":
+		return s.broken
 	case s.lesson != nil:
 		return "a lesson is open: its Back and Reset buttons move in its time; close it to travel in the session's"
 	case len(s.controllers) > 0:
@@ -199,7 +201,11 @@ func (s *liveSession) openScript(script string) (string, error) {
 // output (the real-time driver stopped), and the transcript, the log and
 // every page follow.
 func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why string) (string, error) {
-	if !checked {
+	// On a data directory the replay is tried in memory first: one that
+	// fails there leaves the cluster open and its files untouched. In
+	// memory replaceLab builds the fresh lab beside the old one anyway,
+	// so a second replay would only double the cost.
+	if !checked && s.dataDir != "" {
 		check := lab.New()
 		_, err := replayOn(check, lines, ok)
 		check.Close()
@@ -207,15 +213,18 @@ func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why strin
 			return "", err
 		}
 	}
+	entries, err := s.replaceLab(lines, ok)
+	if err != nil {
+		return "", err
+	}
+	// The real-time driver's ticks would go on from a cluster that no
+	// longer is; it stops only now, so a replay that failed leaves it
+	// running on the cluster it left as it was.
 	note := ""
 	if d := s.realtime; d != nil && d.state.phase() != "off" {
 		if _, err := runRealtime(s, []string{"off"}); err == nil {
 			note = "; real time was on and is off now (`realtime on` starts it again)"
 		}
-	}
-	entries, err := s.replaceLab(lines, ok)
-	if err != nil {
-		return "", err
 	}
 	s.logRebuild(why, lines, ok)
 	shown := make([]web.Entry, len(entries))
@@ -232,7 +241,9 @@ func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why strin
 
 // replaceLab swaps in a fresh lab that ran lines, with s.mu held. In
 // memory the fresh lab is built beside the old one; on a data directory
-// the old one's files go aside while the fresh one replays there.
+// the old one's files go aside while the fresh one replays there
+// (rewind_aside.go), and come back if anything fails before the aside
+// copy is dropped.
 func (s *liveSession) replaceLab(lines []string, ok []bool) ([]web.Entry, error) {
 	if s.dataDir == "" {
 		fresh := newLab("", nil)
@@ -246,37 +257,54 @@ func (s *liveSession) replaceLab(lines []string, ok []bool) ([]web.Entry, error)
 		old.Close()
 		return entries, nil
 	}
+	// Refused before the cluster closes: what an earlier rewind left
+	// aside is a cluster's files, which this one must not mix with.
+	if err := readyToMoveAside(s.dataDir); err != nil {
+		return nil, fmt.Errorf("nothing changed: %w", err)
+	}
 	if err := s.lab.Close(); err != nil {
 		s.logger.Warn("closing the cluster before a replay", "dataDir", s.dataDir, "error", err)
 	}
 	if err := moveAside(s.dataDir); err != nil {
-		return nil, s.resumeFromFiles(fmt.Errorf("its files could not be moved aside: %w", err))
+		cause := fmt.Errorf("its files could not be moved aside: %w", err)
+		if left, _ := leftAside(s.dataDir); errors.Is(err, errNotPutBack) || len(left) > 0 {
+			return nil, s.breakLocked(cause)
+		}
+		return nil, s.resumeFromFiles(cause)
 	}
 	fresh := newLab(s.dataDir, nil)
 	s.lab = fresh
 	entries, err := replayOn(fresh, lines, ok)
 	if err == nil {
-		if err := rememberCluster(s.dataDir, clusterLine(lines, ok)); err != nil {
-			s.logger.Warn("the data directory will not remember the replayed cluster", "dataDir", s.dataDir, "error", err)
+		if rememberErr := rememberCluster(s.dataDir, clusterLine(lines, ok)); rememberErr != nil {
+			err = fmt.Errorf("the data directory could not remember the replayed cluster, so a restart would not resume it: %w", rememberErr)
 		}
-		if err := dropAside(s.dataDir); err != nil {
-			s.logger.Warn("removing the files of the cluster before a replay", "dir", filepath.Join(s.dataDir, asideDir), "error", err)
+	}
+	if err == nil {
+		renamed, dropErr := dropAside(s.dataDir)
+		if renamed {
+			if dropErr != nil {
+				// The replayed cluster is the session's now; the old
+				// files are only deleted, by the next rewind or start-up.
+				s.logger.Warn("removing the files of the cluster before a replay", "dir", filepath.Join(s.dataDir, asideDoneDir), "error", dropErr)
+			}
+			return entries, nil
 		}
-		return entries, nil
+		err = fmt.Errorf("its old files could not be dropped: %w", dropErr)
 	}
 	fresh.Close()
 	if backErr := putBack(s.dataDir); backErr != nil {
-		s.logger.Error("putting a cluster's files back after a failed replay", "dataDir", s.dataDir, "error", backErr)
-		return nil, fmt.Errorf("%w; and its files could not be put back (%v): restart the server, which puts them back from %s", err, backErr, asideDir)
+		return nil, s.breakLocked(fmt.Errorf("%w; and its files could not be put back (%v)", err, backErr))
 	}
 	return nil, s.resumeFromFiles(err)
 }
 
 // resumeFromFiles reopens the cluster from the data directory's files
 // after a replay that failed, with s.mu held, as a restarted server
-// would; it returns the replay's error, said whole.
+// would (every file back in place: no rewind directory is left); it
+// returns the replay's error, said whole.
 func (s *liveSession) resumeFromFiles(cause error) error {
-	l, start, err := openLab(s.dataDir)
+	l, start, err := openFiles(s.dataDir)
 	if err == nil {
 		s.lab = l
 		for _, line := range start {
@@ -285,15 +313,35 @@ func (s *liveSession) resumeFromFiles(cause error) error {
 			}
 		}
 	}
-	s.logResumed("a replay failed (" + firstLine(cause.Error()) + ")")
 	if err != nil {
-		s.logger.Error("resuming a cluster from its files after a failed replay", "dataDir", s.dataDir, "error", err)
-		return fmt.Errorf("%w; the cluster's files were put back but it did not resume from them: %v", cause, err)
+		return s.breakLocked(fmt.Errorf("%w; the cluster's files were put back but it did not resume from them (%v)", cause, err))
 	}
+	s.logResumed("a replay failed (" + firstLine(cause.Error()) + "): the cluster's files were put back and it resumed from them, as after a restart")
 	if err := s.publishView(nil, false); err != nil {
 		s.logger.Error("rendering the view after a failed replay", "error", err)
 	}
 	return fmt.Errorf("%w; the cluster's files were put back and it resumed from them, as after a server restart (what it kept only in memory, such as clients, started afresh)", cause)
+}
+
+// breakLocked takes the session out of service after a replay that
+// failed and left no cluster to run on (its files not all back in place,
+// or not reopened), with s.mu held: every command, lesson action and
+// move in time is then refused with why (see cannotReplay, runFrom), the
+// real-time driver stops, and the pages show no cluster. A restart puts
+// the files back (recoverRewind) and resumes.
+func (s *liveSession) breakLocked(cause error) error {
+	s.logger.Error("a failed replay left the cluster out of service until the server restarts", "dataDir", s.dataDir, "error", cause)
+	s.broken = "this cluster is out of service: a replay failed and its files could not be brought back while the server runs; " +
+		"restart the server, which puts them back and resumes it; nothing ran"
+	if d := s.realtime; d != nil && d.state.phase() != "off" {
+		runRealtime(s, []string{"off"})
+	}
+	s.lab = lab.New() // no cluster: nothing runs on the closed one
+	s.logResumed("a replay failed (" + firstLine(cause.Error()) + ") and left the cluster out of service until the server restarts")
+	if err := s.publishView(nil, false); err != nil {
+		s.logger.Error("rendering the view after a failed replay", "error", err)
+	}
+	return fmt.Errorf("%w: %s", cause, s.broken)
 }
 
 // replayOn runs lines on l as the session runs typed commands (the same
