@@ -206,7 +206,11 @@ func (s *Server) apiCommandLog(c echo.Context) error {
 		return answerClusterError(c, http.StatusForbidden, "CLUSTER_AUTHORIZATION_FAILED", "a cluster's command log is its owner's and the instructor's")
 	}
 	if c.QueryParam("for") == "lab" {
-		script, err := sess.labScript()
+		script, err := sess.labScript(func() bool { return s.mayReplay(sess) })
+		if errors.Is(err, errReplaysLimited) {
+			c.Response().Header().Set("Retry-After", "1")
+			return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", err.Error())
+		}
 		if err != nil {
 			return answerClusterError(c, http.StatusConflict, "INVALID_REQUEST", "the session cannot be opened in the browser lab: "+err.Error())
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -87,6 +88,10 @@ func (s *Server) apiTimelineMove(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
 	}
+	if !s.mayReplay(sess) {
+		c.Response().Header().Set("Retry-After", "1")
+		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", errReplaysLimited.Error())
+	}
 	note := "undo"
 	if req.Action == "rewind" {
 		note = "rewind " + strconv.Itoa(req.To)
@@ -120,6 +125,10 @@ func (s *Server) apiOpenScript(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", rateLimitMessage("client address"))
 	}
+	if !s.mayReplay(sess) {
+		c.Response().Header().Set("Retry-After", "1")
+		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", errReplaysLimited.Error())
+	}
 	return s.move(c, sess, "(opened a script)", func() (string, error) { return sess.openScript(req.Script) })
 }
 
@@ -142,19 +151,57 @@ func (s *Server) move(c echo.Context, sess *liveSession, note string, do func() 
 	return c.JSON(http.StatusOK, answer)
 }
 
+// sharedScript is labScript's answer for one version of the command log.
+type sharedScript struct {
+	script string
+	err    error
+}
+
+// errReplaysLimited refuses a replay past the cluster's replay bucket.
+var errReplaysLimited = fmt.Errorf("this cluster was just replayed %d times: at most %d replay per second for everyone who may drive it; nothing done, try again in a moment",
+	lessonReplayBurst, lessonReplaysPerSecond)
+
+// newReplayLab makes the labs in memory that a replay checks the
+// session's commands on: lab.New, a variable so that a test counts the
+// replays.
+var newReplayLab = lab.New
+
 // labScript is the session as the browser lab opens it (its share link,
-// /lab#s=…): the commands that ran, those that failed as misuse left out
-// (the browser lab's history keeps only what changed the cluster, and its
-// replay stops at such a line). The session's commands are replayed on a
-// lab in memory, outside the session's mutex, to find them.
-func (s *liveSession) labScript() (string, error) {
+// /lab#s=…, and the time bar's Download): the commands that ran, those
+// that failed as misuse left out (the browser lab's history keeps only
+// what changed the cluster, and its replay stops at such a line). The
+// session's commands are replayed on a lab in memory to find them,
+// outside the session's mutex, and only when mayReplay allows (the
+// cluster's replay bucket); the answer is kept until the log changes, so
+// asking again costs nothing.
+func (s *liveSession) labScript(mayReplay func() bool) (string, error) {
 	s.mu.Lock()
 	lines, ok, why := s.replayableLocked()
+	log := s.commandLog()
+	version, cached := log.version, log.sharedAt == log.version && log.version != 0
+	shared := log.shared
 	s.mu.Unlock()
-	if why != "" {
+	switch {
+	case why != "":
 		return "", errors.New(why)
+	case cached:
+		return shared.script, shared.err
+	case !mayReplay():
+		return "", errReplaysLimited
 	}
-	l := lab.New()
+	shared.script, shared.err = replayedHistory(lines, ok)
+	s.mu.Lock()
+	if log := s.commandLog(); log.version == version {
+		log.shared, log.sharedAt = shared, version
+	}
+	s.mu.Unlock()
+	return shared.script, shared.err
+}
+
+// replayedHistory replays lines on a lab in memory and is its history as
+// a script the browser lab opens.
+func replayedHistory(lines []string, ok []bool) (string, error) {
+	l := newReplayLab()
 	defer l.Close()
 	if _, err := replayOn(l, lines, ok); err != nil {
 		return "", err
@@ -163,4 +210,11 @@ func (s *liveSession) labScript() (string, error) {
 		return "", err
 	}
 	return "# loglab session: open it with \"open script…\" in the browser lab\n" + strings.Join(l.History(), "\n") + "\n", nil
+}
+
+// mayReplay takes a token from sess's replay bucket (the one its lesson
+// replays take: every replay holds a core, and the travels in time hold
+// the session's mutex too) on the server's clock.
+func (s *Server) mayReplay(sess *liveSession) bool {
+	return sess.lessonReplays == nil || sess.lessonReplays.AllowN(s.now(), 1)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The time bar's endpoints on a participant's cluster on a data
@@ -110,5 +111,50 @@ func TestTimelineEndpoints(t *testing.T) {
 		if (status != http.StatusConflict && status != http.StatusRequestEntityTooLarge) || !strings.Contains(refused.Error+refused.Message, "a session opens at most") {
 			t.Errorf("a script of %d bytes: %d %+v", size, status, refused)
 		}
+	}
+}
+
+// The share script (and the bar's Download) costs a replay: it is kept
+// until the log changes, so asking again replays nothing, and replays
+// come out of the cluster's replay bucket (its lesson replays' too), so
+// a loop asking after every change is refused past the burst.
+func TestTheShareScriptIsReplayedOncePerChange(t *testing.T) {
+	s, ts := newRolesServer(t, Options{InstructorToken: "teacher"})
+	clock := freezeClock(s)
+	n := countReplays(t)
+	get := func() (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/api/v1/clusters/live/commands.log?for=lab", nil)
+		req.Header.Set("Authorization", "Bearer teacher")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, first := get()
+	for range 4 {
+		if again, script := get(); again != status || script != first {
+			t.Fatalf("asked again: %d %q, first %d %q", again, script, status, first)
+		}
+	}
+	if status != http.StatusOK || *n != 1 {
+		t.Fatalf("five GETs of an unchanged log: status %d, %d replays, want 200 and 1", status, *n)
+	}
+	for i := 1; i < lessonReplayBurst; i++ {
+		s.live.run("tick 1ms")
+		if status, script := get(); status != http.StatusOK || !strings.HasSuffix(script, strings.Repeat("tick 1ms\n", i)) {
+			t.Fatalf("after change %d: %d %q", i, status, script)
+		}
+	}
+	s.live.run("tick 1ms")
+	if status, body := get(); status != http.StatusTooManyRequests || !strings.Contains(body, "at most 1 replay per second") {
+		t.Errorf("past the burst: %d %s", status, body)
+	}
+	clock.advance(time.Second)
+	if status, _ := get(); status != http.StatusOK {
+		t.Errorf("a second later: %d", status)
 	}
 }

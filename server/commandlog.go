@@ -91,6 +91,12 @@ type commandLog struct {
 	pending []string
 	written int64 // the file's size
 	failed  error // the first write error, told once to the server log
+	// version counts the changes to the memory copy, so that what is
+	// computed from it (the share script, api_timeline.go) is kept until
+	// it changes; shared is that script for version sharedAt.
+	version  uint64
+	shared   sharedScript
+	sharedAt uint64
 }
 
 // newCommandLog is the log of a session on dataDir ("" in memory).
@@ -199,6 +205,7 @@ func isClusterCommand(line string) bool {
 // restart empties the memory copy: a new cluster needs no earlier line.
 func (l *commandLog) restart() {
 	l.lines, l.ok, l.bytes, l.dropped, l.restarted, l.unreplayable = nil, nil, 0, 0, false, ""
+	l.version++
 }
 
 // add appends a comment, or a line that succeeded.
@@ -206,6 +213,7 @@ func (l *commandLog) add(line string) { l.addRan(line, true) }
 
 // addRan appends a line and whether it succeeded.
 func (l *commandLog) addRan(line string, ok bool) {
+	l.version++
 	l.lines = append(l.lines, line)
 	l.ok = append(l.ok, ok)
 	l.bytes += len(line) + 1

@@ -42,9 +42,10 @@ type liveSession struct {
 	// benchDoneAt is when `bench fetch` last finished on this cluster
 	// (bench_fetch.go).
 	benchDoneAt time.Time
-	// lessonReplays bounds this cluster's lesson replays (replaysLesson):
-	// each cluster has its own mutex, so one participant replaying a
-	// lesson in a loop holds up their own cluster's pages only.
+	// lessonReplays bounds this cluster's lesson replays (replaysLesson)
+	// and its time bar's (api_timeline.go): each cluster has its own
+	// mutex, so one participant replaying in a loop holds up their own
+	// cluster's pages only.
 	lessonReplays *rate.Limiter
 	lab           *lab.Lab
 	dataDir       string      // where the cluster's files are; empty: in memory

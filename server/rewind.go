@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loglab/loglab/engine/cluster"
 	"github.com/loglab/loglab/engine/lab"
 	"github.com/loglab/loglab/web"
 )
@@ -173,7 +174,7 @@ func (s *liveSession) openScript(script string) (string, error) {
 	if len(script) > maxSessionScript {
 		return "", fmt.Errorf("the script is %d bytes; a session opens at most %d", len(script), maxSessionScript)
 	}
-	check := lab.New()
+	check := newReplayLab()
 	ran, err := check.ReplayScript(script)
 	check.Close()
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why strin
 	// memory replaceLab builds the fresh lab beside the old one anyway,
 	// so a second replay would only double the cost.
 	if !checked && s.dataDir != "" {
-		check := lab.New()
+		check := newReplayLab()
 		_, err := replayOn(check, lines, ok)
 		check.Close()
 		if err != nil {
@@ -344,13 +345,30 @@ func (s *liveSession) breakLocked(cause error) error {
 	return fmt.Errorf("%w: %s", cause, s.broken)
 }
 
+// maxReplayEvents bounds the events one replay runs: the browser lab's
+// bound on what it replays (lab.MaxReplayEvents, a few seconds of one
+// core), so that going back in a long real-time session is refused as
+// the browser lab refuses it rather than holding the session for
+// minutes. A variable so that a test reaches it cheaply.
+var maxReplayEvents int64 = lab.MaxReplayEvents
+
 // replayOn runs lines on l as the session runs typed commands (the same
-// entries execute makes), expecting each to succeed or fail as ok says.
+// entries execute makes), expecting each to succeed or fail as ok says,
+// and stops once they ran past maxReplayEvents.
 func replayOn(l *lab.Lab, lines []string, ok []bool) ([]web.Entry, error) {
 	entries := make([]web.Entry, 0, len(lines))
+	var events int64
 	for i, line := range lines {
 		e := web.Entry{Command: strings.TrimSpace(line)}
 		out, err := runRecovered(l, line)
+		var ce *lab.CommandError
+		if c := l.Cluster(); c != nil && (err == nil || errors.As(err, &ce) && ce.Outcome) {
+			events += c.Spent() // what the command ran (misuse runs nothing)
+		}
+		if events > maxReplayEvents {
+			return nil, fmt.Errorf("this session is too long to replay: its first %d commands ran past %s events, what one replay may run (the browser lab's bound too); "+
+				"going back needs a replay of them all, so it is refused: start a new cluster to travel in time again; nothing changed", i+1, cluster.Thousands(maxReplayEvents))
+		}
 		e.Output, e.OK = out, err == nil
 		if err != nil {
 			e.Output = "error: " + err.Error()

@@ -451,3 +451,87 @@ func TestRewindTurnsRealTimeOff(t *testing.T) {
 	}
 	logReplays(t, s, "after undoing a real-time tick")
 }
+
+// countReplays counts the labs in memory that replays check the
+// session's commands on, for the rest of the test.
+func countReplays(t *testing.T) *int {
+	t.Helper()
+	n := 0
+	newReplayLab = func() *lab.Lab { n++; return lab.New() }
+	t.Cleanup(func() { newReplayLab = lab.New })
+	return &n
+}
+
+// A session in memory builds its fresh lab beside the old one: the
+// replay runs once. On a data directory it is checked in memory first,
+// so that a replay that fails never closes the cluster.
+func TestARewindReplaysInMemoryOnce(t *testing.T) {
+	for _, tc := range []struct {
+		onDisk bool
+		checks int
+	}{{false, 0}, {true, 1}} {
+		s := freshSession(t, tc.onDisk, rewindCommands)
+		n := countReplays(t)
+		if e := s.run("undo"); !e.OK {
+			t.Fatalf("undo: %+v", e)
+		}
+		if *n != tc.checks {
+			t.Errorf("on disk %v: the undo checked its replay on %d labs in memory, want %d", tc.onDisk, *n, tc.checks)
+		}
+	}
+}
+
+// A replay that would run past the replay bound (the browser lab's,
+// lab.MaxReplayEvents) is refused as the browser lab refuses it, and
+// leaves the session as it was.
+func TestATravelPastTheReplayBoundIsRefused(t *testing.T) {
+	for _, onDisk := range []bool{false, true} {
+		s := freshSession(t, onDisk, []string{"produce orders key=k value=v count=20", "tick 1s", "tick 1s"})
+		saved := maxReplayEvents
+		maxReplayEvents = 1
+		before := stateNow(t, s)
+		e := s.run("rewind 3")
+		maxReplayEvents = saved
+		if e.OK || !strings.Contains(e.Output, "this session is too long to replay") {
+			t.Fatalf("on disk %v: rewind past the bound: %+v", onDisk, e)
+		}
+		after := stateNow(t, s)
+		if after.view != before.view || !slices.Equal(after.files, before.files) {
+			t.Errorf("on disk %v: the refused rewind changed the cluster", onDisk)
+		}
+		if e := s.run("rewind 3"); !e.OK {
+			t.Errorf("on disk %v: rewind within the bound: %+v", onDisk, e)
+		}
+	}
+}
+
+// A replay that fails leaves real time as it was: on, ticking the
+// cluster it did not replace.
+func TestAFailedRewindLeavesRealTimeOn(t *testing.T) {
+	for _, onDisk := range []bool{false, true} {
+		dir := ""
+		if onDisk {
+			dir = t.TempDir()
+		}
+		s := sessionOn(t, dir)
+		fc := newFakeWallClock()
+		s.realtime = &realtimeDriver{clock: fc.clock()}
+		s.run("produce orders key=k value=v")
+		if e := s.run("realtime on"); !e.OK {
+			t.Fatal(e.Output)
+		}
+		wake(s, 500)
+		s.mu.Lock()
+		lines, ok, _ := s.commands.replayable()
+		ok[len(ok)-1] = !ok[len(ok)-1] // the replay cannot do what the session did
+		_, err := s.rebuild(lines, ok, false, "a test")
+		phase := s.realtime.state.phase()
+		s.mu.Unlock()
+		if err == nil {
+			t.Fatal("the replay that cannot match succeeded")
+		}
+		if phase == "off" {
+			t.Errorf("on disk %v: after a failed replay real time is %s", onDisk, phase)
+		}
+	}
+}
