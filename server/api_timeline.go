@@ -20,7 +20,7 @@ import (
 // command, and every page watching receives the rebuilt transcript and
 // view over its websocket.
 //
-//	GET  /api/v1/clusters/:cluster/timeline              the session's commands
+//	GET  /api/v1/clusters/:cluster/timeline              where the session is (?commands=1: and its commands)
 //	POST /api/v1/clusters/:cluster/timeline              {"action": "undo"} or {"action": "rewind", "to": N}
 //	POST /api/v1/clusters/:cluster/commands.log          {"script": "..."}: open a saved session
 //	PUT  /api/v1/clusters/:cluster/commands.log          the same
@@ -70,7 +70,11 @@ func (s *Server) apiTimeline(c echo.Context) error {
 	if sess == nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, sess.timeline())
+	tl := sess.timeline()
+	if c.QueryParam("commands") != "1" {
+		tl.Commands = nil // what a page reads after every change: see timelineState
+	}
+	return c.JSON(http.StatusOK, tl)
 }
 
 // apiTimelineMove is POST .../timeline: undo, or go back to a command.

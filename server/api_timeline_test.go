@@ -40,9 +40,14 @@ func TestTimelineEndpoints(t *testing.T) {
 		}
 	}
 
+	// What a page reads after every change is small: where the session
+	// is, not its commands, unless asked.
 	var tl timelineState
-	if status := call(t, http.MethodGet, base+"/timeline", owner.Token, nil, &tl); status != http.StatusOK || tl.Length != 5 || tl.Why != "" || tl.Commands[4] != "tick 1s" {
+	if status := call(t, http.MethodGet, base+"/timeline", owner.Token, nil, &tl); status != http.StatusOK || tl.Length != 5 || tl.At != 5 || tl.Why != "" || tl.Now != "tick 1s" || tl.Commands != nil {
 		t.Fatalf("GET timeline: %d %+v", status, tl)
+	}
+	if status := call(t, http.MethodGet, base+"/timeline?commands=1", owner.Token, nil, &tl); status != http.StatusOK || len(tl.Commands) != 5 || tl.Commands[4] != "tick 1s" {
+		t.Fatalf("GET timeline?commands=1: %d %+v", status, tl)
 	}
 	for _, who := range []struct{ name, token string }{{"another participant", other.Token}, {"nobody", ""}} {
 		for _, req := range []struct {

@@ -69,11 +69,16 @@ func init() {
 
 // timelineState is what a page's time bar draws: the session's commands
 // since `cluster` (the cluster is after the last one: a replay drops what
-// was ahead of it), or why it cannot travel in time.
+// was ahead of it), the last of them (Now), or why it cannot travel in
+// time. Commands is left out of what a page reads after every change
+// (GET .../timeline without ?commands=1): a real-time session's ticks
+// make it long, and the bar needs it only when the learner uses the
+// slider.
 type timelineState struct {
 	At       int      `json:"at"`
 	Length   int      `json:"length"`
-	Commands []string `json:"commands"`
+	Now      string   `json:"now"`
+	Commands []string `json:"commands,omitempty"`
 	Why      string   `json:"why"`
 	Lesson   bool     `json:"lesson"`
 }
@@ -112,10 +117,11 @@ func (s *liveSession) timeline() timelineState {
 
 func (s *liveSession) timelineLocked() timelineState {
 	lines, _, why := s.replayableLocked()
-	if lines == nil {
-		lines = []string{}
+	now := ""
+	if len(lines) > 0 {
+		now = lines[len(lines)-1]
 	}
-	return timelineState{At: len(lines), Length: len(lines), Commands: lines, Why: why, Lesson: s.lesson != nil}
+	return timelineState{At: len(lines), Length: len(lines), Now: now, Commands: lines, Why: why, Lesson: s.lesson != nil}
 }
 
 // listCommandsLocked is `rewind` alone: the commands it goes back to.

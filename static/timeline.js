@@ -202,10 +202,12 @@
   }
 
   // Keys act unless the learner is typing (the console, the share link)
-  // — then they are the field's. On the slider, the speed or a button
-  // they keep their meaning here.
+  // or choosing in a list (a <select>: its arrows pick an option) — then
+  // they are the field's. On the slider or a button they keep their
+  // meaning here.
   function typing(target) {
     if (!target || !target.closest) return false;
+    if (target.closest("select, option")) return true;
     const field = target.closest("input, textarea, [contenteditable='true']");
     return !!field && !["range", "file", "button", "checkbox", "radio"].includes(field.type);
   }
@@ -315,14 +317,19 @@
   // replaying them on a fresh cluster (server/rewind.go): the bar asks it
   // to, and the rebuilt transcript and view reach this page, and every
   // page watching, over the websocket like any other change. The bar
-  // reads the timeline again after each change the websocket brings.
+  // reads where the session is again after the changes the websocket
+  // brings, at most once a second (real time sends two a second), and the
+  // session's commands only when the slider needs them.
   function startNative(bar, cluster) {
     const $ = (id) => document.getElementById(id);
     const api = `/api/v1/clusters/${encodeURIComponent(cluster)}`;
     const slider = $("tl-slider"), message = $("tl-message"), help = $("tl-help-overlay");
     const atOut = bar.querySelector("[data-tl-at]"), lengthOut = bar.querySelector("[data-tl-length]");
     const nowCode = $("tl-command"), shareURL = $("tl-share-url"), upload = $("tl-upload");
-    let state = { at: 0, length: 0, commands: [], why: "", lesson: false };
+    let state = { at: 0, length: 0, now: "", why: "", lesson: false };
+    // commands are the session's, read for the slider (?commands=1); they
+    // hold for the length they were read at.
+    let commands = null;
     let busy = false;
 
     function say(html, kind) {
@@ -337,7 +344,9 @@
     // command (a rewind drops what was ahead), command 1 its `cluster`.
     function show(next) {
       if (!next) return;
+      if (next.length !== state.length || next.now !== state.now) commands = null;
       state = next;
+      if (Array.isArray(next.commands)) commands = next.commands;
       bar.dataset.at = String(state.at);
       bar.dataset.length = String(state.length);
       slider.min = state.length > 0 ? "1" : "0";
@@ -345,13 +354,13 @@
       slider.value = String(state.at);
       atOut.textContent = String(state.at);
       lengthOut.textContent = String(state.length);
-      nowCode.textContent = state.at > 0 ? state.commands[state.at - 1] : "";
+      nowCode.textContent = state.now || "";
       const off = state.lesson || state.why !== "";
       bar.dataset.disabled = String(off);
       slider.disabled = off || busy;
       $("tl-back").disabled = $("tl-undo").disabled = off || busy || state.at <= 1;
-      // Sharing needs the whole session; downloading the log never does
-      // (it says itself when it is not whole).
+      // Sharing needs the whole session; Download says why it cannot
+      // give it and links the raw log instead.
       $("tl-share").disabled = off;
       $("tl-download").disabled = false;
       upload.disabled = state.lesson || busy;
@@ -360,26 +369,44 @@
       else if (message.dataset.kind === "error" && message.dataset.sticky !== "true") say("");
     }
 
-    // refresh reads the timeline; changes arriving while it does are
-    // read once more after it, never in parallel.
-    let reading = null, again = false;
+    // refresh reads where the session is: at most one read at a time and
+    // one a second, the changes arriving meanwhile read once after.
+    const refreshEveryMs = 1000;
+    let reading = false, pending = false, lastRead = -Infinity, timer = 0;
     function refresh() {
-      if (reading) {
-        again = true;
-        return reading;
+      pending = true;
+      if (reading || timer) return;
+      const wait = lastRead + refreshEveryMs - performance.now();
+      if (wait > 0) {
+        timer = setTimeout(() => { timer = 0; refresh(); }, wait);
+        return;
       }
-      reading = fetch(`${api}/timeline`, { headers: { Accept: "application/json" } })
+      pending = false;
+      reading = true;
+      lastRead = performance.now();
+      fetch(`${api}/timeline`, { headers: { Accept: "application/json" } })
         .then((r) => (r.ok ? r.json() : null))
         .then((t) => show(t))
         .catch(() => {})
         .finally(() => {
-          reading = null;
-          if (again) {
-            again = false;
-            refresh();
-          }
+          reading = false;
+          if (pending) refresh();
         });
-      return reading;
+    }
+
+    // withCommands reads the session's commands once for this length (the
+    // slider's preview), and resolves to them (null if it could not).
+    let readingCommands = null;
+    function withCommands() {
+      if (commands) return Promise.resolve(commands);
+      if (!readingCommands) {
+        readingCommands = fetch(`${api}/timeline?commands=1`, { headers: { Accept: "application/json" } })
+          .then((r) => (r.ok ? r.json() : null))
+          .then((t) => { show(t); return commands; })
+          .catch(() => null)
+          .finally(() => { readingCommands = null; });
+      }
+      return readingCommands;
     }
 
     // post sends a move and draws its answer; the move's transcript and
@@ -396,7 +423,10 @@
         if (answer.timeline) show(answer.timeline);
         if (!r.ok) {
           message.dataset.sticky = "true";
-          sayError(errEn, errZh, answer.error || answer.message || `HTTP ${r.status}`);
+          // A refused move says why in `error`; the server's other
+          // refusals (clusterError) put a code there and the words in
+          // `message`.
+          sayError(errEn, errZh, answer.message || answer.error || `HTTP ${r.status}`);
           return false;
         }
         say(escapeHTML(answer.message || ""));
@@ -410,19 +440,46 @@
         show(state);
       }
     }
-    const rewind = (n) => post("/timeline", { action: "rewind", to: n }, "POST", "Could not go back in time:", "无法回到过去：");
+
+    // Going back rebuilds the cluster for everyone watching it, and what
+    // is dropped cannot be redone here: more than one command is dropped
+    // only once the learner confirms.
+    function rewind(n) {
+      const dropped = state.at - n;
+      if (dropped > 1 && !window.confirm(
+        `Go back to command ${n} of ${state.length}? The last ${dropped} commands are dropped, for everyone watching this cluster, and cannot be redone.\n` +
+        `回到第 ${n} 条命令（共 ${state.length} 条）？最后 ${dropped} 条命令将被丢弃（所有观看者都会看到），且无法重做。`)) {
+        show(state); // the slider back where the cluster is
+        return Promise.resolve(false);
+      }
+      return post("/timeline", { action: "rewind", to: n }, "POST", "Could not go back in time:", "无法回到过去：");
+    }
     const undo = () => post("/timeline", { action: "undo" }, "POST", "Could not undo:", "无法撤销：");
     function back() {
-      if (state.at > 1 && !state.lesson && !state.why) rewind(state.at - 1);
+      if (state.at > 1 && !state.lesson && !state.why && !busy) rewind(state.at - 1);
     }
 
-    function download() {
+    // Download gives the session as a script that "open script…" opens
+    // (the lines that ran, as the share link has them); the raw command
+    // log, typos and all, stays at commands.log.
+    async function download() {
+      const r = await fetch(`${api}/commands.log?for=lab`);
+      const text = await r.text();
+      if (!r.ok) {
+        let why = text;
+        try { why = JSON.parse(text).message || text; } catch { /* plain text */ }
+        message.dataset.sticky = "true";
+        say(both("Could not download the session:", "无法下载会话：") + "\n" + escapeHTML(why) + "\n" +
+          `<a href="${api}/commands.log" download="loglab-${escapeHTML(cluster)}-commands.log">` + both("the raw command log", "原始命令日志") + "</a>", "error");
+        return;
+      }
       const a = document.createElement("a");
-      a.href = `${api}/commands.log`;
+      a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
       a.download = `loglab-${cluster}.lab`;
       document.body.appendChild(a);
       a.click();
       a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 0);
     }
 
     // The link opens the session in anyone's browser lab: the server
@@ -448,10 +505,12 @@
       }
     }
 
-    function typing(target) {
-      if (!target || !target.closest) return false;
-      const field = target.closest("input, textarea, [contenteditable='true']");
-      return !!field && !["range", "file", "button", "checkbox", "radio"].includes(field.type);
+    // ← rebuilds the room's cluster, so it acts only where nothing else
+    // takes the arrow: on the page itself or in the time bar (not on its
+    // slider, whose arrows move it; letting go moves the cluster).
+    function backKeyHere(target) {
+      if (!target || target === document.body || target === document.documentElement) return true;
+      return !!target.closest && !!target.closest("#timeline") && target.type !== "range" && !typing(target);
     }
     document.addEventListener("keydown", (ev) => {
       if (ev.ctrlKey || ev.metaKey || ev.altKey || typing(ev.target)) return;
@@ -460,8 +519,7 @@
         help.hidden = !help.hidden;
       } else if (ev.key === "Escape" && !help.hidden) {
         help.hidden = true;
-      } else if (ev.key === "ArrowLeft" && ev.target.type !== "range") {
-        // (On the slider the arrow moves the slider; letting it go moves.)
+      } else if (ev.key === "ArrowLeft" && backKeyHere(ev.target)) {
         ev.preventDefault();
         back();
       }
@@ -471,13 +529,22 @@
     $("tl-undo").addEventListener("click", undo);
     $("tl-help").addEventListener("click", () => { help.hidden = !help.hidden; });
     $("tl-help-close").addEventListener("click", () => { help.hidden = true; });
-    $("tl-download").addEventListener("click", download);
+    $("tl-download").addEventListener("click", () => download().catch((err) => sayError("Could not download the session:", "无法下载会话：", String(err.message || err))));
     $("tl-share").addEventListener("click", () => share().catch((err) => sayError("Could not make the link:", "无法生成链接：", String(err.message || err))));
-    slider.addEventListener("input", () => {
+    // Dragging shows where it would go (the commands read on first use);
+    // letting go goes there.
+    const preview = () => {
       const n = Number(slider.value);
       atOut.textContent = String(n);
-      nowCode.textContent = n > 0 ? state.commands[n - 1] : "";
-    });
+      const shown = (list) => {
+        if (Number(slider.value) === n) nowCode.textContent = list && n > 0 ? list[n - 1] || "" : "";
+      };
+      if (commands) shown(commands);
+      else withCommands().then(shown);
+    };
+    slider.addEventListener("pointerdown", () => { withCommands(); });
+    slider.addEventListener("focus", () => { withCommands(); });
+    slider.addEventListener("input", preview);
     slider.addEventListener("change", () => {
       if (Number(slider.value) !== state.at) rewind(Number(slider.value));
     });

@@ -258,15 +258,38 @@ func TimelineBar(cluster string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<dt><kbd>←</kbd></dt><dd>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<dt><kbd>←</kbd></dt>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("back one command (replays the session up to it)", "后退一条命令（重放会话至此）").Render(ctx, templ_7745c5c3_Buffer)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
+		if cluster == "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = T("back one command (replays the session up to it)", "后退一条命令（重放会话至此）").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = T("back one command (replays the session up to it), with the focus on the page or this bar", "后退一条命令（重放会话至此），焦点在页面或本栏时").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</dd>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "</dd><dt><kbd>?</kbd></dt><dd>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<dt><kbd>?</kbd></dt><dd>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -274,7 +297,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</dd></dl><p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "</dd></dl><p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -282,26 +305,26 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if cluster != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("On this server going back replays the cluster's commands on a fresh cluster, for everyone watching it; the real-time bar runs its clock.",
-				"在服务器上，后退会在新集群上重放本集群的命令，所有观看者都会看到；时钟由实时栏控制。").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("On this server going back replays the cluster's commands on a fresh cluster, for everyone watching it, and what it drops cannot be redone (going back more than one command asks first); the real-time bar runs its clock. Download gives the session as a script that opens again; the raw command log is at commands.log.",
+				"在服务器上，后退会在新集群上重放本集群的命令，所有观看者都会看到，丢弃的命令无法重做（后退多于一条命令时会先确认）；时钟由实时栏控制。下载得到可再次打开的脚本；原始命令日志在 commands.log。").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<button type=\"button\" id=\"tl-help-close\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<button type=\"button\" id=\"tl-help-close\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -309,7 +332,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</button></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</button></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -340,7 +363,7 @@ func timelineStyle() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<style>\n\t\t.timeline-bar { position: relative; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .35rem .6rem; margin-bottom: .5rem; font-size: 13.5px; }\n\t\t.timeline-bar .tl-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .4rem; }\n\t\t.timeline-bar .tl-row + .tl-row { margin-top: .3rem; }\n\t\t.timeline-bar button, .timeline-bar select, .timeline-bar .tl-upload { font: inherit; font-size: 12.5px; padding: .1rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; color: inherit; }\n\t\t.timeline-bar button:disabled { opacity: .5; cursor: default; }\n\t\t.timeline-bar #tl-play { min-width: 5.2rem; }\n\t\t.timeline-bar[data-state=\"playing\"] #tl-play { background: var(--accent); border-color: var(--accent); color: #fff; }\n\t\t.timeline-bar[data-state=\"playing\"] .tl-when-paused, .timeline-bar[data-state=\"paused\"] .tl-when-playing { display: none; }\n\t\t.timeline-bar .tl-when-paused, .timeline-bar .tl-when-playing { display: inline-flex; gap: .3em; }\n\t\t.timeline-bar .tl-speed { display: inline-flex; align-items: center; gap: .25rem; }\n\t\t.timeline-bar .tl-slider-row { flex-wrap: nowrap; }\n\t\t.timeline-bar #tl-slider { flex: 1 1 auto; min-width: 0; }\n\t\t.timeline-bar #tl-position { font-family: var(--mono); font-size: 12.5px; white-space: nowrap; }\n\t\t.timeline-bar .tl-now code { font-family: var(--mono); font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-upload { position: relative; overflow: hidden; }\n\t\t.timeline-bar .tl-upload input { position: absolute; inset: 0; opacity: 0; cursor: pointer; width: 100%; }\n\t\t.timeline-bar #tl-share-url { flex: 1 1 100%; min-width: 0; font-family: var(--mono); font-size: 12px; }\n\t\t.timeline-bar .tl-message { margin: .3rem 0 0; font-size: 12.5px; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-message:empty { display: none; }\n\t\t.timeline-bar .tl-message[data-kind=\"error\"] { color: var(--error); }\n\t\t.timeline-bar[data-disabled=\"true\"] .tl-slider-row { opacity: .5; }\n\t\t.timeline-bar [hidden] { display: none !important; }\n\t\t.timeline-bar[data-busy=\"true\"] { cursor: progress; }\n\t\t.timeline-bar .tl-help { position: absolute; z-index: 20; top: 100%; left: 0; right: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 6px 24px rgba(15, 23, 42, .18); padding: .6rem .8rem; }\n\t\t.timeline-bar .tl-help h3 { margin: 0 0 .3rem; font-size: 14px; }\n\t\t.timeline-bar .tl-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .6rem; margin: 0 0 .4rem; }\n\t\t.timeline-bar .tl-help dd { margin: 0; }\n\t\t.timeline-bar .tl-help p { margin: 0 0 .4rem; color: var(--muted); }\n\t\t.timeline-bar kbd { font-family: var(--mono); border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3px; padding: 0 .3rem; }\n\t</style>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<style>\n\t\t.timeline-bar { position: relative; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .35rem .6rem; margin-bottom: .5rem; font-size: 13.5px; }\n\t\t.timeline-bar .tl-row { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .4rem; }\n\t\t.timeline-bar .tl-row + .tl-row { margin-top: .3rem; }\n\t\t.timeline-bar button, .timeline-bar select, .timeline-bar .tl-upload { font: inherit; font-size: 12.5px; padding: .1rem .45rem; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; color: inherit; }\n\t\t.timeline-bar button:disabled { opacity: .5; cursor: default; }\n\t\t.timeline-bar #tl-play { min-width: 5.2rem; }\n\t\t.timeline-bar[data-state=\"playing\"] #tl-play { background: var(--accent); border-color: var(--accent); color: #fff; }\n\t\t.timeline-bar[data-state=\"playing\"] .tl-when-paused, .timeline-bar[data-state=\"paused\"] .tl-when-playing { display: none; }\n\t\t.timeline-bar .tl-when-paused, .timeline-bar .tl-when-playing { display: inline-flex; gap: .3em; }\n\t\t.timeline-bar .tl-speed { display: inline-flex; align-items: center; gap: .25rem; }\n\t\t.timeline-bar .tl-slider-row { flex-wrap: nowrap; }\n\t\t.timeline-bar #tl-slider { flex: 1 1 auto; min-width: 0; }\n\t\t.timeline-bar #tl-position { font-family: var(--mono); font-size: 12.5px; white-space: nowrap; }\n\t\t.timeline-bar .tl-now code { font-family: var(--mono); font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-upload { position: relative; overflow: hidden; }\n\t\t.timeline-bar .tl-upload input { position: absolute; inset: 0; opacity: 0; cursor: pointer; width: 100%; }\n\t\t.timeline-bar #tl-share-url { flex: 1 1 100%; min-width: 0; font-family: var(--mono); font-size: 12px; }\n\t\t.timeline-bar .tl-message { margin: .3rem 0 0; font-size: 12.5px; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }\n\t\t.timeline-bar .tl-message:empty { display: none; }\n\t\t.timeline-bar .tl-message[data-kind=\"error\"] { color: var(--error); }\n\t\t.timeline-bar[data-disabled=\"true\"] .tl-slider-row { opacity: .5; }\n\t\t.timeline-bar [hidden] { display: none !important; }\n\t\t.timeline-bar[data-busy=\"true\"] { cursor: progress; }\n\t\t.timeline-bar .tl-help { position: absolute; z-index: 20; top: 100%; left: 0; right: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 6px 24px rgba(15, 23, 42, .18); padding: .6rem .8rem; }\n\t\t.timeline-bar .tl-help h3 { margin: 0 0 .3rem; font-size: 14px; }\n\t\t.timeline-bar .tl-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .6rem; margin: 0 0 .4rem; }\n\t\t.timeline-bar .tl-help dd { margin: 0; }\n\t\t.timeline-bar .tl-help p { margin: 0 0 .4rem; color: var(--muted); }\n\t\t.timeline-bar kbd { font-family: var(--mono); border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3px; padding: 0 .3rem; }\n\t</style>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
