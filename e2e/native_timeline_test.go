@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -121,6 +122,59 @@ func forgive(p *watchedPage, what ...string) {
 	p.problems = kept
 }
 
+// dialogAnswers answers the page's dialogs (the bar's confirm before it
+// drops commands) as told, and hands over what each asked.
+type dialogAnswers struct {
+	mu  sync.Mutex
+	yes bool
+	got chan string
+}
+
+func answerDialogs(t *testing.T, p *watchedPage) *dialogAnswers {
+	d := &dialogAnswers{yes: true, got: make(chan string, 16)}
+	p.OnDialog(func(dialog playwright.Dialog) {
+		d.mu.Lock()
+		yes := d.yes
+		d.mu.Unlock()
+		if yes {
+			dialog.Accept()
+		} else {
+			dialog.Dismiss()
+		}
+		d.got <- dialog.Message()
+	})
+	return d
+}
+
+func (d *dialogAnswers) accept(yes bool) {
+	d.mu.Lock()
+	d.yes = yes
+	d.mu.Unlock()
+}
+
+// next waits for the next dialog (as long as expect waits) and returns
+// what it asked.
+func (d *dialogAnswers) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case msg := <-d.got:
+		return msg
+	case <-time.After(60 * time.Second):
+		t.Fatal("no dialog came")
+		return ""
+	}
+}
+
+// none checks that no dialog came that the test did not wait for.
+func (d *dialogAnswers) none(t *testing.T) {
+	t.Helper()
+	select {
+	case msg := <-d.got:
+		t.Errorf("an unexpected dialog asked %q", msg)
+	default:
+	}
+}
+
 // entryTexts is the transcript as text: each entry's command and output.
 func entryTexts(t *testing.T, p *watchedPage) string {
 	t.Helper()
@@ -160,20 +214,56 @@ func TestNativeTimeline(t *testing.T) {
 			sameDrawing(t, "undo vs a fresh cluster that ran the same commands", drawn(t, p), freshNative(t, size, nativeCommands[:3]))
 			shotAs(t, p, "native-undo")
 
+			// The slider back more than one command asks first: it drops
+			// them for everyone watching, for good. Declined, nothing moves.
+			dialogs := answerDialogs(t, p)
+			dialogs.accept(false)
 			if err := p.Locator("#tl-slider").Fill("3"); err != nil {
 				t.Fatal(err)
 			}
+			if asked := dialogs.next(t); !strings.Contains(asked, "Go back to command 3 of 5? The last 2 commands are dropped") {
+				t.Errorf("the slider asked %q", asked)
+			}
+			if err := expect.Locator(p.Locator("#tl-slider")).ToHaveValue("5"); err != nil {
+				t.Fatal(err)
+			}
+			waitNative(t, p, 5)
+			dialogs.accept(true)
+			if err := p.Locator("#tl-slider").Fill("3"); err != nil {
+				t.Fatal(err)
+			}
+			dialogs.next(t)
 			waitNative(t, p, 3)
 			lastEntry(t, p, nativeCommands[0])
 			sameDrawing(t, "the slider back to 3 vs a fresh cluster", drawn(t, p), freshNative(t, size, nativeCommands[:1]))
 
-			// ← goes back one command (the page's, not a field's key).
+			// ← rebuilds the room's cluster: not from a list (its arrows
+			// pick an option) nor from a control outside the bar, so the
+			// next command is the 4th.
+			if err := p.Locator("#anim-speed").Focus(); err != nil {
+				t.Fatal(err)
+			}
+			press(t, p, "ArrowLeft")
+			if err := p.Locator("#realtime button:visible").First().Focus(); err != nil {
+				t.Fatal(err)
+			}
+			press(t, p, "ArrowLeft")
+			runNative(t, p, 3, []string{"tick 100ms"})
+			// On the page or in the bar ← goes back one command, without
+			// asking.
 			if err := p.Locator("#tl-help").Focus(); err != nil {
+				t.Fatal(err)
+			}
+			press(t, p, "ArrowLeft")
+			waitNative(t, p, 3)
+			lastEntry(t, p, nativeCommands[0])
+			if _, err := p.Locator("#tl-help").Evaluate("(el) => el.blur()", nil); err != nil {
 				t.Fatal(err)
 			}
 			press(t, p, "ArrowLeft")
 			waitNative(t, p, 2)
 			lastEntry(t, p, "topic create orders partitions=3 rf=3")
+			dialogs.none(t)
 
 			// A script: one with a bad line is refused naming it, and the
 			// session stays; a good one replaces it.
@@ -221,6 +311,29 @@ func TestNativeTimeline(t *testing.T) {
 				t.Fatal(err)
 			}
 			assertNoHorizontalOverflow(t, p)
+
+			// Download gives the session as a script that opens again: the
+			// lines that ran, a typo left out (it would fail as misuse).
+			runNative(t, p, 6, []string{"produse typo"})
+			dl, err := p.ExpectDownload(func() error { return p.Locator("#tl-download").Click() })
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved, err := dl.Path()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(saved)
+			want := "# loglab session: open it with \"open script…\" in the browser lab\ncluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3\n" + strings.Join(nativeCommands, "\n") + "\n"
+			if string(got) != want {
+				t.Errorf("the downloaded script:\n%s\nwant\n%s", got, want)
+			}
+			if err := p.Locator("#tl-upload").SetInputFiles(saved); err != nil {
+				t.Fatal(err)
+			}
+			waitNative(t, p, 6)
+			lastEntry(t, p, nativeCommands[3])
+			dialogs.none(t)
 		})
 	}
 }

@@ -309,6 +309,15 @@ func TestTimelineControls(t *testing.T) {
 			if err := p.Locator("#command").Fill(""); err != nil {
 				t.Fatal(err)
 			}
+			// On a list (the speed) ← picks an option: the lab stays where
+			// it is, so the next command is the 7th of 7.
+			if err := p.Locator("#tl-speed").Focus(); err != nil {
+				t.Fatal(err)
+			}
+			press(t, p, "ArrowLeft")
+			p.command(t, "tick 100ms")
+			lastEntry(t, p, "tick 100ms")
+			waitTimeline(t, p, 7, 7)
 
 			// Play at ×10 runs 2 s ticks (frames of 200 ms); space pauses.
 			if _, err := p.Locator("#tl-speed").SelectOption(playwright.SelectOptionValues{Values: &[]string{"10"}}); err != nil {
