@@ -180,17 +180,29 @@ func (s *liveSession) openScript(script string) (string, error) {
 	if len(script) > maxSessionScript {
 		return "", fmt.Errorf("the script is %d bytes; a session opens at most %d", len(script), maxSessionScript)
 	}
+	lines, numbers := scriptLines(script)
+	if len(lines) == 0 {
+		return "", errors.New("the script has no commands")
+	}
+	// Replayed in memory as lab.ReplayScript does (a line that fails other
+	// than with a Kafka outcome stops it), bounded as every replay is.
 	check := newReplayLab()
-	ran, err := check.ReplayScript(script)
+	entries, err := replayLines(check, lines, "the script", func(i int, _ web.Entry, err error) error {
+		var ce *lab.CommandError
+		if err != nil && !(errors.As(err, &ce) && ce.Outcome) {
+			return fmt.Errorf("line %d: %s: %v; the session was left as it was", numbers[i], lines[i], err)
+		}
+		return nil
+	})
 	check.Close()
 	if err != nil {
 		return "", err
 	}
-	lines, ok := make([]string, len(ran)), make([]bool, len(ran))
+	ok := make([]bool, len(entries))
 	starts := false
-	for i, r := range ran {
-		lines[i], ok[i] = r.Line, r.Err == nil
-		starts = starts || (ok[i] && isClusterCommand(r.Line))
+	for i, e := range entries {
+		ok[i] = e.OK
+		starts = starts || (ok[i] && isClusterCommand(lines[i]))
 	}
 	if !starts {
 		return "", errors.New("the script starts no cluster: a session's script begins with its `cluster` command (such as `cluster brokers=3 seed=42`)")
@@ -362,6 +374,23 @@ var maxReplayEvents int64 = lab.MaxReplayEvents
 // entries execute makes), expecting each to succeed or fail as ok says,
 // and stops once they ran past maxReplayEvents.
 func replayOn(l *lab.Lab, lines []string, ok []bool) ([]web.Entry, error) {
+	return replayLines(l, lines, "this session", func(i int, e web.Entry, _ error) error {
+		if e.OK == ok[i] {
+			return nil
+		}
+		was, now := "succeeded", "failed: "+firstLine(e.Output)
+		if !ok[i] {
+			was, now = "failed", "succeeded"
+		}
+		return fmt.Errorf("command %d (%s) %s when the session ran it but %s on replay, so the replay would not give the session's cluster; nothing changed", i+1, lines[i], was, now)
+	})
+}
+
+// replayLines runs lines on l, each as a typed command's entry, until
+// judge refuses one (its error is the replay's) or they ran past
+// maxReplayEvents (what, "this session" or "the script", is then too
+// long to replay).
+func replayLines(l *lab.Lab, lines []string, what string, judge func(i int, e web.Entry, err error) error) ([]web.Entry, error) {
 	entries := make([]web.Entry, 0, len(lines))
 	var events int64
 	for i, line := range lines {
@@ -372,8 +401,8 @@ func replayOn(l *lab.Lab, lines []string, ok []bool) ([]web.Entry, error) {
 			events += c.Spent() // what the command ran (misuse runs nothing)
 		}
 		if events > maxReplayEvents {
-			return nil, fmt.Errorf("this session is too long to replay: its first %d commands ran past %s events, what one replay may run (the browser lab's bound too); "+
-				"going back needs a replay of them all, so it is refused: start a new cluster to travel in time again; nothing changed", i+1, cluster.Thousands(maxReplayEvents))
+			return nil, fmt.Errorf("%s is too long to replay: its first %d commands ran past %s events, what one replay may run (the browser lab's bound too); "+
+				"start a new cluster to travel in time again; nothing changed", what, i+1, cluster.Thousands(maxReplayEvents))
 		}
 		e.Output, e.OK = out, err == nil
 		if err != nil {
@@ -381,16 +410,26 @@ func replayOn(l *lab.Lab, lines []string, ok []bool) ([]web.Entry, error) {
 		} else if e.Command == "help" {
 			e.Output += nativeHelp()
 		}
-		if e.OK != ok[i] {
-			was, now := "succeeded", "failed: "+firstLine(e.Output)
-			if !ok[i] {
-				was, now = "failed", "succeeded"
-			}
-			return nil, fmt.Errorf("command %d (%s) %s when the session ran it but %s on replay, so the replay would not give the session's cluster; nothing changed", i+1, line, was, now)
+		if err := judge(i, e, err); err != nil {
+			return nil, err
 		}
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// scriptLines are a script's commands, read as the lab reads a script
+// (lab.ReplayScript: comments and blank lines skipped), and the line
+// number of each.
+func scriptLines(script string) (lines []string, numbers []int) {
+	for i, raw := range strings.Split(script, "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		lines, numbers = append(lines, line), append(numbers, i+1)
+	}
+	return lines, numbers
 }
 
 // runRecovered runs one line, a panic answered as its error.

@@ -535,3 +535,22 @@ func TestAFailedRewindLeavesRealTimeOn(t *testing.T) {
 		}
 	}
 }
+
+// An uploaded script is bounded as every replay is: one that runs past
+// the bound is refused before it replaces anything.
+func TestAScriptPastTheReplayBoundIsRefused(t *testing.T) {
+	s := freshSession(t, true, []string{"produce orders key=k value=v"})
+	saved := maxReplayEvents
+	maxReplayEvents = 1
+	t.Cleanup(func() { maxReplayEvents = saved })
+	before := stateNow(t, s)
+	s.mu.Lock()
+	_, err := s.openScript("cluster brokers=3 seed=1\ntopic create t partitions=1 rf=3\ntick 10s\n")
+	s.mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), "the script is too long to replay") {
+		t.Fatalf("a script past the bound: %v", err)
+	}
+	if after := stateNow(t, s); after.view != before.view || after.log != before.log || !slices.Equal(after.files, before.files) {
+		t.Error("the refused script changed the session")
+	}
+}
