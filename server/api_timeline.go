@@ -96,6 +96,7 @@ func (s *Server) apiTimelineMove(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "1")
 		return answerClusterError(c, http.StatusTooManyRequests, "THROTTLING_QUOTA_EXCEEDED", errReplaysLimited.Error())
 	}
+	sess.precheckRewind(req.Action == "undo", req.To)
 	note := "undo"
 	if req.Action == "rewind" {
 		note = "rewind " + strconv.Itoa(req.To)

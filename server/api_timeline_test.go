@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loglab/loglab/engine/lab"
 )
 
 // The time bar's endpoints on a participant's cluster on a data
@@ -161,5 +163,35 @@ func TestTheShareScriptIsReplayedOncePerChange(t *testing.T) {
 	clock.advance(time.Second)
 	if status, _ := get(); status != http.StatusOK {
 		t.Errorf("a second later: %d", status)
+	}
+}
+
+// On a data directory the time bar's move checks its replay in memory
+// without the session's mutex (every page's commands wait on it only
+// for the replay on disk), and the locked rewind does not check again.
+func TestATimeBarMoveChecksItsReplayOutsideTheMutex(t *testing.T) {
+	s, ts := newRolesServer(t, Options{InstructorToken: "teacher", DataDir: t.TempDir()})
+	owner := openCluster(t, ts, "", "Ana")
+	for _, line := range []string{"produce orders key=k value=v", "tick 1s"} {
+		command(t, ts, owner.ID, owner.Token, line)
+	}
+	sess := s.clusters.get(owner.ID)
+	checks, locked := 0, 0
+	newReplayLab = func() *lab.Lab {
+		checks++
+		if !sess.mu.TryLock() {
+			locked++
+		} else {
+			sess.mu.Unlock()
+		}
+		return lab.New()
+	}
+	t.Cleanup(func() { newReplayLab = lab.New })
+	var moved timelineAnswer
+	if status := call(t, http.MethodPost, ts.URL+"/api/v1/clusters/"+owner.ID+"/timeline", owner.Token, timelineRequest{Action: "undo"}, &moved); status != http.StatusOK || moved.Timeline.Length != 3 {
+		t.Fatalf("undo: %d %+v", status, moved)
+	}
+	if checks != 1 || locked != 0 {
+		t.Errorf("the undo checked its replay %d times, %d of them holding the session's mutex; want once, without", checks, locked)
 	}
 }

@@ -97,6 +97,9 @@ type commandLog struct {
 	version  uint64
 	shared   sharedScript
 	sharedAt uint64
+	// checked is a rewind's replay checked in memory outside the
+	// session's mutex (rewind.go's precheckRewind), for this version.
+	checked checkedReplay
 }
 
 // newCommandLog is the log of a session on dataDir ("" in memory).

@@ -225,11 +225,17 @@ func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why strin
 	// memory replaceLab builds the fresh lab beside the old one anyway,
 	// so a second replay would only double the cost.
 	if !checked && s.dataDir != "" {
-		check := newReplayLab()
-		_, err := replayOn(check, lines, ok)
-		check.Close()
-		if err != nil {
-			return "", err
+		if c := s.commandLog().checked; c.version == s.commandLog().version && c.n == len(lines) && c.version != 0 {
+			if c.err != nil {
+				return "", c.err
+			}
+		} else {
+			check := newReplayLab()
+			_, err := replayOn(check, lines, ok)
+			check.Close()
+			if err != nil {
+				return "", err
+			}
 		}
 	}
 	entries, err := s.replaceLab(lines, ok)
@@ -256,6 +262,42 @@ func (s *liveSession) rebuild(lines []string, ok []bool, checked bool, why strin
 		s.logger.Error("rendering the view after a rebuild", "error", err)
 	}
 	return note, nil
+}
+
+// checkedReplay is the outcome of replaying the log's first n commands
+// in memory when the log was at version.
+type checkedReplay struct {
+	version uint64
+	n       int
+	err     error
+}
+
+// precheckRewind runs, without the session's mutex, the check a rewind
+// to command to (undo: the last but one) makes in memory before it closes
+// a cluster on a data directory, so that the mutex (every page's
+// commands) waits for the replay on disk only. The log's version says
+// whether the locked rewind that follows may use it: any command in
+// between makes it check again.
+func (s *liveSession) precheckRewind(undo bool, to int) {
+	s.mu.Lock()
+	lines, ok, why := s.replayableLocked()
+	version := s.commandLog().version
+	s.mu.Unlock()
+	n := to
+	if undo {
+		n = len(lines) - 1
+	}
+	if s.dataDir == "" || why != "" || n < 1 || n >= len(lines) {
+		return
+	}
+	check := newReplayLab()
+	_, err := replayOn(check, lines[:n], ok[:n])
+	check.Close()
+	s.mu.Lock()
+	if l := s.commandLog(); l.version == version {
+		l.checked = checkedReplay{version: version, n: n, err: err}
+	}
+	s.mu.Unlock()
 }
 
 // replaceLab swaps in a fresh lab that ran lines, with s.mu held. In
