@@ -20,8 +20,8 @@
   // view (view), then each fragment of it that changed (fragments, each
   // morphed in by its data-fragment key), and append the transcript entries;
   // clear (a lesson rebuilt its lab, or a snapshot) empties the transcript
-  // first. The WASM lab sends whole views; the live server mostly
-  // fragments. It returns false when a fragment has no place on the page:
+  // first. Both drivers mostly send fragments, and the whole view when the
+  // panels shown changed. It returns false when a fragment has no place on the page:
   // the page no longer shows what the server built on, and must resync.
   function applyUpdate(update) {
     let whole = true;
@@ -125,9 +125,13 @@
     go.run(instance);
     await loaded;
     let chain = Promise.resolve();
+    // The engine sends the fragments of the view that changed since the
+    // drawing it sent last. Should one have no place on the page (the page
+    // and the engine disagree on what it shows), the whole view is drawn
+    // again, as the live page asks the server for a snapshot.
+    const draw = (u) => (applyUpdate(u) ? u : globalThis.loglab.redraw().then(applyUpdate).then(() => u));
     const send = (line) => {
-      chain = chain.then(() => globalThis.loglab.run(line)).then((u) => {
-        applyUpdate(u);
+      chain = chain.then(() => globalThis.loglab.run(line)).then(draw).then((u) => {
         if (player && u.status) player.show(JSON.parse(u.status));
       });
       return chain;
@@ -171,7 +175,7 @@
       following = true;
       chain = chain
         .then(() => globalThis.loglab.followQuorum())
-        .then(applyUpdate)
+        .then(draw)
         .finally(() => { following = false; });
     }, 1000);
     globalThis.loglabApp = { send, applyUpdate, setStatus, after: (work) => (chain = chain.then(work)) }; // for timeline.js

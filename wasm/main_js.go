@@ -12,8 +12,11 @@ import (
 // main publishes globalThis.loglab and then waits forever: the module lives
 // as long as the page.
 //
-//	loglab.run(line)        -> Promise<{output, ok, entry, view, timeline}>
-//	loglab.followQuorum()   -> Promise<{view}>, view "" when nothing changed
+//	loglab.run(line)        -> Promise<{output, ok, entry, view, fragments, timeline}>:
+//	    the whole view, or ("" and) the fragments [{key, html}] that changed
+//	loglab.followQuorum()   -> Promise<{view, fragments}>, both empty when nothing changed
+//	loglab.redraw()         -> Promise<{view}>: the whole view, for a page
+//	    that could not place a fragment
 //	loglab.starter          -> the commands a new lab runs first
 //	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps}]
 //	loglab.lessonData(id)   -> JSON: lessons.Rendered, the lesson's prose
@@ -39,7 +42,8 @@ func main() {
 		}
 		return promise(func() any {
 			u := s.run(line)
-			out := map[string]any{"output": u.Output, "ok": u.OK, "entry": u.Entry, "view": u.View, "timeline": jsonString(u.Timeline)}
+			out := u.drawing.js()
+			out["output"], out["ok"], out["entry"], out["timeline"] = u.Output, u.OK, u.Entry, jsonString(u.Timeline)
 			if u.Status != nil {
 				out["status"] = jsonString(u.Status)
 			}
@@ -47,7 +51,10 @@ func main() {
 		})
 	}))
 	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
-		return promise(func() any { return map[string]any{"view": s.followQuorum()} })
+		return promise(func() any { return s.followQuorum().js() })
+	}))
+	api.Set("redraw", js.FuncOf(func(js.Value, []js.Value) any {
+		return promise(func() any { return map[string]any{"view": s.redraw()} })
 	}))
 	api.Set("history", js.FuncOf(func(js.Value, []js.Value) any {
 		// A promise, as every call that takes the session's lock: a
@@ -98,6 +105,16 @@ func main() {
 		ready.Invoke()
 	}
 	select {}
+}
+
+// js is a drawing as the page's applyUpdate reads it: view, and fragments
+// as [{key, html}].
+func (d drawing) js() map[string]any {
+	frags := make([]any, len(d.Fragments))
+	for i, f := range d.Fragments {
+		frags[i] = map[string]any{"key": f.Key, "html": f.HTML}
+	}
+	return map[string]any{"view": d.View, "fragments": frags}
 }
 
 // promise runs work on a goroutine and returns a JS Promise of its result,

@@ -17,12 +17,13 @@ import (
 )
 
 // update is what one command gives the page, the same shape the live server
-// pushes: the transcript entry and the new cluster view as HTML fragments.
+// pushes: the transcript entry and the cluster view's changes as HTML: the
+// whole view (View) or the fragments that changed (Fragments).
 type update struct {
 	Output string
 	OK     bool
 	Entry  string
-	View   string
+	drawing
 	// Status is the lesson player's status after the command, when a
 	// lesson is open (a goal may just have been reached).
 	Status *lessons.Status
@@ -42,6 +43,9 @@ type session struct {
 	timeline timeline
 	// pace makes a lab's pacing; a test counts the calls.
 	pace func() func()
+	// shown is the cluster view as the page draws it, the fragments last
+	// sent (view.go); nil until the first drawing.
+	shown []web.RenderedFragment
 }
 
 func newSession() *session {
@@ -106,14 +110,14 @@ func (s *session) run(line string) update {
 		}
 	}
 	ctx := context.Background()
-	view, viewErr := web.RenderString(ctx, web.ClusterView(s.current().View()))
+	d, viewErr := s.drawChanges()
 	if viewErr != nil {
 		// Rendering plain values cannot fail short of a bug; say so in the
 		// transcript rather than leave a stale picture without a word.
 		u.Output += "\nerror: rendering the cluster view: " + viewErr.Error()
 		u.OK = false
 	}
-	u.View = view
+	u.drawing = d
 	u.Entry, _ = web.RenderString(ctx, web.TranscriptEntry(web.Entry{Command: strings.TrimSpace(line), Output: u.Output, OK: u.OK}))
 	if s.lessonSession == nil {
 		s.timeline.recorded(s.lab.History(), u.Entry)
@@ -122,27 +126,19 @@ func (s *session) run(line string) update {
 	return u
 }
 
-// renderView draws the lab on screen; "" only on a rendering bug.
-func (s *session) renderView() string {
-	view, err := web.RenderString(context.Background(), web.ClusterView(s.current().View()))
-	if err != nil {
-		return ""
-	}
-	return view
-}
-
 // followQuorum hands the raft leadership back to the active controller
 // when raft moved it on its own since the last command (a busy tab, a
-// garbage collection in WASM's one thread), and returns the view drawn
-// afterwards; "" when raft and the simulation agree. The page calls it
-// now and then, between commands, so an idle lab never shows them
+// garbage collection in WASM's one thread), and returns what that changed
+// in the view; nothing when raft and the simulation agree. The page calls
+// it now and then, between commands, so an idle lab never shows them
 // disagreeing for long.
-func (s *session) followQuorum() string {
+func (s *session) followQuorum() drawing {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.current().Cluster()
 	if c == nil || !c.QuorumDrifted() {
-		return ""
+		return drawing{}
 	}
-	return s.renderView()
+	d, _ := s.drawChanges()
+	return d
 }

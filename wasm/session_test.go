@@ -23,8 +23,8 @@ func TestSessionRunsCommandsAndRendersTheView(t *testing.T) {
 	if !r.OK || !strings.HasPrefix(r.Output, "produced to orders/2 at offset 0 (acks=all)\n") || !strings.Contains(r.Output, "console-producer: producer id 0, epoch 0") {
 		t.Fatalf("produce gave ok=%v %q", r.OK, r.Output)
 	}
-	if !strings.Contains(r.View, `data-partition="orders/2"`) || !strings.Contains(r.View, "hello") {
-		t.Fatalf("the rendered view does not show the new record:\n%s", r.View)
+	if !hasFragment(r.Fragments, "topic/orders/2", `data-partition="orders/2"`) || !hasFragment(r.Fragments, "topic/orders/2", "hello") {
+		t.Fatalf("the fragments sent do not show the new record: %v", keys(r.Fragments))
 	}
 	if !strings.Contains(r.Entry, "produce orders key=a value=hello partition=2") || !strings.Contains(r.Entry, "offset 0") {
 		t.Fatalf("the transcript entry does not show the command and its output:\n%s", r.Entry)
@@ -92,7 +92,7 @@ func TestSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
 		t.Fatal(r.Output)
 	}
 	t.Cleanup(func() { s.lab.Close() })
-	if v := s.followQuorum(); v != "" {
+	if v := s.followQuorum(); v.View != "" || len(v.Fragments) > 0 {
 		t.Fatal("a view for a quorum that agrees with the cluster")
 	}
 	c := s.lab.Cluster()
@@ -103,8 +103,14 @@ func TestSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
 		t.Fatal("the hiccup left raft's leader in place: the test proves nothing")
 	}
 	v := s.followQuorum()
-	if !strings.Contains(v, `id="quorum"`) || strings.Contains(v, `id="raft-drift"`) || c.QuorumDrifted() {
-		t.Fatalf("after followQuorum: drifted %v, view %.200s", c.QuorumDrifted(), v)
+	quorum := ""
+	for _, f := range v.Fragments {
+		if f.Key == "quorum" {
+			quorum = f.HTML
+		}
+	}
+	if !strings.Contains(quorum, `id="quorum"`) || strings.Contains(quorum, `id="raft-drift"`) || c.QuorumDrifted() {
+		t.Fatalf("after followQuorum: drifted %v, fragments %v, quorum panel %.200s", c.QuorumDrifted(), keys(v.Fragments), quorum)
 	}
 }
 

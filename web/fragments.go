@@ -224,3 +224,51 @@ func startTagEnd(html []byte) int {
 func isTagNameByte(b byte) bool {
 	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '-'
 }
+
+// FragmentChange is one fragment a page morphs in by its data-fragment
+// key: the HTML of a fragment whose drawing changed.
+type FragmentChange struct {
+	Key  string `json:"key"`
+	HTML string `json:"html"`
+}
+
+// ChangedFragments is what a page showing was must redraw to show now:
+// the fragments whose HTML differs, in order, and of a fragment with
+// parts whose shell did not change only the parts that did (one partition
+// of a topic). ok is false when the fragments' keys differ (a topic or a
+// panel appeared or went, or was is unknown: nil): the page needs the
+// whole view then. The live server diffs its updates the same way.
+func ChangedFragments(was, now []RenderedFragment) (changed []FragmentChange, ok bool) {
+	if !sameFragmentKeys(was, now) {
+		return nil, false
+	}
+	for i := range now {
+		changed = appendChangedFragment(changed, was[i], now[i])
+	}
+	return changed, true
+}
+
+func appendChangedFragment(out []FragmentChange, was, now RenderedFragment) []FragmentChange {
+	if now.HTML == was.HTML {
+		return out
+	}
+	if len(now.Parts) > 0 && now.Shell == was.Shell && sameFragmentKeys(was.Parts, now.Parts) {
+		for i, p := range now.Parts {
+			out = appendChangedFragment(out, was.Parts[i], p)
+		}
+		return out
+	}
+	return append(out, FragmentChange{Key: now.Key, HTML: now.HTML})
+}
+
+func sameFragmentKeys(a, b []RenderedFragment) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
+}
