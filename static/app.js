@@ -130,8 +130,13 @@
     // and the engine disagree on what it shows), the whole view is drawn
     // again, as the live page asks the server for a snapshot.
     const draw = (u) => (applyUpdate(u) ? u : globalThis.loglab.redraw().then(applyUpdate).then(() => u));
+    // The engine asks, before drawing a command's view, whether more
+    // commands wait behind it: then it leaves the drawing to the last.
+    let queued = 0;
+    globalThis.loglabQueued = () => queued > 0;
     const send = (line) => {
-      chain = chain.then(() => globalThis.loglab.run(line)).then(draw).then((u) => {
+      queued++;
+      chain = chain.then(() => { queued--; return globalThis.loglab.run(line); }).then(draw).then((u) => {
         if (player && u.status) player.show(JSON.parse(u.status));
       });
       return chain;

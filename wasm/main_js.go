@@ -13,7 +13,9 @@ import (
 // as long as the page.
 //
 //	loglab.run(line)        -> Promise<{output, ok, entry, view, fragments, timeline}>:
-//	    the whole view, or ("" and) the fragments [{key, html}] that changed
+//	    the whole view, or ("" and) the fragments [{key, html}] that changed;
+//	    neither when globalThis.loglabQueued() says more commands wait (the
+//	    last of them draws)
 //	loglab.followQuorum()   -> Promise<{view, fragments}>, both empty when nothing changed
 //	loglab.redraw()         -> Promise<{view}>: the whole view, for a page
 //	    that could not place a fragment
@@ -34,6 +36,12 @@ import (
 // time that fails leaves the lab as it was and says why in error.
 func main() {
 	s := newSession()
+	// The page's count of commands waiting behind the one running
+	// (app.js); a page without it has every command drawn.
+	s.queued = func() bool {
+		f := js.Global().Get("loglabQueued")
+		return f.Type() == js.TypeFunction && f.Invoke().Truthy()
+	}
 	api := js.Global().Get("Object").New()
 	api.Set("run", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		line := ""

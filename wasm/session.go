@@ -46,6 +46,12 @@ type session struct {
 	// shown is the cluster view as the page draws it, the fragments last
 	// sent (view.go); nil until the first drawing.
 	shown []web.RenderedFragment
+	// queued reports whether the page has more commands waiting to run
+	// (nil: never). A command with another behind it leaves the view
+	// undrawn: the one behind draws both, as a busy page would show only
+	// the last drawing anyway, and playing with the console busy then
+	// draws once where it drew twice.
+	queued func() bool
 }
 
 func newSession() *session {
@@ -110,7 +116,11 @@ func (s *session) run(line string) update {
 		}
 	}
 	ctx := context.Background()
-	d, viewErr := s.drawChanges()
+	var d drawing
+	var viewErr error
+	if s.queued == nil || !s.queued() {
+		d, viewErr = s.drawChanges()
+	}
 	if viewErr != nil {
 		// Rendering plain values cannot fail short of a bug; say so in the
 		// transcript rather than leave a stale picture without a word.

@@ -27,7 +27,7 @@ type drawing struct {
 // rendering bug, which it returns with the page's drawing forgotten (the
 // next one is whole).
 func (s *session) drawChanges() (drawing, error) {
-	frags, err := web.RenderFragments(context.Background(), s.current().View())
+	frags, err := s.renderFragments()
 	if err != nil {
 		s.shown = nil
 		return drawing{}, err
@@ -44,12 +44,20 @@ func (s *session) drawChanges() (drawing, error) {
 // page that lost track of a fragment. Later commands send what changed
 // from it.
 func (s *session) drawView() (drawing, error) {
-	frags, err := web.RenderFragments(context.Background(), s.current().View())
+	frags, err := s.renderFragments()
 	if err != nil {
 		s.shown = nil
 		return drawing{}, err
 	}
 	return s.drawWhole(frags)
+}
+
+// renderFragments draws the lab on screen's fragments, paced as its
+// simulations are (pacer): drawing a 12-partition cluster's view takes
+// several times the pacer's budget in WASM, and held in one piece it was
+// most of a long frame at each play step.
+func (s *session) renderFragments() ([]web.RenderedFragment, error) {
+	return web.RenderFragmentsPaced(context.Background(), s.current().View(), s.pace())
 }
 
 func (s *session) drawWhole(frags []web.RenderedFragment) (drawing, error) {

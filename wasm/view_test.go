@@ -83,10 +83,7 @@ func TestSessionSendsTheFragmentsThatChanged(t *testing.T) {
 		before := s.shown
 		u := s.run(line)
 		p.apply(u.drawing)
-		whole := parseOne(t, s.renderViewOf())
-		var b bytes.Buffer
-		html.Render(&b, whole)
-		if p.html() != b.String() {
+		if p.html() != render(t, parseOne(t, s.renderViewOf())) {
 			t.Fatalf("after %q the page differs from the whole view", line)
 		}
 		switch {
@@ -127,4 +124,39 @@ func keys(fs []web.FragmentChange) []string {
 		out = append(out, f.Key)
 	}
 	return out
+}
+
+// A command with another waiting behind it is not drawn: the next one
+// draws what both changed.
+func TestSessionLeavesTheDrawingToTheLastQueuedCommand(t *testing.T) {
+	s := newSession()
+	t.Cleanup(func() { s.lab.Close() })
+	p := &page{t: t}
+	for _, line := range strings.Split(lab.StarterScript, "\n") {
+		p.apply(s.run(line).drawing)
+	}
+	more := true
+	s.queued = func() bool { return more }
+	u := s.run("produce orders key=a value=first partition=0")
+	if !u.OK || u.View != "" || len(u.Fragments) > 0 || !strings.Contains(u.Entry, "first") {
+		t.Fatalf("a command with another queued: ok=%v, view %d bytes, fragments %v, entry %.100s", u.OK, len(u.View), keys(u.Fragments), u.Entry)
+	}
+	more = false
+	u = s.run("produce orders key=b value=second partition=1")
+	if !hasFragment(u.Fragments, "topic/orders/0", "first") || !hasFragment(u.Fragments, "topic/orders/1", "second") {
+		t.Fatalf("the last command did not draw both changes: %v", keys(u.Fragments))
+	}
+	p.apply(u.drawing)
+	if want := parseOne(t, s.renderViewOf()); p.html() != render(t, want) {
+		t.Fatal("the page differs from the whole view")
+	}
+}
+
+func render(t *testing.T, n *html.Node) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := html.Render(&b, n); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

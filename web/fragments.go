@@ -126,9 +126,18 @@ func topicFragments(c view.Cluster) []Fragment {
 // RenderFragments draws c's fragments, leaving out those that draw
 // nothing: the keys returned are the fragments a page shows.
 func RenderFragments(ctx context.Context, c view.Cluster) ([]RenderedFragment, error) {
+	return RenderFragmentsPaced(ctx, c, func() {})
+}
+
+// RenderFragmentsPaced is RenderFragments calling pace after each fragment
+// and each part it draws. The browser lab draws on the page's one thread:
+// the view of a 12-partition cluster takes tens of milliseconds to draw
+// there, and pace lets it hand the thread back (a frame, a timer) between
+// fragments rather than hold it all that time.
+func RenderFragmentsPaced(ctx context.Context, c view.Cluster, pace func()) ([]RenderedFragment, error) {
 	var out []RenderedFragment
 	for _, f := range ClusterFragments(c) {
-		r, err := renderFragment(ctx, f)
+		r, err := renderFragment(ctx, f, pace)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +150,8 @@ func RenderFragments(ctx context.Context, c view.Cluster) ([]RenderedFragment, e
 
 // renderFragment draws f, and its parts each once: f is drawn around
 // their HTML.
-func renderFragment(ctx context.Context, f Fragment) (RenderedFragment, error) {
+func renderFragment(ctx context.Context, f Fragment, pace func()) (RenderedFragment, error) {
+	defer pace()
 	r := RenderedFragment{Key: f.Key}
 	if f.withParts == nil {
 		html, err := RenderString(ctx, f.Component)
@@ -150,7 +160,7 @@ func renderFragment(ctx context.Context, f Fragment) (RenderedFragment, error) {
 	}
 	raws := make([]templ.Component, 0, len(f.Parts))
 	for _, p := range f.Parts {
-		part, err := renderFragment(ctx, p)
+		part, err := renderFragment(ctx, p, pace)
 		if err != nil {
 			return r, err
 		}
