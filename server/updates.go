@@ -40,11 +40,9 @@ type update struct {
 	Private bool `json:"private,omitempty"`
 }
 
-// fragmentHTML is one fragment of the view an update replaces.
-type fragmentHTML struct {
-	Key  string `json:"key"`
-	HTML string `json:"html"`
-}
+// fragmentHTML is one fragment of the view an update replaces; the
+// browser lab's updates carry the same (web.ChangedFragments).
+type fragmentHTML = web.FragmentChange
 
 // viewChange is an update before it is marshalled: what the session
 // publishes, the ring keeps and a slow page's queue merges.
@@ -208,7 +206,7 @@ func (st *updateStream) nextHolding(ctx context.Context, entries []string, clear
 	c := &viewChange{entries: entries, clear: clear, updates: 1}
 	shown := frags
 	var withheld []string
-	if sameKeys(st.shown, frags) {
+	if web.SameFragmentKeys(st.shown, frags) {
 		for i, f := range frags {
 			if hold != nil && f.HTML != st.shown[i].HTML && hold(f.Key) {
 				if withheld == nil {
@@ -218,7 +216,7 @@ func (st *updateStream) nextHolding(ctx context.Context, entries []string, clear
 				withheld = append(withheld, f.Key)
 				continue
 			}
-			c.fragments = appendChanged(c.fragments, st.shown[i], f)
+			c.fragments = web.AppendChangedFragment(c.fragments, st.shown[i], f)
 		}
 	} else {
 		view, err := web.RenderString(ctx, web.RenderedView(frags))
@@ -241,34 +239,6 @@ func (st *updateStream) nextHolding(ctx context.Context, entries []string, clear
 // withholding reports whether pages show a fragment older than the view
 // as last rendered, left out by nextHolding.
 func (st *updateStream) withholding() bool { return len(st.withheld) > 0 }
-
-// appendChanged appends what changed from was to now, two drawings of one
-// fragment: nothing, the parts that changed when nothing else did (one
-// partition of a topic), or the whole fragment.
-func appendChanged(out []fragmentHTML, was, now web.RenderedFragment) []fragmentHTML {
-	if now.HTML == was.HTML {
-		return out
-	}
-	if len(now.Parts) > 0 && now.Shell == was.Shell && sameKeys(was.Parts, now.Parts) {
-		for i, p := range now.Parts {
-			out = appendChanged(out, was.Parts[i], p)
-		}
-		return out
-	}
-	return append(out, fragmentHTML{Key: now.Key, HTML: now.HTML})
-}
-
-func sameKeys(a, b []web.RenderedFragment) bool {
-	if a == nil || len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Key != b[i].Key {
-			return false
-		}
-	}
-	return true
-}
 
 func (st *updateStream) remember(c *viewChange) {
 	st.ring = append(st.ring, c)

@@ -343,16 +343,16 @@ func TestSlowPageGetsCoalescedUpdates(t *testing.T) {
 // latest HTML of each fragment, applied after any older fragment holding
 // it (a partition after its topic).
 func TestMergedChangesKeepOrderAndLatestFragments(t *testing.T) {
-	a := &viewChange{id: 1, at: 10, entries: []string{"a"}, fragments: []fragmentHTML{{"x", "x1"}, {"y", "y1"}}, updates: 1}
-	b := &viewChange{id: 2, at: 20, entries: []string{"b"}, fragments: []fragmentHTML{{"y", "y2"}, {"z", "z2"}}, updates: 1}
+	a := &viewChange{id: 1, at: 10, entries: []string{"a"}, fragments: []fragmentHTML{{Key: "x", HTML: "x1"}, {Key: "y", HTML: "y1"}}, updates: 1}
+	b := &viewChange{id: 2, at: 20, entries: []string{"b"}, fragments: []fragmentHTML{{Key: "y", HTML: "y2"}, {Key: "z", HTML: "z2"}}, updates: 1}
 	tell := &viewChange{id: 2, at: 25, entries: []string{"refused"}}
 	view := &viewChange{id: 3, at: 30, entries: []string{"c"}, view: "V", updates: 1}
-	after := &viewChange{id: 4, at: 40, fragments: []fragmentHTML{{"x", "x4"}}, updates: 1}
+	after := &viewChange{id: 4, at: 40, fragments: []fragmentHTML{{Key: "x", HTML: "x4"}}, updates: 1}
 	clear := &viewChange{id: 5, at: 50, entries: []string{"replay"}, clear: true, updates: 1}
-	part := &viewChange{id: 6, at: 60, fragments: []fragmentHTML{{"t/0", "p1"}}, updates: 1}
-	topic := &viewChange{id: 7, at: 70, fragments: []fragmentHTML{{"t", "T"}}, updates: 1}
-	part2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{"t/0", "p2"}}, updates: 1}
-	topic2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{"t", "T2"}}, updates: 1}
+	part := &viewChange{id: 6, at: 60, fragments: []fragmentHTML{{Key: "t/0", HTML: "p1"}}, updates: 1}
+	topic := &viewChange{id: 7, at: 70, fragments: []fragmentHTML{{Key: "t", HTML: "T"}}, updates: 1}
+	part2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{Key: "t/0", HTML: "p2"}}, updates: 1}
+	topic2 := &viewChange{id: 8, at: 80, fragments: []fragmentHTML{{Key: "t", HTML: "T2"}}, updates: 1}
 	for _, tc := range []struct {
 		name  string
 		chain []*viewChange

@@ -249,29 +249,34 @@ type FragmentChange struct {
 // panel appeared or went, or was is unknown: nil): the page needs the
 // whole view then. The live server diffs its updates the same way.
 func ChangedFragments(was, now []RenderedFragment) (changed []FragmentChange, ok bool) {
-	if !sameFragmentKeys(was, now) {
+	if !SameFragmentKeys(was, now) {
 		return nil, false
 	}
 	for i := range now {
-		changed = appendChangedFragment(changed, was[i], now[i])
+		changed = AppendChangedFragment(changed, was[i], now[i])
 	}
 	return changed, true
 }
 
-func appendChangedFragment(out []FragmentChange, was, now RenderedFragment) []FragmentChange {
+// AppendChangedFragment appends what changed from was to now, two
+// drawings of one fragment: nothing, the parts that changed when nothing
+// else did (one partition of a topic), or the whole fragment.
+func AppendChangedFragment(out []FragmentChange, was, now RenderedFragment) []FragmentChange {
 	if now.HTML == was.HTML {
 		return out
 	}
-	if len(now.Parts) > 0 && now.Shell == was.Shell && sameFragmentKeys(was.Parts, now.Parts) {
+	if len(now.Parts) > 0 && now.Shell == was.Shell && SameFragmentKeys(was.Parts, now.Parts) {
 		for i, p := range now.Parts {
-			out = appendChangedFragment(out, was.Parts[i], p)
+			out = AppendChangedFragment(out, was.Parts[i], p)
 		}
 		return out
 	}
 	return append(out, FragmentChange{Key: now.Key, HTML: now.HTML})
 }
 
-func sameFragmentKeys(a, b []RenderedFragment) bool {
+// SameFragmentKeys: a and b are the same fragments in the same order (a
+// nil a is a view not known).
+func SameFragmentKeys(a, b []RenderedFragment) bool {
 	if a == nil || len(a) != len(b) {
 		return false
 	}
