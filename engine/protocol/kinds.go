@@ -27,4 +27,9 @@ var Kinds = []string{
 	EndTxnRequest{}.Kind(), EndTxnResponse{}.Kind(),
 	WriteTxnMarkersRequest{}.Kind(), WriteTxnMarkersResponse{}.Kind(),
 	AllocateProducerIdsRequest{}.Kind(), AllocateProducerIdsResponse{}.Kind(),
+	// KRaft's own (raft.go); its Fetch and FetchResponse share the names above.
+	VoteRequest{}.Kind(), VoteResponse{}.Kind(),
+	BeginQuorumEpochRequest{}.Kind(), BeginQuorumEpochResponse{}.Kind(),
+	EndQuorumEpochRequest{}.Kind(), EndQuorumEpochResponse{}.Kind(),
+	FetchSnapshotRequest{}.Kind(), FetchSnapshotResponse{}.Kind(),
 }
