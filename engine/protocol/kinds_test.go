@@ -19,6 +19,7 @@ func TestKindsListsEveryMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := 0
+	var seen []string
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
@@ -41,13 +42,20 @@ func TestKindsListsEveryMessage(t *testing.T) {
 			if !ok {
 				continue
 			}
-			found++
-			if kind := strings.Trim(lit.Value, `"`); !slices.Contains(Kinds, kind) {
+			kind := strings.Trim(lit.Value, `"`)
+			if !slices.Contains(seen, kind) {
+				// KRaft's Fetch shares its name with the brokers' (as the
+				// API key does in Kafka): one kind, two message types.
+				seen = append(seen, kind)
+				found++
+			}
+			if !slices.Contains(Kinds, kind) {
 				t.Errorf("message kind %q (%s) is missing from Kinds", kind, e.Name())
 			}
 		}
 	}
 	if found != len(Kinds) {
+		// A kind listed twice, or one no message has.
 		t.Errorf("found %d Kind methods, Kinds lists %d", found, len(Kinds))
 	}
 }

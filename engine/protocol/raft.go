@@ -9,8 +9,8 @@ package protocol
 // KIP-996, which changes nothing on the voter).
 type VoteRequest struct {
 	ClusterID string
-	// ReplicaEpoch is the candidate's epoch; a pre-vote carries the epoch
-	// the candidate would stand in (its epoch + 1).
+	// ReplicaEpoch is the candidate's epoch; a pre-vote carries the
+	// prospective's current epoch (KafkaRaftClient.buildVoteRequest).
 	ReplicaEpoch    int32
 	CandidateID     int32
 	VoterID         int32

@@ -46,7 +46,7 @@ func (n *Node) becomeProspective() {
 // (prospectiveTransitionAfterElectionLoss): back to the leader it knew, or
 // unattached in the same epoch, to stand again after an election timeout.
 func (n *Node) prospectiveLost() {
-	if n.leaderID >= 0 && n.leaderID != n.cfg.ID {
+	if n.leaderID >= 0 && !n.isSelf(n.leaderID) {
 		n.becomeFollower(n.epoch, n.leaderID)
 		return
 	}
@@ -179,7 +179,7 @@ func (n *Node) handleVoteResponse(from sim.NodeID, m protocol.VoteResponse) {
 	if n.role != Prospective {
 		return // a candidate waits out its election timeout
 	}
-	if m.LeaderID >= 0 && m.LeaderID != n.cfg.ID && n.leaderID < 0 {
+	if m.LeaderID >= 0 && !n.isSelf(m.LeaderID) && n.leaderID < 0 {
 		n.becomeFollower(n.epoch, m.LeaderID) // a voter knows this epoch's leader
 		return
 	}
@@ -191,7 +191,7 @@ func (n *Node) handleVoteResponse(from sim.NodeID, m protocol.VoteResponse) {
 // learnEpoch moves to a later epoch a message revealed (maybeTransition):
 // following its leader when it names one, unattached otherwise.
 func (n *Node) learnEpoch(epoch, leader int32) {
-	if leader >= 0 && leader != n.cfg.ID {
+	if leader >= 0 && !n.isSelf(leader) {
 		n.becomeFollower(epoch, leader)
 		return
 	}

@@ -123,7 +123,7 @@ func (n *Node) handleFetchResponse(m protocol.QuorumFetchResponse) {
 		return
 	}
 	f.inFlight = false
-	newLeader := m.LeaderID >= 0 && m.LeaderID != n.cfg.ID
+	newLeader := m.LeaderID >= 0 && !n.isSelf(m.LeaderID)
 	switch {
 	case m.LeaderEpoch > n.epoch:
 		n.learnEpoch(m.LeaderEpoch, m.LeaderID)
@@ -222,7 +222,9 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 	f.lastSuccess = n.sched.Clock.Elapsed()
 	n.armFetchTimeout()
 	snap := Snapshot{ID: m.SnapshotID, Records: m.Records}
-	n.events(fmt.Sprintf("%s: the metadata it lacks is only in a snapshot: loading the leader's snapshot at offset %d", n.cfg.Node, snap.ID.EndOffset))
+	if n.IsVoter() {
+		n.events(fmt.Sprintf("%s: the metadata it lacks is only in a snapshot: loading the leader's snapshot at offset %d", n.cfg.Node, snap.ID.EndOffset))
+	}
 	keep := false
 	if e, ok := n.log.Entry(snap.ID.EndOffset - 1); ok && e.Epoch == snap.ID.Epoch {
 		keep = true
@@ -240,4 +242,17 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 	n.hw = max(n.hw, snap.ID.EndOffset)
 	n.handOver()
 	n.sendFetch()
+}
+
+// peerDisconnected: the connection to a node closed (its process died).
+// A fetch in flight to it is answered by nobody: ask again (the leader
+// that died is found missing by the next fetch, or the fetch timeout).
+func (n *Node) peerDisconnected(peer sim.NodeID) {
+	if f := n.fetching; f != nil && f.inFlight && f.target == peer {
+		f.inFlight = false
+		if n.role == Follower && !n.IsVoter() {
+			f.lost = true // an observer asks the other voters for the leader
+		}
+		n.retryFetch()
+	}
 }

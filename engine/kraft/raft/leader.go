@@ -96,7 +96,7 @@ func (n *Node) handleBeginQuorumEpochResponse(from sim.NodeID, m protocol.BeginQ
 	}
 	if n.role == Leader && m.Error == protocol.None && m.LeaderEpoch == n.epoch {
 		if id := n.voterOf(from); id >= 0 {
-			n.replica(id).begun = true
+			n.replica(id, true).begun = true
 		}
 	}
 }
@@ -165,10 +165,14 @@ func (n *Node) becomeResigned(successors []int32) {
 	n.setTimer(n.randomElectionTimeout(), "election timeout", func() { n.becomeUnattached(n.epoch+1, -1) })
 }
 
-// replica returns the leader's record of node id, adding an observer.
-func (n *Node) replica(id int32) *replicaState {
+// replica returns the leader's record of voter or observer id, adding an
+// observer it has not seen. Difference from Kafka: loglab numbers
+// controllers and brokers apart (controller 1 and broker 1 are two
+// nodes), where Kafka requires node ids unique across the cluster; so a
+// replica is known by its id and whether it votes.
+func (n *Node) replica(id int32, voter bool) *replicaState {
 	for _, r := range n.leader.replicas {
-		if r.id == id {
+		if r.id == id && r.voter == voter {
 			return r
 		}
 	}
@@ -224,7 +228,7 @@ func (n *Node) handleFetch(from sim.NodeID, m protocol.QuorumFetchRequest) {
 	}
 	// A valid fetch: it tells where the replica is, and counts for
 	// check-quorum.
-	r := n.replica(m.ReplicaID)
+	r := n.replica(m.ReplicaID, n.voterOf(from) == m.ReplicaID)
 	now := n.sched.Clock.Elapsed()
 	r.lastFetch, r.begun = now, true
 	if m.FetchOffset >= n.log.EndOffset() {
@@ -323,7 +327,7 @@ func (n *Node) handleFetchSnapshot(from sim.NodeID, m protocol.FetchSnapshotRequ
 	case snap == nil || snap.ID != m.SnapshotID:
 		reply.Error = protocol.PositionOutOfRange // Kafka's SNAPSHOT_NOT_FOUND: fetch again
 	default:
-		r := n.replica(m.ReplicaID)
+		r := n.replica(m.ReplicaID, n.voterOf(from) == m.ReplicaID)
 		r.lastFetch, r.begun = n.sched.Clock.Elapsed(), true
 		if r.voter {
 			n.noteVoterFetch(r.id)

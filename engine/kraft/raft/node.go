@@ -75,7 +75,9 @@ func NewNode(cfg Config, net *sim.Network, sched *sim.Scheduler, rng *rand.Rand,
 }
 
 // IsVoter says whether the node votes (a controller) rather than observes.
-func (n *Node) IsVoter() bool { return slices.Contains(n.cfg.Voters, n.cfg.ID) }
+func (n *Node) IsVoter() bool {
+	return slices.Contains(n.cfg.Voters, n.cfg.ID) && n.cfg.VoterNode(n.cfg.ID) == n.cfg.Node
+}
 
 // Up says whether the node runs.
 func (n *Node) Up() bool { return n.up }
@@ -112,7 +114,7 @@ func (n *Node) Start() error {
 	switch {
 	case n.epoch < n.log.LastEpoch():
 		n.becomeUnattached(n.log.LastEpoch(), -1)
-	case n.leaderID == n.cfg.ID:
+	case n.isSelf(n.leaderID):
 		n.becomeResigned(nil)
 	case n.votedID == n.cfg.ID && n.IsVoter():
 		// It stood as a candidate in this epoch: it stands again, having
@@ -206,6 +208,13 @@ func (n *Node) appendLocal(entries []protocol.MetadataEntry) ([]protocol.Metadat
 // Handle takes a message addressed to this node and reports whether it
 // was one of KRaft's.
 func (n *Node) Handle(env *sim.Envelope) bool {
+	if d, ok := env.Msg.(sim.Disconnected); ok {
+		// Not only KRaft's: the owner hears of it too.
+		if n.up {
+			n.peerDisconnected(d.Peer)
+		}
+		return false
+	}
 	switch env.Msg.(type) {
 	case protocol.VoteRequest, protocol.VoteResponse, protocol.BeginQuorumEpochRequest, protocol.BeginQuorumEpochResponse,
 		protocol.EndQuorumEpochRequest, protocol.EndQuorumEpochResponse, protocol.QuorumFetchRequest,
@@ -366,3 +375,7 @@ func (n *Node) randomElectionTimeout() time.Duration {
 	}
 	return t + time.Duration(n.rng.Int64N(t.Milliseconds()))*time.Millisecond
 }
+
+// isSelf says whether a leader id names this node: only a voter can lead,
+// and loglab's observers (brokers) share ids with controllers.
+func (n *Node) isSelf(id int32) bool { return id == n.cfg.ID && n.IsVoter() }
