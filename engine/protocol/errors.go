@@ -32,10 +32,10 @@ const (
 	DuplicateBrokerRegistration  ErrorCode = 101
 
 	// KRaft's errors.
-	NotController          ErrorCode = 41
-	InconsistentVoterSet   ErrorCode = 94
-	InconsistentClusterID  ErrorCode = 104
-	PositionOutOfRange     ErrorCode = 99
+	NotController         ErrorCode = 41
+	InconsistentVoterSet  ErrorCode = 94
+	InconsistentClusterID ErrorCode = 104
+	PositionOutOfRange    ErrorCode = 99
 
 	// The group coordinator's errors.
 	OffsetMetadataTooLarge    ErrorCode = 12
@@ -107,9 +107,9 @@ var names = map[ErrorCode]string{
 	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
 	TransactionAborted: "TransactionAbortedException", IllegalState: "IllegalStateException", KafkaException: "KafkaException",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
-	NotController: "NOT_CONTROLLER", InconsistentVoterSet: "INCONSISTENT_VOTER_SET",
+	NotController:               "NOT_CONTROLLER", InconsistentVoterSet: "INCONSISTENT_VOTER_SET",
 	InconsistentClusterID: "INCONSISTENT_CLUSTER_ID", PositionOutOfRange: "POSITION_OUT_OF_RANGE",
-	OffsetMetadataTooLarge:      "OFFSET_METADATA_TOO_LARGE", CoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
+	OffsetMetadataTooLarge: "OFFSET_METADATA_TOO_LARGE", CoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
 	CoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE", NotCoordinator: "NOT_COORDINATOR",
 	IllegalGeneration: "ILLEGAL_GENERATION", InconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
 	InvalidGroupID: "INVALID_GROUP_ID", UnknownMemberID: "UNKNOWN_MEMBER_ID", InvalidSessionTimeout: "INVALID_SESSION_TIMEOUT",
