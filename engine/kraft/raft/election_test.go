@@ -265,6 +265,25 @@ func TestElectionTallies(t *testing.T) {
 			t.Fatalf("%+v", req)
 		}
 	})
+	t.Run("candidate restarted knowing the leader follows it", func(t *testing.T) {
+		// KafkaRaftClientTest.testInitializeAsCandidateFromStateStore with
+		// testHandleBeginQuorumRequest: it stood in epoch 3 (voted for
+		// itself), then followed c2, the epoch's leader, and crashed. Kafka
+		// restarts it as a candidate, which knows no leader: c2's
+		// BeginQuorumEpoch makes it a follower again at once.
+		s := newSolo(t, soloOpts{id: 1, voters: voters, seed: 7, preload: preloadState(3, 2, 1, nil)})
+		if st := s.node.Status(); st.Role != Candidate || st.Epoch != 3 || st.LeaderID != -1 || st.VotedID != 1 {
+			t.Fatalf("%v epoch %d leader %d voted %d, want a candidate in epoch 3 knowing no leader", st.Role, st.Epoch, st.LeaderID, st.VotedID)
+		}
+		s.inbox = nil
+		s.deliver("c2", protocol.BeginQuorumEpochRequest{ClusterID: "loglab", LeaderID: 2, LeaderEpoch: 3, VoterID: 1})
+		if st := s.node.Status(); st.Role != Follower || st.Epoch != 3 || st.LeaderID != 2 || st.VotedID != 1 {
+			t.Fatalf("after BeginQuorumEpoch: %v epoch %d leader %d voted %d, want a follower of 2", st.Role, st.Epoch, st.LeaderID, st.VotedID)
+		}
+		if f := lastSent[protocol.QuorumFetchRequest](s, "c2"); f.CurrentLeaderEpoch != 3 {
+			t.Fatalf("fetch %+v", f)
+		}
+	})
 	t.Run("leader restarted is resigned", func(t *testing.T) {
 		// QuorumStateTest.testInitializeAsResignedLeader / KafkaRaftClientTest.testInitializeAsResignedLeaderFromStateStore.
 		s := newSolo(t, soloOpts{id: 1, voters: voters, seed: 8, preload: preloadState(3, 1, 1, preloadLog(1, 3))})

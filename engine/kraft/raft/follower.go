@@ -183,7 +183,7 @@ func (n *Node) fetchSnapshot(id protocol.SnapshotID) {
 // entries never diverge, so the cut never reaches the high watermark.
 func (n *Node) truncateDiverging(d protocol.SnapshotID) {
 	epoch, mine := n.log.EndOffsetForEpoch(d.Epoch)
-	to := mine
+	to := max(mine, 0) // -1: no epoch that early here, nothing in common
 	if epoch == d.Epoch || d.Epoch == 0 {
 		to = min(mine, d.EndOffset)
 	}
@@ -222,6 +222,14 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 	f.lastSuccess = n.sched.Clock.Elapsed()
 	n.armFetchTimeout()
 	snap := Snapshot{ID: m.SnapshotID, Records: m.Records}
+	if snap.ID.EndOffset <= n.hw {
+		// It holds all of it already (the answer to a fetch slower than
+		// the request timeout named it): loading it again would drop the
+		// committed entries that follow it (Kafka's truncateToLatestSnapshot
+		// truncates only to a snapshot past the log).
+		n.sendFetch()
+		return
+	}
 	if n.IsVoter() {
 		n.events(fmt.Sprintf("%s: the metadata it lacks is only in a snapshot: loading the leader's snapshot at offset %d", n.cfg.Node, snap.ID.EndOffset))
 	}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +112,9 @@ type clusterOpts struct {
 	seed      uint64
 	cfg       func(*Config) // adjusts every node's config
 	noStart   bool
+	// sharedIDs numbers observers as loglab numbers brokers: b1 is node 1,
+	// like c1 (ids are unique per role, not across the cluster).
+	sharedIDs bool
 }
 
 // cluster is N voters c1..cN and observers b1..bM on one simulated network.
@@ -154,7 +158,7 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 		if o.cfg != nil {
 			o.cfg(&cfg)
 		}
-		m := &member{id: id, addr: addr, voter: slices.Contains(c.voters, id), cfg: cfg, store: NewMemStore(), l: newRecListener(addr)}
+		m := &member{id: id, addr: addr, voter: slices.Contains(c.voters, id) && voterNode(id) == addr, cfg: cfg, store: NewMemStore(), l: newRecListener(addr)}
 		m.l.onCommit = c.noteCommit
 		m.l.onLeader = c.noteLeader
 		m.node = NewNode(cfg, c.net, sched, sim.NewRand(o.seed*1000+uint64(idx)), m.store, m.l, func(s string) {
@@ -180,7 +184,11 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 		add(id, voterNode(id), i+1)
 	}
 	for i := 1; i <= o.observers; i++ {
-		add(observerID(i), sim.NodeID("b"+strconv.Itoa(i)), o.voters+i)
+		id := observerID(i)
+		if o.sharedIDs {
+			id = int32(i)
+		}
+		add(id, sim.NodeID("b"+strconv.Itoa(i)), o.voters+i)
 	}
 	if !o.noStart {
 		for _, m := range c.ms {
@@ -398,6 +406,11 @@ func (c *cluster) checkInvariants() {
 	c.t.Helper()
 	var errs []string
 	errs = append(errs, c.violations...)
+	for _, e := range c.events {
+		if strings.Contains(e, "INVARIANT") {
+			errs = append(errs, e)
+		}
+	}
 	for _, m := range c.ms {
 		errs = append(errs, m.l.errs...)
 	}
@@ -466,15 +479,16 @@ func (c *cluster) roleHistory(addr sim.NodeID) []transitionRec {
 // messages by hand and reads what the node sent them (Kafka's
 // RaftClientTestContext).
 type solo struct {
-	t     testing.TB
-	clock *sim.Clock
-	sched *sim.Scheduler
-	net   *sim.Network
-	addr  sim.NodeID
-	node  *Node
-	store *MemStore
-	l     *recListener
-	inbox []*sim.Envelope // messages the node sent that reached a fake peer
+	t      testing.TB
+	clock  *sim.Clock
+	sched  *sim.Scheduler
+	net    *sim.Network
+	addr   sim.NodeID
+	node   *Node
+	store  *MemStore
+	l      *recListener
+	inbox  []*sim.Envelope // messages the node sent that reached a fake peer
+	events []string
 }
 
 type soloOpts struct {
@@ -503,7 +517,7 @@ func newSolo(t testing.TB, o soloOpts) *solo {
 	if o.preload != nil {
 		o.preload(s.store)
 	}
-	s.node = NewNode(cfg, s.net, sched, sim.NewRand(o.seed), s.store, s.l, nil)
+	s.node = NewNode(cfg, s.net, sched, sim.NewRand(o.seed), s.store, s.l, func(e string) { s.events = append(s.events, e) })
 	s.net.Attach(s.addr, func(env *sim.Envelope) { s.node.Handle(env) })
 	fake := func(env *sim.Envelope) { s.inbox = append(s.inbox, env) }
 	for _, v := range o.voters {

@@ -220,7 +220,10 @@ func (n *Node) handleFetch(from sim.NodeID, m protocol.QuorumFetchRequest) {
 			if snap := n.log.LatestSnapshot(); snap != nil && end < n.log.StartOffset() {
 				reply.Snapshot = &snap.ID
 			} else {
-				reply.Diverging = &protocol.SnapshotID{Epoch: epoch, EndOffset: max(end, 0)}
+				// No epoch in common: epoch 0 at offset 0, as Kafka's
+				// endOffsetForEpoch answers, which the follower truncates
+				// to (truncateDiverging's epoch 0).
+				reply.Diverging = &protocol.SnapshotID{Epoch: max(epoch, 0), EndOffset: max(end, 0)}
 			}
 			n.send(from, reply)
 			return

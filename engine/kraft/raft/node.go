@@ -118,8 +118,10 @@ func (n *Node) Start() error {
 		n.becomeResigned(nil)
 	case n.votedID == n.cfg.ID && n.IsVoter():
 		// It stood as a candidate in this epoch: it stands again, having
-		// voted for itself already.
+		// voted for itself already, knowing no leader (Kafka's
+		// CandidateState), so the leader's BeginQuorumEpoch is followed.
 		n.transition(Candidate)
+		n.leaderID = -1
 		n.election = &electionState{granted: map[int32]bool{n.cfg.ID: true}, rejected: map[int32]bool{}}
 		n.setTimer(n.randomElectionTimeout(), "election timeout", n.becomeProspective)
 		n.requestVotes(false)

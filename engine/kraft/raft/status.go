@@ -51,8 +51,9 @@ func (n *Node) Status() Status {
 		now := n.sched.Clock.Elapsed()
 		for _, r := range n.leader.replicas {
 			rs := ReplicaStatus{ID: r.id, Voter: r.voter, LogEndOffset: r.endOffset, LastFetch: r.lastFetch, LastCaughtUp: r.lastCaughtUp}
-			if r.id == n.cfg.ID {
-				// The leader's own row: its log end, as of now.
+			if r.voter && r.id == n.cfg.ID {
+				// The leader's own row (not an observer sharing its id):
+				// its log end, as of now.
 				rs.LogEndOffset, rs.LastFetch, rs.LastCaughtUp = n.log.EndOffset(), now, now
 			}
 			s.Replicas = append(s.Replicas, rs)
