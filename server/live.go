@@ -89,10 +89,10 @@ const errClusterClosed = "error: this cluster is closed: it was removed after be
 // election raft held on its own (real time: raft runs on it).
 const quorumCheckEvery = time.Second
 
-// watchQuorum hands the raft leadership back to the active controller
-// when raft moved it on its own while nobody typed a command (a busy
-// machine delays heartbeats), and pushes the view again, so an idle
-// page never shows raft and the simulation disagreeing for long.
+// watchQuorum follows controllers that are separate processes (serve
+// -controllers): they elect in real time, so a new leader can appear
+// while nobody types; the cluster takes it as its active controller and
+// every page sees it. The simulated quorum elects only in virtual time.
 func (s *liveSession) watchQuorum() {
 	t := time.NewTicker(quorumCheckEvery)
 	defer t.Stop()
@@ -122,7 +122,7 @@ func (s *liveSession) followQuorum() (pushed bool) {
 		}
 	}()
 	c := s.lab.Cluster()
-	if c == nil || !c.QuorumDrifted() {
+	if c == nil || !c.FollowRemoteQuorum() {
 		return false
 	}
 	return s.publishView(nil, false) == nil

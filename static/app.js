@@ -169,20 +169,6 @@
       }
     }
     setStatus("engine running in this page", "ok");
-    // Raft runs on real time: should it elect another leader on its own
-    // between commands, hand the leadership back and redraw, in the chain
-    // so that it never interleaves with a command. One check at a time: on
-    // a slow machine checks queued every second would pile up ahead of the
-    // learner's commands.
-    let following = false;
-    setInterval(() => {
-      if (following) return;
-      following = true;
-      chain = chain
-        .then(() => globalThis.loglab.followQuorum())
-        .then(draw)
-        .finally(() => { following = false; });
-    }, 1000);
     globalThis.loglabApp = { send, applyUpdate, setStatus, after: (work) => (chain = chain.then(work)) }; // for timeline.js
     ready(send);
   }

@@ -16,7 +16,6 @@ import (
 //	    the whole view, or ("" and) the fragments [{key, html}] that changed;
 //	    neither when globalThis.loglabQueued() says more commands wait (the
 //	    last of them draws)
-//	loglab.followQuorum()   -> Promise<{view, fragments}>, both empty when nothing changed
 //	loglab.redraw()         -> Promise<{view}>: the whole view, for a page
 //	    that could not place a fragment
 //	loglab.starter          -> the commands a new lab runs first
@@ -57,9 +56,6 @@ func main() {
 			}
 			return out
 		})
-	}))
-	api.Set("followQuorum", js.FuncOf(func(js.Value, []js.Value) any {
-		return promise(func() any { return s.followQuorum().js() })
 	}))
 	api.Set("redraw", js.FuncOf(func(js.Value, []js.Value) any {
 		return promise(func() any { return map[string]any{"view": s.redraw()} })

@@ -136,19 +136,3 @@ func (s *session) run(line string) update {
 	return u
 }
 
-// followQuorum hands the raft leadership back to the active controller
-// when raft moved it on its own since the last command (a busy tab, a
-// garbage collection in WASM's one thread), and returns what that changed
-// in the view; nothing when raft and the simulation agree. The page calls
-// it now and then, between commands, so an idle lab never shows them
-// disagreeing for long.
-func (s *session) followQuorum() drawing {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.current().Cluster()
-	if c == nil || !c.QuorumDrifted() {
-		return drawing{}
-	}
-	d, _ := s.drawChanges()
-	return d
-}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/kraft/raft"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
@@ -77,6 +78,9 @@ type Broker struct {
 	offline     []protocol.TopicPartition
 	damaged     []protocol.TopicPartition
 	pendingMeta []protocol.MetadataRecord
+	// observer fetches the metadata log (metadata_observer.go); nil when
+	// the controllers push it (controllers in other processes).
+	observer *raft.Node
 
 	produces []*delayedProduce
 	fetches  []*delayedFetch
@@ -132,6 +136,9 @@ func (b *Broker) after(d time.Duration, name string, fn func()) *sim.Event {
 func (b *Broker) Stop() {
 	b.alive = false
 	b.net.SetDown(b.Node, true)
+	if b.observer != nil {
+		b.observer.Crash()
+	}
 	for _, r := range b.replicas {
 		r.Log.Close()
 	}
@@ -168,6 +175,9 @@ func (b *Broker) send(to sim.NodeID, m sim.Message) { b.net.Send(b.Node, to, m) 
 
 func (b *Broker) handle(env *sim.Envelope) {
 	if !b.alive {
+		return
+	}
+	if b.observer != nil && b.observer.Handle(env) {
 		return
 	}
 	switch env.Msg.(type) {

@@ -30,20 +30,22 @@ type Config struct {
 	AutoLeaderRebalance    bool
 	ImbalanceCheckInterval time.Duration
 
-	// MetadataDir, when set, keeps the controllers' raft logs, state and
-	// snapshots in files under it (controller-N/), so that a cluster opened
-	// again on it resumes its metadata; empty keeps them in memory.
+	// MetadataDir, when set, keeps the controllers' quorum-state, metadata
+	// log and snapshots in files under it on the cluster's storage
+	// (controller-N/), so that a cluster opened again on it resumes its
+	// metadata; empty keeps them in the simulation's memory.
 	MetadataDir string
-	// SnapshotThreshold is how many raft entries pile up before the
-	// controllers snapshot (32; hashicorp/raft's SnapshotThreshold).
+	// SnapshotThreshold is how many metadata records a controller commits
+	// between two snapshots (32; Kafka counts bytes,
+	// metadata.log.max.record.bytes.between.snapshots).
 	SnapshotThreshold int
-	// OpenQuorum, when set, supplies the quorum instead (controllers in
-	// other processes); nil starts one in this process.
+	// OpenQuorum, when set, supplies the quorum instead: controllers that
+	// are separate processes (hashicorp/raft, in real time); nil simulates
+	// the KRaft quorum with the rest of the cluster.
 	OpenQuorum func(controllers int) (kraft.Quorum, error)
-	// Pace, when set, is called every paceEvery simulation events. A
-	// driver with one thread and no preemption (WASM) uses it to yield, so
-	// that raft's timers fire during a long simulation instead of starving
-	// and causing elections (docs/architecture.md, "Making hashicorp/raft deterministic").
+	// Pace, when set, is called every paceEvery simulation events, for a
+	// driver with one thread and no preemption (WASM) that wants to yield
+	// to its page during a long simulation.
 	Pace func()
 }
 
@@ -89,7 +91,8 @@ type Cluster struct {
 	rng          *rand.Rand
 	fs           storage.FS              // shared real storage, or nil: one crashable memory disk per broker
 	disks        []*storage.CrashableMem // per broker, when fs is nil
-	quorum       kraft.Quorum
+	voters       []*voter     // the simulated KRaft quorum (quorum_sim.go), or nil
+	remote       kraft.Quorum // controllers that are separate processes, or nil
 	meta         *metadataLog
 	controllerUp []bool            // index = id - 1
 	activeID     int               // the active controller, 0 for none
@@ -141,31 +144,49 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	q, err := openQuorum(cfg)
-	if err != nil {
-		c.closeAckedFile()
-		return nil, err
-	}
-	c.quorum, c.meta = q, newMetadataLog(q)
 	for range cfg.Controllers {
 		c.controllerUp = append(c.controllerUp, true)
 	}
-	c.activate()
-	if c.activeID == 0 {
-		q.Close()
-		c.closeAckedFile()
-		return nil, fmt.Errorf("%w: no controller was elected", ErrNotController)
+	if cfg.OpenQuorum != nil {
+		q, err := cfg.OpenQuorum(cfg.Controllers)
+		if err != nil {
+			c.closeAckedFile()
+			return nil, err
+		}
+		c.remote, c.meta = q, newMetadataLog(q)
+		c.activateRemote()
+		if c.activeID == 0 {
+			q.Close()
+			c.closeAckedFile()
+			return nil, fmt.Errorf("%w: no controller was elected", ErrNotController)
+		}
+	} else {
+		c.meta = newMetadataLog(nil)
+		c.controller = kraft.StandbyController(kraft.NewImage())
+		if err := c.startVoters(); err != nil {
+			c.closeVoters()
+			c.closeAckedFile()
+			return nil, err
+		}
 	}
 	c.meta.onCommit = c.watchMetadata()
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMemWithWriteback(clock.Elapsed))
 		}
-		c.brokers = append(c.brokers, broker.New(int32(i+1), cfg.Broker, c.net, sched, c.diskOf(int32(i+1)), c.event))
+		b, err := c.newBroker(i + 1)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.brokers = append(c.brokers, b)
 	}
 	ok, err := c.RunUntil(func() bool { return c.allUnfenced() }, time.Minute)
 	if err == nil && !ok {
 		err = fmt.Errorf("the brokers did not register with the controller")
+		if c.activeID == 0 {
+			err = fmt.Errorf("%w: no controller was elected", ErrNotController)
+		}
 	}
 	if err != nil {
 		c.Close()
@@ -181,6 +202,18 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	return c, nil
 }
 
+// newBroker starts broker id; with the simulated quorum it observes the
+// metadata log as Kafka 4.x brokers do.
+func (c *Cluster) newBroker(id int) (*broker.Broker, error) {
+	b := broker.New(int32(id), c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
+	if c.remote == nil {
+		if err := b.ObserveMetadata(c.quorumConfig(int32(id), b.Node), c.quorumRand(b.Node)); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
 func (c *Cluster) diskOf(id int32) storage.FS {
 	if c.fs != nil {
 		return c.fs
@@ -189,6 +222,9 @@ func (c *Cluster) diskOf(id int32) storage.FS {
 }
 
 func (c *Cluster) allUnfenced() bool {
+	if c.activeID == 0 || c.meta.End() < c.activeLogEnd() {
+		return false // not until what the controller wrote is committed
+	}
 	for _, b := range c.brokers {
 		if !b.Alive() {
 			continue

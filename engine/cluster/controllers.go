@@ -3,59 +3,32 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/loglab/loglab/engine/kraft"
-	"github.com/loglab/loglab/engine/kraft/quorum"
+	"github.com/loglab/loglab/engine/kraft/raft"
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// The controller quorum: a hashicorp/raft quorum replicates the metadata
-// log; its leader is the active controller and runs kraft.Controller, the
-// only code that decides. The simulation waits for raft whenever it asks
-// it something, so virtual time stands still during an election: in the
-// simulation a controller failover is instantaneous, where Kafka's takes
-// controller.quorum.fetch.timeout.ms (2 s) to notice plus an election.
+// The controllers. Inside the simulation they are KRaft voters on the
+// simulated network (quorum_sim.go): a controller failover takes what it
+// takes in Kafka, controller.quorum.fetch.timeout.ms to notice and an
+// election, in virtual time. Controllers that are separate OS processes
+// (Config.OpenQuorum, hashicorp/raft in engine/kraft/quorum) run in real
+// time: the simulation waits for them whenever it asks them something.
 
 // ErrNotController is Kafka's NOT_CONTROLLER: no controller is active.
 var ErrNotController = errors.New("NOT_CONTROLLER")
 
-// raftTimeout is the quorum's T (quorum.Config.HeartbeatTimeout): 100 ms,
-// twice the 50 ms that was measured to fail over in ~106 ms in WASM on an
-// idle machine,
-// because the leader steps down when it misses a majority for T, and a
-// loaded 2-core machine or a garbage collection in WASM's single thread
-// pauses raft's goroutines for tens of milliseconds. A failover takes
-// 2T-4T of real time.
-const raftTimeout = 100 * time.Millisecond
-
-// defaultSnapshotThreshold is how many raft entries pile up before every
-// controller snapshots: small, so that a lesson sees one happen.
-const defaultSnapshotThreshold = 32
-
-// openQuorum starts the controllers and waits for the first election.
-func openQuorum(cfg Config) (kraft.Quorum, error) {
-	if cfg.OpenQuorum != nil {
-		return cfg.OpenQuorum(cfg.Controllers)
-	}
-	threshold := cfg.SnapshotThreshold
-	if threshold == 0 {
-		threshold = defaultSnapshotThreshold
-	}
-	return quorum.New(quorum.Config{Controllers: cfg.Controllers, Dir: cfg.MetadataDir, HeartbeatTimeout: raftTimeout,
-		SnapshotOnCommit: true, SnapshotThreshold: uint64(threshold), TrailingLogs: uint64(max(threshold/4, 1))})
-}
-
-// activate makes the raft leader the active controller, resuming from the
-// image it replayed; without a majority of controllers running there is
-// none, and the controller's address stops answering.
-func (c *Cluster) activate() {
+// activateRemote makes the leader of the quorum of processes the active
+// controller, resuming from the image it replayed; without one, the
+// controller's address stops answering.
+func (c *Cluster) activateRemote() {
 	if !c.quorumHasMajority() {
 		c.deactivate()
 		return
 	}
-	img := c.quorum.ActiveImage()
-	leader := c.quorum.Leader()
+	img := c.remote.ActiveImage()
+	leader := c.remote.Leader()
 	if img == nil || leader == 0 {
 		c.deactivate()
 		return
@@ -68,10 +41,8 @@ func (c *Cluster) activate() {
 	}
 	c.controller = kraft.NewController(c.controllerConfig(), c.net, c.sched, c.rng, c.meta, img, c.event)
 	c.activeID = leader
-	c.placePartition() // ctl is where the active controller is
+	c.placePartition()
 	if c.started {
-		// Not the raft term: a machine hiccup can add elections, and the
-		// transcript must not depend on them (show quorum has the terms).
 		c.event(fmt.Sprintf("controller %d is the active controller now: it resumes from metadata offset %d, every broker's session starts afresh",
 			leader, img.Offset))
 	}
@@ -80,9 +51,12 @@ func (c *Cluster) activate() {
 func (c *Cluster) deactivate() {
 	if c.controller != nil && !c.controller.Stopped() {
 		c.controller.Stop()
-		why := fmt.Sprintf("%d of %d controllers run, a majority is %d", c.controllersUp(), c.config.Controllers, c.majority())
-		if c.controllersUp() >= c.majority() {
-			why = fmt.Sprintf("no %d of the %d controllers reach each other across the network partition", c.majority(), c.config.Controllers)
+		why := fmt.Sprintf("controller %d no longer leads the quorum", c.activeID)
+		if c.remote != nil {
+			why = fmt.Sprintf("%d of %d controllers run, a majority is %d", c.controllersUp(), c.config.Controllers, c.majority())
+			if c.controllersUp() >= c.majority() {
+				why = fmt.Sprintf("no %d of the %d controllers reach each other across the network partition", c.majority(), c.config.Controllers)
+			}
 		}
 		c.event("no active controller: " + why + "; brokers keep their last metadata, nothing is fenced, elected or changed in any ISR")
 	}
@@ -130,7 +104,8 @@ func (c *Cluster) quorumHasMajority() bool {
 }
 
 // CrashController stops controller id. When it was the active controller,
-// the quorum elects another (if a majority still runs), which takes over.
+// the others notice (controller.quorum.fetch.timeout.ms) and elect another,
+// if a majority of them still runs.
 func (c *Cluster) CrashController(id int) error {
 	if err := c.checkControllerID(id); err != nil {
 		return err
@@ -138,20 +113,27 @@ func (c *Cluster) CrashController(id int) error {
 	if !c.controllerUp[id-1] {
 		return fmt.Errorf("controller %d is already down", id)
 	}
-	if err := c.quorum.Crash(id); err != nil {
-		return err
+	if c.remote != nil {
+		if err := c.remote.Crash(id); err != nil {
+			return err
+		}
+	} else {
+		c.voter(id).node.Crash()
+		c.net.SetDown(controllerNode(id), true)
 	}
 	c.controllerUp[id-1] = false
 	c.event(fmt.Sprintf("controller %d crashed", id))
-	if id == c.activeID || !c.quorumHasMajority() {
-		c.activate()
+	if c.remote != nil && (id == c.activeID || !c.quorumHasMajority()) {
+		c.activateRemote()
+	} else if id == c.activeID {
+		c.deactivate()
 	}
 	return nil
 }
 
-// RestartController starts controller id on its stores; it catches up
-// from the active controller's log, or its snapshot if the log it missed
-// was compacted. If it completes a majority, a controller becomes active.
+// RestartController starts controller id on its stores: it restores its
+// latest snapshot and catches up from the leader (by snapshot, if the
+// leader's log no longer holds what it missed).
 func (c *Cluster) RestartController(id int) error {
 	if err := c.checkControllerID(id); err != nil {
 		return err
@@ -159,13 +141,22 @@ func (c *Cluster) RestartController(id int) error {
 	if c.controllerUp[id-1] {
 		return fmt.Errorf("controller %d is running", id)
 	}
-	if err := c.quorum.Restart(id); err != nil {
-		return err
+	if c.remote != nil {
+		if err := c.remote.Restart(id); err != nil {
+			return err
+		}
+	} else {
+		v := c.voter(id)
+		v.image = kraft.NewImage()
+		c.net.SetDown(controllerNode(id), false)
+		if err := v.node.Start(); err != nil {
+			return fmt.Errorf("controller %d: %w", id, err)
+		}
 	}
 	c.controllerUp[id-1] = true
 	c.event(fmt.Sprintf("controller %d restarted", id))
-	if c.activeID == 0 {
-		c.activate()
+	if c.remote != nil && c.activeID == 0 {
+		c.activateRemote()
 	}
 	return nil
 }
@@ -175,48 +166,6 @@ func (c *Cluster) checkControllerID(id int) error {
 		return fmt.Errorf("no controller %d (controllers are 1-%d)", id, c.config.Controllers)
 	}
 	return nil
-}
-
-// FollowQuorum undoes an election raft held on its own since the
-// simulation last asked. Raft keeps real time: on a machine too busy to
-// run its heartbeats on time (a loaded CI runner, a browser tab doing
-// other work, a garbage collection in WASM's single thread) the followers
-// stop believing in the leader and elect another between two commands.
-// That is the machine's hiccup, not an event of the simulated cluster,
-// whose virtual time did not move, so the leadership goes back to the
-// controller the simulation made active (raft's leadership transfer): who
-// is active stays a function of the commands. Only the raft terms in
-// `show quorum` tell it happened.
-func (c *Cluster) FollowQuorum() {
-	if c.activeID == 0 || !c.quorumHasMajority() {
-		return
-	}
-	if leader := c.quorum.Leader(); leader != c.activeID {
-		if err := c.quorum.TransferLeadership(c.activeID); err != nil {
-			c.event(fmt.Sprintf("the quorum elected controller %d on its own (a busy machine) and did not hand the leadership back to controller %d: %v", leader, c.activeID, err))
-			c.activate()
-		}
-	}
-}
-
-// QuorumDrifted says whether raft elected a leader on its own since the
-// simulation last looked: another controller than the active one leads.
-// A driver that shows the cluster between commands (the live server)
-// checks it now and then, and draws the view again, which hands the
-// leadership back (View calls FollowQuorum).
-func (c *Cluster) QuorumDrifted() bool {
-	return c.activeID != 0 && c.quorumHasMajority() && c.quorum.Leader() != c.activeID
-}
-
-// RaftHiccup makes the raft leader hand its leadership to another
-// controller, as happens on its own when a busy machine delays the
-// leader's heartbeats: for tests of what the drivers show then.
-func (c *Cluster) RaftHiccup() error {
-	q, ok := c.quorum.(interface{ StepDown() error })
-	if !ok {
-		return fmt.Errorf("this quorum cannot step down on demand")
-	}
-	return q.StepDown()
 }
 
 // ControllersDown lists the crashed controllers in id order.
@@ -233,16 +182,53 @@ func (c *Cluster) ControllersDown() []int {
 // ActiveController is the active controller's id, 0 when there is none.
 func (c *Cluster) ActiveController() int { return c.activeID }
 
-// QuorumStatus describes every controller once the quorum has settled.
+// QuorumStatus describes every controller.
 func (c *Cluster) QuorumStatus() []kraft.ControllerStatus {
-	c.quorum.Settle()
-	return c.quorum.Status()
+	if c.remote != nil {
+		c.remote.Settle()
+		return c.remote.Status()
+	}
+	out := make([]kraft.ControllerStatus, len(c.voters))
+	for i, v := range c.voters {
+		out[i] = controllerStatus(v.node.Status(), c.controllerUp[i])
+	}
+	return out
 }
 
-// MetadataLog is the metadata log (__cluster_metadata).
+// controllerStatus maps a KRaft node's status onto the panel's fields:
+// terms are epochs, indexes metadata offsets.
+func controllerStatus(s raft.Status, up bool) kraft.ControllerStatus {
+	role := map[raft.Role]string{raft.Unattached: "unattached", raft.Prospective: "prospective", raft.Candidate: "candidate",
+		raft.Leader: "leader", raft.Follower: "follower", raft.Resigned: "resigned"}[s.Role]
+	if !up {
+		role = "shutdown"
+	}
+	out := kraft.ControllerStatus{ID: int(s.ID), Role: role, Leader: max(int(s.LeaderID), 0), Term: uint64(max(s.Epoch, 0)),
+		LastIndex: uint64(s.LogEnd), CommitIndex: uint64(s.HighWatermark), AppliedIndex: uint64(s.HighWatermark),
+		FirstIndex: uint64(s.LogStart), MetadataStart: s.LogStart, MetadataEnd: s.LogEnd, RestoredOffset: -1}
+	if s.SnapshotEnd >= 0 {
+		out.SnapshotIndex = uint64(s.SnapshotEnd)
+	}
+	return out
+}
+
+// MetadataLog is the committed metadata log (__cluster_metadata).
 func (c *Cluster) MetadataLog() interface {
 	ReadLog(from int64) ([]protocol.MetadataRecord, int64, error)
 	End() int64
 } {
 	return c.meta
+}
+
+// FollowRemoteQuorum follows controllers that are separate processes:
+// they run in real time and may elect another leader between two
+// commands, a real event of their own; the new leader becomes the active
+// controller. It reports whether the active controller changed. The
+// simulated quorum needs none of this: it elects only in virtual time.
+func (c *Cluster) FollowRemoteQuorum() bool {
+	if c.remote == nil || !c.quorumHasMajority() || c.remote.Leader() == c.activeID {
+		return false
+	}
+	c.activateRemote()
+	return true
 }

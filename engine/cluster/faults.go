@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 
-	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/sim"
 )
 
@@ -43,7 +42,11 @@ func (c *Cluster) RestartBroker(id int) error {
 		return fmt.Errorf("broker %d is running", id)
 	}
 	c.net.SetDown(b.Node, false)
-	c.brokers[id-1] = broker.New(int32(id), c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
+	b, err := c.newBroker(id)
+	if err != nil {
+		return err
+	}
+	c.brokers[id-1] = b
 	return nil
 }
 
@@ -60,8 +63,11 @@ func (c *Cluster) NodeFor(name string) (sim.NodeID, error) {
 	if name == "ctl" || name == "controller" {
 		return "ctl", nil
 	}
+	if id, ok := c.ControllerFor(name); ok && c.remote == nil {
+		return controllerNode(id), nil
+	}
 	if c.Producer(name) != nil || c.Consumer(name) != nil {
 		return sim.NodeID(name), nil
 	}
-	return "", fmt.Errorf("no node %q: use a broker number, ctl, a client name, or in net partition a controller c1-c%d", name, c.config.Controllers)
+	return "", fmt.Errorf("no node %q: use a broker number, ctl, a controller c1-c%d or a client name", name, c.config.Controllers)
 }

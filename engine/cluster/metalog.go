@@ -5,32 +5,45 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// metadataLog is the quorum's log as the simulation uses it: appends go
-// to raft and block until committed; the records committed since the
-// cluster started are also kept here, so that reading them (the checker
-// does after every step, brokers catch up from it) never waits on raft
-// and never depends on which controller answers.
+// metadataLog is the committed metadata log as the simulation reads it:
+// the records committed since the cluster started, in offset order, kept
+// here so that reading them (the checker does after every step, the views
+// and metrics do) never depends on which controller answers. With the
+// simulated quorum, the first voter to commit an offset adds it (commit);
+// with controllers in other processes, Append goes to their quorum and
+// returns once committed.
 type metadataLog struct {
-	q      kraft.Quorum
-	first  int64 // offset of recent[0]: where the log ended when the cluster started
+	remote kraft.Quorum // controllers in other processes, or nil
+	first  int64        // offset of recent[0]: where the log ended when the cluster started
 	recent []protocol.MetadataRecord
-	// onCommit sees every record committed through Append (metrics.go).
+	epochs []int32 // the leader epoch of each of recent (simulated quorum)
+	// onCommit sees every record committed (metrics, the transcript).
 	onCommit func([]protocol.MetadataRecord)
 }
 
-func newMetadataLog(q kraft.Quorum) *metadataLog {
-	return &metadataLog{q: q, first: q.End()}
+func newMetadataLog(remote kraft.Quorum) *metadataLog {
+	m := &metadataLog{remote: remote}
+	if remote != nil {
+		m.first = remote.End()
+	}
+	return m
 }
 
+// commit adds records committed by the simulated quorum.
+func (m *metadataLog) commit(records []protocol.MetadataRecord) {
+	m.recent = append(m.recent, records...)
+	if m.onCommit != nil {
+		m.onCommit(records)
+	}
+}
+
+// Append commits records through the quorum of processes.
 func (m *metadataLog) Append(records []protocol.MetadataRecord) ([]protocol.MetadataRecord, error) {
-	out, err := m.q.Append(records)
+	out, err := m.remote.Append(records)
 	if err != nil {
 		return nil, err
 	}
-	m.recent = append(m.recent, out...)
-	if m.onCommit != nil {
-		m.onCommit(out)
-	}
+	m.commit(out)
 	return out, nil
 }
 
@@ -40,12 +53,14 @@ func (m *metadataLog) Read(from int64) []protocol.MetadataRecord {
 }
 
 // ReadLog reads from memory when it can; records from before this
-// cluster started come from the quorum, which may have compacted them.
+// cluster started come from the quorum of processes, which may have
+// compacted them.
 func (m *metadataLog) ReadLog(from int64) ([]protocol.MetadataRecord, int64, error) {
 	from = max(from, 0)
-	if from < m.first {
-		return m.q.ReadLog(from)
+	if from < m.first && m.remote != nil {
+		return m.remote.ReadLog(from)
 	}
+	from = max(from, m.first)
 	if from >= m.End() {
 		return nil, m.first, nil
 	}

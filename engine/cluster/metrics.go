@@ -38,6 +38,15 @@ type leadership struct {
 func (c *Cluster) watchMetadata() func([]protocol.MetadataRecord) {
 	m := &c.ctlMeters
 	m.leadership = map[protocol.TopicPartition]leadership{}
+	if c.remote == nil {
+		// The simulated quorum: its records arrive as its voters commit them.
+		return func(recs []protocol.MetadataRecord) {
+			for _, r := range recs {
+				c.event("controller: " + r.Describe())
+				m.replay(r, c.clock.Elapsed())
+			}
+		}
+	}
 	for _, t := range c.controller.Image().Topics {
 		for i, p := range t.Partitions {
 			if p != nil {
@@ -47,6 +56,7 @@ func (c *Cluster) watchMetadata() func([]protocol.MetadataRecord) {
 	}
 	return func(recs []protocol.MetadataRecord) {
 		for _, r := range recs {
+			c.event("controller: " + r.Describe())
 			m.replay(r, c.clock.Elapsed())
 		}
 	}

@@ -14,9 +14,9 @@ import (
 //
 // A partition's groups name brokers, clients and controllers. Brokers and
 // clients are nodes of the simulated network. Controllers are named c1,
-// c2, ...: the raft quorum's links between them are cut as the groups say
-// (engine/kraft/quorum/partition.go), so a controller alone cannot commit
-// and a connected majority elects a new active controller.
+// c2, ...: each is a node of the simulated network, so a partition cuts
+// them apart like any node; a controller alone cannot commit and a
+// connected majority elects a new active controller.
 //
 // `ctl` stays what brokers talk to: the active controller (Kafka brokers
 // heartbeat to, and fetch metadata from, the active controller only).
@@ -44,10 +44,11 @@ func (c *Cluster) ControllerFor(name string) (int, bool) {
 
 func controllerNode(id int) sim.NodeID { return sim.NodeID("c" + strconv.Itoa(id)) }
 
-// PartitionNetwork splits the network into groups (see above) and returns once
-// the quorum has settled into it: when the active controller is cut off
-// from its majority, it has stepped down and the majority's new active
-// controller has taken over.
+// PartitionNetwork splits the network into groups (see above). The
+// simulated quorum takes it as it comes, in virtual time: a leader cut off
+// from its majority resigns by check-quorum, and a connected majority
+// elects another. Controllers in other processes are cut apart on their
+// real network, and the call returns once they have settled into it.
 func (c *Cluster) PartitionNetwork(groups [][]sim.NodeID) error {
 	namesCtl, namesControllers := false, false
 	for _, g := range groups {
@@ -65,13 +66,15 @@ func (c *Cluster) PartitionNetwork(groups [][]sim.NodeID) error {
 	}
 	before := c.activeID
 	c.partition = slices.Clone(groups)
-	if err := c.quorum.Partition(c.controllersConnectedFunc()); err != nil {
-		return err
+	if c.remote != nil {
+		if err := c.remote.Partition(c.controllersConnectedFunc()); err != nil {
+			return err
+		}
+		if before != 0 && !c.quorumReaches(before) {
+			c.event(fmt.Sprintf("controller %d is cut off from a majority of the quorum: it stepped down and cannot commit metadata", before))
+		}
+		c.activateRemote()
 	}
-	if before != 0 && !c.quorumReaches(before) {
-		c.event(fmt.Sprintf("controller %d is cut off from a majority of the quorum: it stepped down and cannot commit metadata", before))
-	}
-	c.activate()
 	c.placePartition()
 	return nil
 }
@@ -81,13 +84,16 @@ func (c *Cluster) HealNetwork() error {
 	c.net.Heal()
 	cut := c.controllersCut()
 	c.partition = nil
+	if c.remote == nil {
+		return nil
+	}
 	if cut {
-		if err := c.quorum.Partition(nil); err != nil {
+		if err := c.remote.Partition(nil); err != nil {
 			return err
 		}
 	}
-	if c.activeID == 0 || c.activeID != c.quorum.Leader() {
-		c.activate()
+	if c.activeID == 0 || c.activeID != c.remote.Leader() {
+		c.activateRemote()
 	}
 	return nil
 }

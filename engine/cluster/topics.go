@@ -215,7 +215,7 @@ func (c *Cluster) Close() error {
 	if c.controller != nil {
 		c.controller.Stop()
 	}
-	errs = append(errs, c.quorum.Close(), c.closeAckedFile())
+	errs = append(errs, c.closeVoters(), c.closeAckedFile())
 	return errors.Join(errs...)
 }
 
@@ -232,9 +232,16 @@ func (c *Cluster) closeAckedFile() error {
 // storage starts empty.
 func (c *Cluster) Destroy() error {
 	c.Close()
-	if r, ok := c.quorum.(interface{ Remove() error }); ok {
+	if r, ok := c.remote.(interface{ Remove() error }); ok {
 		if err := r.Remove(); err != nil {
 			return err
+		}
+	}
+	if c.fs != nil && c.config.MetadataDir != "" && c.remote == nil {
+		for id := 1; id <= c.config.Controllers; id++ {
+			if err := c.fs.RemoveAll(fmt.Sprintf("%s/controller-%d", c.config.MetadataDir, id)); err != nil {
+				return err
+			}
 		}
 	}
 	if c.fs == nil {

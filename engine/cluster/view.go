@@ -19,13 +19,7 @@ const messagesShown = 40
 
 // View snapshots the cluster for the UI. It copies what it shows, so the
 // result stays valid however the cluster changes afterwards.
-//
-// A page is also rendered with no command typed (a page opened on an idle
-// live cluster), and raft may have elected a leader on its own since the
-// last command: View first hands the leadership back (FollowQuorum), so
-// the quorum panel never shows raft and the simulation disagreeing.
 func (c *Cluster) View() view.Cluster {
-	c.FollowQuorum()
 	v := view.Cluster{
 		Exists: true, Brokers: c.config.Brokers, Controllers: c.config.Controllers, Seed: c.config.Seed,
 		Elapsed: c.clock.Elapsed().String(), MetadataOffset: c.meta.End() - 1,

@@ -43,6 +43,9 @@ type Controller struct {
 
 	lastHeartbeat map[int32]time.Duration
 	stopped       bool // a standby now, or crashed: it decides nothing more
+	// deferred are answers waiting for their records to commit (Kafka's
+	// controller completes a write's future at its offset's commit).
+	deferred []deferredReply
 
 	// From heartbeats (damage.go): replicas that could not be opened, log
 	// end offsets of leaderless partitions, and partitions whose last
@@ -141,6 +144,41 @@ func (c *Controller) handle(env *sim.Envelope) {
 	}
 }
 
+// deferredReply runs once every offset below end is committed.
+type deferredReply struct {
+	end  int64
+	send func()
+}
+
+// committedLog is a MetadataLog whose appends commit later (the KRaft
+// quorum's): Committed is its high watermark.
+type committedLog interface {
+	Committed() int64
+}
+
+// afterCommit runs send once the records are committed: at once on a log
+// that commits as it appends, else when Committed passes the last one.
+// A controller that stops first never runs it: the requester times out
+// and asks the next controller, as Kafka's answer NOT_CONTROLLER makes it.
+func (c *Controller) afterCommit(records []protocol.MetadataRecord, send func()) {
+	cl, async := c.log.(committedLog)
+	if !async || len(records) == 0 || cl.Committed() > records[len(records)-1].Offset {
+		send()
+		return
+	}
+	c.deferred = append(c.deferred, deferredReply{end: records[len(records)-1].Offset + 1, send: send})
+}
+
+// Committed tells the controller its log committed every offset below
+// hw: the answers waiting for them go out.
+func (c *Controller) Committed(hw int64) {
+	for len(c.deferred) > 0 && !c.stopped && c.deferred[0].end <= hw {
+		d := c.deferred[0]
+		c.deferred = c.deferred[1:]
+		d.send()
+	}
+}
+
 // commit appends records, applies them and pushes them to the brokers.
 func (c *Controller) commit(records ...protocol.MetadataRecord) []protocol.MetadataRecord {
 	committed, err := c.tryCommit(records...)
@@ -157,18 +195,23 @@ func (c *Controller) tryCommit(records ...protocol.MetadataRecord) ([]protocol.M
 	if len(records) == 0 {
 		return nil, nil
 	}
-	committed, err := c.log.Append(records)
+	appended, err := c.log.Append(records)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range committed {
+	// Applied at once, as Kafka's active controller replays what it
+	// writes: its next decision must see this one, committed or not.
+	for _, r := range appended {
 		c.image.Apply(r)
-		c.events("controller: " + r.Describe())
 	}
-	for _, b := range c.image.Brokers {
-		c.net.Send(ControllerNode, BrokerNode(b.ID), protocol.MetadataUpdate{Records: committed})
+	if _, async := c.log.(committedLog); !async {
+		// Controllers in other processes: the brokers are not observers of
+		// their log, so the committed records are pushed to them.
+		for _, b := range c.image.Brokers {
+			c.net.Send(ControllerNode, BrokerNode(b.ID), protocol.MetadataUpdate{Records: appended})
+		}
 	}
-	return committed, nil
+	return appended, nil
 }
 
 // BrokerNode is a broker's address.
@@ -196,8 +239,13 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 	// As in KRaft, the broker epoch is the offset of its registration record.
 	epoch := c.log.End()
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
-	c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: m.BrokerID, BrokerEpoch: epoch})
-	c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch})
+	recs := c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: m.BrokerID, BrokerEpoch: epoch})
+	if recs == nil {
+		return
+	}
+	c.afterCommit(recs, func() {
+		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch})
+	})
 }
 
 func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatRequest) {
@@ -210,14 +258,21 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 	// Damaged storage first: a replica that lost data must be out of the
 	// ISR before its broker is unfenced and leaderless partitions elected.
 	c.storageReports(m)
-	// A broker is unfenced once it has caught up with the metadata log,
-	// as in KRaft: it must know the current leaders before it serves.
-	if b.Fenced && m.MetadataOffset >= c.log.End()-1 {
+	// A broker is unfenced once its metadata reached its own registration
+	// record (BrokerHeartbeatManager: currentMetadataOffset >= the
+	// registration's offset, which is its broker epoch): it knows the
+	// leaders of that moment before it serves.
+	if b.Fenced && m.MetadataOffset >= b.Epoch {
 		recs := []protocol.MetadataRecord{{Type: "UnfenceBroker", BrokerID: b.ID, BrokerEpoch: b.Epoch}}
 		c.commit(recs...)
 		c.commit(c.electLeaderless()...)
 	} else if len(m.LeaderlessLogEnds) > 0 {
 		c.commit(c.electLeaderless()...)
+	}
+	if _, async := c.log.(committedLog); async {
+		// The broker fetches the metadata log itself, as an observer.
+		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Fenced: b.Fenced})
+		return
 	}
 	c.net.Send(ControllerNode, from, c.catchUp(b, m.MetadataOffset))
 }
@@ -378,7 +433,13 @@ func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRe
 		}
 		if reply.Error == protocol.None {
 			rec := c.change(m.TP.Topic, m.TP.Partition, p, p.Leader, m.NewISR, false)
-			c.commit(rec)
+			recs := c.commit(rec)
+			if recs == nil {
+				return // not the active controller any more: the leader asks again
+			}
+			reply.LeaderEpoch, reply.PartitionEpoch, reply.ISR = p.LeaderEpoch, p.PartitionEpoch, slices.Clone(p.ISR)
+			c.afterCommit(recs, func() { c.net.Send(ControllerNode, from, reply) })
+			return
 		}
 	}
 	if p != nil {
@@ -439,7 +500,14 @@ func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]s
 	// The request succeeds only once the topic is committed: the lab
 	// waits for its leaders next, and would wait on a topic no image holds.
 	if _, err := c.tryCommit(recs...); err != nil {
-		return fmt.Errorf("the metadata log did not commit topic %q: %w", name, err)
+		return fmt.Errorf("the metadata log did not take topic %q: %w", name, err)
 	}
 	return nil
+}
+
+// StandbyController holds image while no controller is active (a cluster
+// whose quorum has not elected yet): it decides nothing and is not on the
+// network; Image reads the metadata it was given.
+func StandbyController(image *Image) *Controller {
+	return &Controller{image: image, stopped: true}
 }

@@ -31,7 +31,12 @@ func (c *Controller) createTopics(from sim.NodeID, m protocol.CreateTopicsReques
 	default:
 		if err := c.CreateTopic(m.Name, int(m.NumPartitions), int(m.ReplicationFactor), m.Configs); err != nil {
 			resp.Error, resp.ErrorMessage = protocol.InvalidReplicationFactor, err.Error()
+			break
 		}
+		// Answered once the topic is committed.
+		last := c.image.Offset
+		c.afterCommit([]protocol.MetadataRecord{{Offset: last}}, func() { c.net.Send(ControllerNode, from, resp) })
+		return
 	}
 	c.net.Send(ControllerNode, from, resp)
 }

@@ -22,13 +22,16 @@ const unknownServerError protocol.ErrorCode = -1
 func (c *Controller) allocateProducerIDs(from sim.NodeID, m protocol.AllocateProducerIdsRequest) {
 	resp, rec := c.producerIDBlock(m)
 	if rec != nil {
-		if c.commit(*rec) == nil {
+		recs := c.commit(*rec)
+		if recs == nil {
 			// The append failed: this controller is no longer the active
 			// one. Kafka answers NOT_CONTROLLER and the broker's channel
 			// sends the request again to the next controller; loglab's
 			// broker resends an unanswered request (engine/broker).
 			return
 		}
+		c.afterCommit(recs, func() { c.net.Send(ControllerNode, from, resp) })
+		return
 	}
 	c.net.Send(ControllerNode, from, resp)
 }

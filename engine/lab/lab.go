@@ -144,7 +144,7 @@ func (l *Lab) Run(line string) (string, error) {
 		return "", &CommandError{Command: cmd.name, Err: err, Usage: cmd.usage}
 	}
 	if l.cluster != nil {
-		l.cluster.FollowQuorum()
+		l.cluster.FollowRemoteQuorum()
 		l.cluster.BeginCommand(l.limits.eventsPerCommand)
 		l.beforeCommand()
 	}

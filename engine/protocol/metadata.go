@@ -49,6 +49,10 @@ func (r MetadataRecord) Describe() string {
 		return fmt.Sprintf("%d ProducerIds brokerId=%d brokerEpoch=%d nextProducerId=%d", r.Offset, r.BrokerID, r.BrokerEpoch, r.NextProducerID)
 	case "Config":
 		return fmt.Sprintf("%d Config topic=%s %s=%s", r.Offset, r.Topic, r.Name, r.Value)
+	case "LeaderChange":
+		// KRaft's control record at the start of every leader epoch
+		// (LeaderChangeMessage): the leader and the voters.
+		return fmt.Sprintf("%d LeaderChange leaderId=%d voters=%s", r.Offset, r.BrokerID, JoinIDs(r.Replicas))
 	default:
 		s := fmt.Sprintf("%d %s %s/%d leader=%d leaderEpoch=%d partitionEpoch=%d isr=%s", r.Offset, r.Type, r.Topic, r.Partition, r.Leader, r.LeaderEpoch, r.PartitionEpoch, JoinIDs(r.ISR))
 		if r.Type == "Partition" {
