@@ -63,11 +63,13 @@ func (c *Cluster) NodeFor(name string) (sim.NodeID, error) {
 	if name == "ctl" || name == "controller" {
 		return "ctl", nil
 	}
-	if id, ok := c.ControllerFor(name); ok && c.remote == nil {
-		return controllerNode(id), nil
-	}
 	if c.Producer(name) != nil || c.Consumer(name) != nil {
 		return sim.NodeID(name), nil
 	}
-	return "", fmt.Errorf("no node %q: use a broker number, ctl, a controller c1-c%d or a client name", name, c.config.Controllers)
+	// After the clients: a consumer named c1 keeps its name; its
+	// namesake controller is also ctl1.
+	if id, ok := c.ControllerFor(name); ok && c.remote == nil {
+		return controllerNode(id), nil
+	}
+	return "", fmt.Errorf("no node %q: use a broker number, ctl, a controller c1-c%d (ctl1-ctl%d) or a client name", name, c.config.Controllers, c.config.Controllers)
 }

@@ -28,10 +28,13 @@ import (
 // as before controllers could be named) or controllers, not both.
 // Controllers not named reach everybody, as nodes not named do.
 
-// ControllerFor resolves a lab name for a controller, "c1" to 1, and
-// says whether name is one.
+// ControllerFor resolves a lab name for a controller, "c1" (or its
+// network address "ctl1") to 1, and says whether name is one.
 func (c *Cluster) ControllerFor(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, "c")
+	digits, ok := strings.CutPrefix(name, "ctl")
+	if !ok {
+		digits, ok = strings.CutPrefix(name, "c")
+	}
 	if !ok {
 		return 0, false
 	}
@@ -42,7 +45,10 @@ func (c *Cluster) ControllerFor(name string) (int, bool) {
 	return id, true
 }
 
-func controllerNode(id int) sim.NodeID { return sim.NodeID("c" + strconv.Itoa(id)) }
+// controllerNode is controller id's address on the network: ctl1, ctl2,
+// ... (ctl alone is the active controller's). Not c1: lab clients are
+// often named c1, c2.
+func controllerNode(id int) sim.NodeID { return sim.NodeID("ctl" + strconv.Itoa(id)) }
 
 // PartitionNetwork splits the network into groups (see above). The
 // simulated quorum takes it as it comes, in virtual time: a leader cut off
@@ -167,3 +173,6 @@ func (c *Cluster) placePartition() {
 	}
 	c.net.Partition(groups)
 }
+
+// ControllerNode is controller id's address on the network.
+func (c *Cluster) ControllerNode(id int) sim.NodeID { return controllerNode(id) }

@@ -111,7 +111,7 @@ func (c *Cluster) voterStore(id int) (raft.Store, error) {
 	if c.config.MetadataDir == "" || c.fs == nil {
 		return raft.NewMemStore(), nil
 	}
-	return raft.NewMemStore(), nil // FILESTORE-PENDING: raft.OpenFileStore(c.fs, fmt.Sprintf("%s/controller-%d", c.config.MetadataDir, id))
+	return raft.OpenFileStore(c.fs, fmt.Sprintf("%s/controller-%d", c.config.MetadataDir, id))
 }
 
 // onLeaderChange follows the voters' leadership: a voter ready to lead

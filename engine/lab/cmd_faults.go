@@ -95,7 +95,9 @@ var netPartitionCommand = &command{
 			for _, name := range strings.Split(strings.Trim(g, "()"), ",") {
 				name = strings.TrimSpace(name)
 				node := sim.NodeID(name)
-				if _, ok := l.cluster.ControllerFor(name); !ok {
+				if id, ok := l.cluster.ControllerFor(name); ok {
+					node = l.cluster.ControllerNode(id)
+				} else {
 					var err error
 					if node, err = l.cluster.NodeFor(name); err != nil {
 						return "", err
@@ -170,9 +172,6 @@ func (l *Lab) linkEnds(a *args, example string) (sim.NodeID, sim.NodeID, error) 
 	}
 	var ends [2]sim.NodeID
 	for i, name := range a.positional {
-		if _, ok := l.cluster.ControllerFor(name); ok {
-			return "", "", fmt.Errorf("%s is a controller of the raft quorum: net partition cuts controllers apart; ctl is the active controller's address", name)
-		}
 		id, err := l.cluster.NodeFor(name)
 		if err != nil {
 			return "", "", err
