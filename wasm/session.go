@@ -70,11 +70,11 @@ func (s *session) newLab() *lab.Lab {
 }
 
 // pacer yields the thread during long simulations. In WASM, goroutines
-// run only when the running one blocks, and timers fire only when the
-// module returns to the JavaScript event loop; raft's heartbeats are such
-// timers. So at most every budget of work the simulation sleeps briefly,
-// which returns to the event loop: ~20 ms of unbroken work was measured
-// to be enough to cause elections.
+// run only when the running one blocks, and timers and the page's events
+// run only when the module returns to the JavaScript event loop. So at
+// most every budget of work the simulation sleeps briefly, which returns
+// to the event loop: the tab keeps answering during a long command. (The
+// simulation itself needs no turn: its quorum runs in virtual time.)
 type pacer struct {
 	budget, nap time.Duration
 	since       time.Time

@@ -83,37 +83,6 @@ func TestLongSimulationLetsTimersFire(t *testing.T) {
 	}
 }
 
-// Raft elects another leader on its own between commands: followQuorum
-// hands it back and returns a view in which raft and the simulation
-// agree; with nothing to follow it returns nothing.
-func TestSessionFollowsAnElectionRaftHeldOnItsOwn(t *testing.T) {
-	s := newSession()
-	if r := s.run("cluster brokers=1 controllers=3"); !r.OK {
-		t.Fatal(r.Output)
-	}
-	t.Cleanup(func() { s.lab.Close() })
-	if v := s.followQuorum(); v.View != "" || len(v.Fragments) > 0 {
-		t.Fatal("a view for a quorum that agrees with the cluster")
-	}
-	c := s.lab.Cluster()
-	if err := c.RaftHiccup(); err != nil {
-		t.Fatal(err)
-	}
-	if !c.QuorumDrifted() {
-		t.Fatal("the hiccup left raft's leader in place: the test proves nothing")
-	}
-	v := s.followQuorum()
-	quorum := ""
-	for _, f := range v.Fragments {
-		if f.Key == "quorum" {
-			quorum = f.HTML
-		}
-	}
-	if !strings.Contains(quorum, `id="quorum"`) || strings.Contains(quorum, `id="raft-drift"`) || c.QuorumDrifted() {
-		t.Fatalf("after followQuorum: drifted %v, fragments %v, quorum panel %.200s", c.QuorumDrifted(), keys(v.Fragments), quorum)
-	}
-}
-
 func decode[T any](t *testing.T, s string) T {
 	t.Helper()
 	var v T

@@ -116,9 +116,6 @@ func TestErrorMeansIdenticalState(t *testing.T) {
 	refusals := 0
 	for i := range commands {
 		line := mutate(r, vocabulary[r.IntN(len(vocabulary))])
-		if l.Cluster() != nil {
-			l.Cluster().FollowQuorum() // what the raft quorum did on real time meanwhile is no command's doing
-		}
 		before := labState(t, l)
 		_, err := l.Run(line)
 		var ce *CommandError
@@ -155,7 +152,6 @@ func FuzzLabCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		l := setupLab(t)
 		mustRun(t, l, "consumer create c topics=orders auto.offset.reset=earliest")
-		l.Cluster().FollowQuorum()
 		before := labState(t, l)
 		_, err := l.Run(line)
 		var ce *CommandError

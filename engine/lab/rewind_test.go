@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loglab/loglab/engine/storage"
 )
@@ -35,35 +34,11 @@ var rewindSession = []string{
 	"tick 500ms",
 }
 
-// pacedLab is a lab that, like the browser's, gives real time a turn
-// during long simulations: the controllers' raft runs on real time, and
-// under GOOS=js its heartbeats fire only when the simulation sleeps, so
-// an unpaced test lab loses its raft leader there and the comparison
-// would be of a machine's hiccup.
-func pacedLab() *Lab {
-	l := New()
-	since := time.Now()
-	l.SetPace(func() {
-		if time.Since(since) >= 10*time.Millisecond {
-			time.Sleep(time.Millisecond)
-			since = time.Now()
-		}
-	})
-	return l
-}
-
-// snapshot is everything a learner sees of a lab: its view (the panels) as
-// JSON, with the raft-only counters of the quorum panel left out. Raft
-// runs on real time (hashicorp/raft in process), so a busy machine may
-// hold an extra election between two commands, which FollowQuorum hands
-// back: only raft's terms and indexes tell, not the simulated cluster.
+// snapshot is everything a learner sees of a lab: its view (the panels,
+// the quorum's epochs and offsets included) as JSON.
 func snapshot(t *testing.T, l *Lab) string {
 	t.Helper()
 	v := l.View()
-	for i := range v.Quorum {
-		q := &v.Quorum[i]
-		q.Term, q.LastIndex, q.CommitIndex, q.AppliedIndex, q.SnapshotIndex = 0, 0, 0, 0, 0
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +89,7 @@ func transcriptOfReplay(ran []Replayed) string {
 }
 
 func TestHistoryIsTheSessionSinceCluster(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession...)
 	if _, err := l.Run("broker crash 9"); err == nil {
@@ -138,7 +113,7 @@ func TestHistoryIsTheSessionSinceCluster(t *testing.T) {
 func TestRewindEqualsAFreshReplayOfThePrefix(t *testing.T) {
 	for _, n := range []int{len(rewindSession) - 1, 9, 7, 2, 1} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			l, fresh := pacedLab(), pacedLab()
+			l, fresh := New(), New()
 			t.Cleanup(func() { l.Close(); fresh.Close() })
 			runSession(t, l, rewindSession...)
 			ran, err := l.Rewind(n)
@@ -171,7 +146,7 @@ func TestRewindEqualsAFreshReplayOfThePrefix(t *testing.T) {
 }
 
 func TestRewindToZeroLeavesNoCluster(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:3]...)
 	if _, err := l.Rewind(0); err != nil {
@@ -186,7 +161,7 @@ func TestRewindToZeroLeavesNoCluster(t *testing.T) {
 }
 
 func TestUndoTakesBackTheLastCommand(t *testing.T) {
-	l, twin := pacedLab(), pacedLab()
+	l, twin := New(), New()
 	t.Cleanup(func() { l.Close(); twin.Close() })
 	runSession(t, l, rewindSession...)
 	runSession(t, twin, rewindSession[:len(rewindSession)-2]...)
@@ -204,7 +179,7 @@ func TestUndoTakesBackTheLastCommand(t *testing.T) {
 }
 
 func TestUndoWithNothingToUndo(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	if _, err := l.Undo(); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 		t.Fatalf("undo on a new lab: %v", err)
@@ -212,7 +187,7 @@ func TestUndoWithNothingToUndo(t *testing.T) {
 }
 
 func TestRewindOutOfRange(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:2]...)
 	before := snapshot(t, l)
@@ -229,7 +204,7 @@ func TestRewindOutOfRange(t *testing.T) {
 // A saved session opened again is the session: the same transcript and
 // the same panels as the lab it was saved from.
 func TestReplayScriptReproducesTheSession(t *testing.T) {
-	l, opened := pacedLab(), pacedLab()
+	l, opened := New(), New()
 	t.Cleanup(func() { l.Close(); opened.Close() })
 	want := transcriptOf(t, l, rewindSession)
 	mustRun(t, opened, "cluster brokers=1 seed=1", "topic create other")
@@ -249,7 +224,7 @@ func TestReplayScriptReproducesTheSession(t *testing.T) {
 // A script whose line fails is refused naming the line (counting comments
 // and blank lines, as an editor does), and the session stays.
 func TestReplayScriptFailingLineKeepsTheSession(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	runSession(t, l, rewindSession[:4]...)
 	before, history := snapshot(t, l), l.History()
@@ -277,7 +252,7 @@ func TestRewindRefusedWhenNotReplayable(t *testing.T) {
 	disk := NewWithFS(storage.NewMem())
 	t.Cleanup(func() { disk.Close() })
 	mustRun(t, disk, "cluster brokers=1 seed=1", "topic create t")
-	long := pacedLab()
+	long := New()
 	t.Cleanup(func() { long.Close() })
 	long.limits.replayEvents = 100
 	mustRun(t, long, "cluster brokers=3 seed=1", "topic create t partitions=3 rf=3", "produce t value=v count=50", "tick 1s")
@@ -312,7 +287,7 @@ func TestRewindRefusedWhenNotReplayable(t *testing.T) {
 }
 
 func TestReplayScriptTooLarge(t *testing.T) {
-	l := pacedLab()
+	l := New()
 	t.Cleanup(func() { l.Close() })
 	l.limits.replayBytes = 10
 	if _, err := l.ReplayScript("cluster brokers=1 seed=1"); err == nil || !strings.Contains(err.Error(), "a session replays at most 10") {

@@ -21,6 +21,31 @@ type fetchState struct {
 	// lost: the leader's fetch timeout passed for an observer, which keeps
 	// following but asks any voter (maybeSendFetchToBestNode).
 	lost bool
+	// timeout is the request in flight's controller.quorum.request.timeout.ms.
+	timeout *sim.Event
+}
+
+// sent marks a request in flight and arms its timeout: a request nobody
+// answers (a partition, a dropped message) is given up and retried.
+func (n *Node) sent(f *fetchState, what string) {
+	f.inFlight = true
+	f.seq++
+	seq := f.seq
+	f.timeout = n.after(n.cfg.RequestTimeout, what+" request timeout", func() {
+		if n.fetching == f && f.inFlight && f.seq == seq {
+			f.answered()
+			n.retryFetch()
+		}
+	})
+}
+
+// answered ends the request in flight; its timeout is void.
+func (f *fetchState) answered() {
+	f.inFlight = false
+	if f.timeout != nil {
+		f.timeout.Cancelled = true
+		f.timeout = nil
+	}
 }
 
 // becomeFollower follows leader in epoch (transitionToFollower) and
@@ -81,18 +106,9 @@ func (n *Node) sendFetch() {
 		f.target = n.cfg.VoterNode(others[f.bootstrap%len(others)])
 		f.bootstrap++
 	}
-	f.inFlight = true
-	f.seq++
-	seq := f.seq
 	n.send(f.target, protocol.QuorumFetchRequest{ClusterID: n.cfg.ClusterID, ReplicaID: n.cfg.ID, CurrentLeaderEpoch: n.epoch,
 		FetchOffset: n.log.EndOffset(), LastFetchedEpoch: n.log.LastEpoch(), MaxWaitMs: int32(n.cfg.FetchMaxWait.Milliseconds()), HighWatermark: n.hw})
-	// A request nobody answers (a partition, a dropped message) times out.
-	n.after(n.cfg.RequestTimeout, "fetch request timeout", func() {
-		if n.fetching == f && f.inFlight && f.seq == seq {
-			f.inFlight = false
-			n.retryFetch()
-		}
-	})
+	n.sent(f, "fetch")
 }
 
 // retryFetch sends the next fetch after controller.quorum.retry.backoff.ms.
@@ -122,7 +138,7 @@ func (n *Node) handleFetchResponse(m protocol.QuorumFetchResponse) {
 	if f == nil || !f.inFlight {
 		return
 	}
-	f.inFlight = false
+	f.answered()
 	newLeader := m.LeaderID >= 0 && !n.isSelf(m.LeaderID)
 	switch {
 	case m.LeaderEpoch > n.epoch:
@@ -166,15 +182,7 @@ func (n *Node) handleFetchResponse(m protocol.QuorumFetchResponse) {
 func (n *Node) fetchSnapshot(id protocol.SnapshotID) {
 	f := n.fetching
 	n.send(f.target, protocol.FetchSnapshotRequest{ClusterID: n.cfg.ClusterID, ReplicaID: n.cfg.ID, CurrentLeaderEpoch: n.epoch, SnapshotID: id})
-	f.inFlight = true
-	f.seq++
-	seq := f.seq
-	n.after(n.cfg.RequestTimeout, "fetch snapshot timeout", func() {
-		if n.fetching == f && f.inFlight && f.seq == seq {
-			f.inFlight = false
-			n.retryFetch()
-		}
-	})
+	n.sent(f, "fetch snapshot")
 }
 
 // truncateDiverging cuts the suffix the leader does not have: to where
@@ -214,7 +222,7 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 	if f == nil || !f.inFlight || n.role != Follower {
 		return
 	}
-	f.inFlight = false
+	f.answered()
 	if m.Error != protocol.None || m.LeaderEpoch != n.epoch {
 		n.retryFetch()
 		return
@@ -257,7 +265,7 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 // that died is found missing by the next fetch, or the fetch timeout).
 func (n *Node) peerDisconnected(peer sim.NodeID) {
 	if f := n.fetching; f != nil && f.inFlight && f.target == peer {
-		f.inFlight = false
+		f.answered()
 		if n.role == Follower && !n.IsVoter() {
 			f.lost = true // an observer asks the other voters for the leader
 		}
