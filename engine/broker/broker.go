@@ -81,6 +81,9 @@ type Broker struct {
 	// observer fetches the metadata log (metadata_observer.go); nil when
 	// the controllers push it (controllers in other processes).
 	observer *raft.Node
+	// published: this incarnation acts on metadata (metadata.go,
+	// publishIfCaughtUp); before, it only replays it.
+	published bool
 
 	produces []*delayedProduce
 	fetches  []*delayedFetch
@@ -207,6 +210,7 @@ func (b *Broker) handle(env *sim.Envelope) {
 			return
 		}
 		b.epoch, b.registered = m.BrokerEpoch, true
+		b.publishIfCaughtUp()
 		b.sendHeartbeat()
 	case protocol.BrokerHeartbeatResponse:
 		if m.Error == protocol.StaleBrokerEpoch {

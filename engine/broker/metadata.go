@@ -21,6 +21,17 @@ import (
 // first and the partitions it touched are reconciled once afterwards, so a
 // broker catching up never acts on a leadership already superseded.
 func (b *Broker) applyMetadata(records []protocol.MetadataRecord) {
+	if !b.published {
+		// Not acting on metadata yet: replay only, until this incarnation's
+		// own registration is in (publishIfCaughtUp).
+		for _, rec := range records {
+			if rec.Offset == b.image.Offset+1 {
+				b.image.Apply(rec)
+			}
+		}
+		b.publishIfCaughtUp()
+		return
+	}
 	var touched []protocol.TopicPartition
 	var configs []string
 	for _, rec := range records {
@@ -53,6 +64,30 @@ func (b *Broker) applyMetadata(records []protocol.MetadataRecord) {
 func (b *Broker) applySnapshot(records []protocol.MetadataRecord, offset int64) {
 	b.events(fmt.Sprintf("%s: the metadata it lacks was compacted: loading the controller's snapshot at offset %d", b.Node, offset))
 	b.image = kraft.ImageFromRecords(records, offset)
+	if !b.published {
+		b.publishIfCaughtUp()
+		return
+	}
+	b.actOnWholeImage()
+}
+
+// publishIfCaughtUp starts acting on metadata once this incarnation has
+// replayed its own registration record (its broker epoch is that
+// record's offset), as Kafka's BrokerServer installs its metadata
+// publishers only after the initial catch-up: by then the controller has
+// fenced the previous incarnation and moved its leaderships, so a
+// restarted broker never leads on what its predecessor was given.
+func (b *Broker) publishIfCaughtUp() {
+	if b.published || !b.registered || b.image.Offset < b.epoch {
+		return
+	}
+	b.published = true
+	b.actOnWholeImage()
+}
+
+// actOnWholeImage takes every hosted partition's role and every topic's
+// configuration from the image.
+func (b *Broker) actOnWholeImage() {
 	for _, t := range b.image.Topics {
 		b.onConfig(t.Name)
 		for i := range t.Partitions {
