@@ -38,7 +38,7 @@ var forbiddenTimeCalls = map[string]bool{
 // backend and the hashicorp/raft quorum. They join this list when they exist.
 var adapters = map[string]bool{
 	"storage/osfs": true,
-	"kraft/quorum": true, // hashicorp/raft runs on real time and goroutines
+	"kraft/quorum": true, // hashicorp/raft, for controllers that are separate OS processes
 }
 
 func TestForbiddenImports(t *testing.T) {

@@ -3,9 +3,9 @@ package kraft
 import "github.com/loglab/loglab/engine/protocol"
 
 // MetadataLog is where the controller's decisions become durable and
-// ordered. Append returns the records with their offsets once committed.
-// This issue's implementation is a single in-memory node; the KRaft issue
-// replaces it with a hashicorp/raft quorum.
+// ordered. Append returns the records with their offsets: committed at
+// once (MemLog, a quorum of processes), or later when the log also has
+// Committed (the simulated KRaft quorum, see committedLog).
 type MetadataLog interface {
 	Append(records []protocol.MetadataRecord) ([]protocol.MetadataRecord, error)
 	// Read returns committed records with offsets >= from.

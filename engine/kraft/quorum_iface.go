@@ -6,11 +6,12 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// Quorum is the controller quorum behind the metadata log, as the
-// simulation drives it. Its implementations (engine/kraft/quorum) run
-// hashicorp/raft on real time and goroutines; every method blocks until
-// the quorum has done what it says, so the simulation that calls it stays
-// deterministic however long raft took (docs/architecture.md).
+// Quorum is a controller quorum outside the simulation: controllers that
+// are separate OS processes (engine/kraft/quorum, hashicorp/raft on real
+// time). Every method blocks until the quorum has done what it says. The
+// simulation's own quorum is KRaft in engine/kraft/raft, driven by
+// messages and timers like everything else; a cluster uses this
+// interface only when cluster.Config.OpenQuorum supplies one.
 type Quorum interface {
 	MetadataLog
 	// ReadLog is Read that also says from which offset records are still
