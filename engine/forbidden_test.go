@@ -25,6 +25,10 @@ var forbiddenImports = map[string]string{
 	"math/rand":   "use the cluster's seeded math/rand/v2 source",
 	"os/exec":     "the engine runs no processes",
 	"crypto/rand": "use the cluster's seeded math/rand/v2 source",
+	// The simulation's quorum is KRaft in engine/kraft/raft, in virtual
+	// time; hashicorp/raft runs on the wall clock, for separate processes.
+	"github.com/hashicorp/raft":    "hashicorp/raft runs on real time: the simulation's quorum is engine/kraft/raft",
+	module + "engine/kraft/quorum": "the hashicorp/raft adapter is for controllers in separate processes, never the simulation",
 }
 
 // forbiddenTimeCalls read or wait on the wall clock; use sim.Clock.
@@ -76,16 +80,17 @@ import (
 	"os"
 	mr "math/rand"
 	"time"
+	"github.com/hashicorp/raft"
 	"github.com/loglab/loglab/server"
 )
-func f() { _ = time.Now(); time.Sleep(1); go f(); _ = os.Args; _ = mr.Int(); _ = server.X }`
+func f() { _ = time.Now(); time.Sleep(1); go f(); _ = os.Args; _ = mr.Int(); _ = server.X; _ = raft.Log{} }`
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "bad.go", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(violations(fset, f), "\n")
-	for _, want := range []string{`imports "os"`, `imports "math/rand"`, "time.Now", "time.Sleep", "goroutine", "outside engine"} {
+	for _, want := range []string{`imports "os"`, `imports "math/rand"`, "time.Now", "time.Sleep", "goroutine", "outside engine", "hashicorp/raft runs on real time"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the checker missed %s; it reported:\n%s", want, got)
 		}
