@@ -76,3 +76,17 @@ func ReadFull(f File, p []byte, off int64) error {
 	}
 	return err
 }
+
+// ReadFile reads the whole of a file, as os.ReadFile does.
+func ReadFile(fs FS, name string) ([]byte, error) {
+	f, err := fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw := make([]byte, f.Size())
+	if err := ReadFull(f, raw, 0); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}

@@ -54,16 +54,11 @@ func openStateStore(fs storage.FS, dir string) (*stateStore, error) {
 	if err := fs.MkdirAll(dir); err != nil {
 		return nil, err
 	}
-	f, err := fs.Open(s.name)
+	raw, err := storage.ReadFile(fs, s.name)
 	if errors.Is(err, storage.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	raw := make([]byte, f.Size())
-	if err := storage.ReadFull(f, raw, 0); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(raw, &s.st); err != nil {

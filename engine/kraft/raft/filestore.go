@@ -405,7 +405,7 @@ type fileStoreQuorumStateAny struct {
 // readState reads quorum-state; a missing file is a new node's state.
 func (s *FileStore) readState() (QuorumState, error) {
 	name := path.Join(s.dir, fileStoreQuorumState)
-	raw, err := fileStoreRead(s.fs, name)
+	raw, err := storage.ReadFile(s.fs, name)
 	if errors.Is(err, storage.ErrNotExist) {
 		return QuorumState{LeaderID: -1, VotedID: -1}, nil
 	}
@@ -515,7 +515,7 @@ func fileStoreEncodeSnapshot(snap Snapshot) ([]byte, error) {
 
 func (s *FileStore) readSnapshot(id protocol.SnapshotID) (*Snapshot, error) {
 	name := path.Join(s.LogDir(), fileStoreSnapshotName(id))
-	raw, err := fileStoreRead(s.fs, name)
+	raw, err := storage.ReadFile(s.fs, name)
 	if err != nil {
 		return nil, fmt.Errorf("metadata snapshot: %w", err)
 	}
@@ -557,19 +557,6 @@ func fileStoreWriteAtomically(fs storage.FS, name, suffix string, body []byte) e
 		return errors.Join(err, fileStoreRemove(fs, tmp))
 	}
 	return nil
-}
-
-func fileStoreRead(fs storage.FS, name string) ([]byte, error) {
-	f, err := fs.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	raw := make([]byte, f.Size())
-	if err := storage.ReadFull(f, raw, 0); err != nil {
-		return nil, err
-	}
-	return raw, nil
 }
 
 func fileStoreRemove(fs storage.FS, name string) error {

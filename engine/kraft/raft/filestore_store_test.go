@@ -68,7 +68,7 @@ func fsSame(t *testing.T, what string, gotSt QuorumState, gotSnap *Snapshot, got
 
 func fsReadAll(t *testing.T, fs storage.FS, name string) []byte {
 	t.Helper()
-	raw, err := fileStoreRead(fs, name)
+	raw, err := storage.ReadFile(fs, name)
 	if err != nil {
 		t.Fatal(err)
 	}
