@@ -86,7 +86,8 @@ func brokerFocusState(b view.Broker) string {
 }
 
 // controllerFocusState is "active" for the active controller, else its
-// raft role (follower, candidate, leader) or "down".
+// KRaft role (follower, prospective, candidate, unattached, resigned,
+// leader) or "down".
 func controllerFocusState(q view.Controller, c view.Cluster) string {
 	if q.ID == c.ActiveController {
 		return "active"

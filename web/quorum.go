@@ -11,7 +11,7 @@ import (
 // draws. Everything comes from view.Cluster as the engine gives it.
 
 // activeLabel names the controller the diagram's "ctl" node stands for:
-// the raft leader running the controller logic, or nobody without a
+// the quorum's Leader running the controller logic, or nobody without a
 // majority.
 func activeLabel(c view.Cluster) words {
 	if c.ActiveController == 0 {
@@ -20,65 +20,54 @@ func activeLabel(c view.Cluster) words {
 	return words{en: "controller " + strconv.Itoa(c.ActiveController)}
 }
 
-// controllerRole is what a controller card calls its role. The raft
-// leader is normally the active controller, the one brokers talk to. A
-// leader raft elected on its own (a heartbeat came late in real time) gets
-// the leadership taken back before any view is drawn
-// (cluster.FollowQuorum); should raft elect again in between, the card
-// says the leadership goes back, and the panel explains (raftDrift). A
-// follower keeps naming the leader it last heard from after that leader
-// crashed, so the card says when that one is down.
-// Kafka's and raft's words (active controller, leader, follower,
-// candidate) stay as they are in the Chinese.
+// controllerRole is what a controller card calls its role: its state in
+// KRaft's QuorumState, under Kafka's names (Leader, Follower, Candidate,
+// Prospective, Unattached, Resigned), which stay in English in the
+// Chinese as Kafka's other terms do (active controller, leader). The
+// Leader is the active controller, the one brokers talk to; a Leader that
+// is not is one cut off from the others that has not resigned yet. A
+// Follower keeps naming the leader of its epoch after that leader
+// crashed, until its fetch timeout, so the card says when that one is
+// down.
 func controllerRole(q view.Controller, c view.Cluster) words {
-	active := q.ID == c.ActiveController
 	switch q.Role {
 	case "leader":
-		if active {
-			return words{en: "active controller"}
-		}
-		if c.ActiveController != 0 {
+		switch {
+		case q.ID == c.ActiveController:
+			return words{en: "Leader · active controller"}
+		case c.ActiveController != 0:
 			a := strconv.Itoa(c.ActiveController)
-			return words{"raft leader on its own, handing back to " + a, "自行成为的 raft leader，正在交还给 " + a}
+			return words{"Leader, but controller " + a + " is the active controller", "Leader，但 active controller 是 controller " + a}
 		}
-		return words{"raft leader, not active yet", "raft leader，尚未成为 active controller"}
+		return words{"Leader, not active yet", "Leader，尚未成为 active controller"}
 	case "follower":
 		l := strconv.Itoa(q.Leader)
 		switch {
-		case active && q.Leader == 0:
-			return words{"active controller; raft knows no leader yet", "active controller；raft 还不知道 leader 是谁"}
-		case active:
-			return words{"active controller, taking the raft leadership back from " + l, "active controller，正在从 " + l + " 取回 raft leadership"}
 		case q.Leader == 0:
-			return words{"follower, no leader known", "follower，不知道 leader 是谁"}
+			return words{"Follower, no leader known", "Follower，不知道 leader 是谁"}
 		case !controllerUp(c.Quorum, q.Leader):
-			return words{"follower; its leader " + l + " is down", "follower；它的 leader " + l + " 已宕机"}
+			return words{"Follower; its leader " + l + " is down", "Follower；它的 leader " + l + " 已宕机"}
 		default:
-			return words{"follower of " + l, l + " 的 follower"}
+			return words{"Follower of " + l, l + " 的 Follower"}
 		}
+	case "prospective":
+		if q.Isolated {
+			return words{"Prospective: cut off from a majority, asking for pre-votes in vain", "Prospective：与多数派断开，请求 pre-vote 徒劳无功"}
+		}
+		return words{"Prospective: asking for pre-votes before it stands", "Prospective：参选前先请求 pre-vote"}
 	case "candidate":
 		if q.Isolated {
-			return words{"candidate: cut off from a majority, asking for votes in vain", "candidate：与多数派断开，拉票徒劳无功"}
+			return words{"Candidate: cut off from a majority, asking for votes in vain", "Candidate：与多数派断开，拉票徒劳无功"}
 		}
-		return words{"candidate: asking for votes", "candidate：正在拉票"}
-	case "down", "":
+		return words{"Candidate: asking for votes", "Candidate：正在拉票"}
+	case "unattached":
+		return words{"Unattached: no leader known in its epoch", "Unattached：在它的 epoch 中不知道 leader 是谁"}
+	case "resigned":
+		return words{"Resigned: gave up its epoch, waits for the next election", "Resigned：已放弃它的 epoch，等待下一次选举"}
+	case "down", "shutdown", "":
 		return words{"down", "宕机"}
 	}
 	return words{en: q.Role}
-}
-
-// raftDrift is the controller raft made leader on its own while another
-// is the active controller, 0 when raft and the simulation agree.
-func raftDrift(c view.Cluster) int {
-	if c.ActiveController == 0 {
-		return 0
-	}
-	for _, q := range c.Quorum {
-		if q.Up && q.Role == "leader" && q.ID != c.ActiveController {
-			return q.ID
-		}
-	}
-	return 0
 }
 
 func controllerUp(qs []view.Controller, id int) bool {
@@ -98,11 +87,20 @@ func roleAttr(q view.Controller) string {
 	return q.Role
 }
 
+// snapshotText names its latest snapshot by its end offset, as Kafka
+// names a snapshot file by the offset and epoch it ends at.
 func snapshotText(q view.Controller) words {
 	if q.SnapshotIndex == 0 {
 		return words{"no snapshot", "没有 snapshot"}
 	}
-	return words{"snapshot at index " + u64(q.SnapshotIndex), "snapshot 位于 index " + u64(q.SnapshotIndex)}
+	return words{"snapshot end offset " + u64(q.SnapshotIndex), "snapshot end offset 为 " + u64(q.SnapshotIndex)}
+}
+
+// metadataEndShown reports whether a card shows its metadata end apart
+// from its log end offset: in the simulated quorum they are one offset;
+// controllers in their own processes count their log apart.
+func metadataEndShown(q view.Controller) bool {
+	return q.MetadataEnd != int64(q.LastIndex)
 }
 
 // upCount is how many controllers run; a majority of the quorum must for

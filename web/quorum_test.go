@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func noMajority() view.Cluster {
 	c.Quorum = []view.Controller{
 		{ID: 1, Role: "down"},
 		{ID: 2, Role: "down"},
-		{ID: 3, Up: true, Role: "follower", Leader: 2, Term: 4, LastIndex: 14, CommitIndex: 14, AppliedIndex: 14, SnapshotIndex: 8, MetadataEnd: 11},
+		{ID: 3, Up: true, Role: "follower", Leader: 2, Term: 4, LastIndex: 15, CommitIndex: 14, AppliedIndex: 14, SnapshotIndex: 8, MetadataEnd: 15},
 	}
 	c.ActiveController = 0
 	c.MetadataRecords = []string{
@@ -53,20 +54,23 @@ func TestQuorumPanelWithoutAMajority(t *testing.T) {
 		}
 	}
 	alone := element(t, html, `<div class="node controller-card role-follower"[^>]*data-controller="3"[^>]*>`)
-	for _, want := range []string{`data-role="follower"`, `data-active="false"`, `data-up="true"`, `data-term="4"`, `data-commit-index="14"`} {
+	for _, want := range []string{`data-role="follower"`, `data-active="false"`, `data-up="true"`, `data-epoch="4"`, `data-high-watermark="14"`, `data-log-end-offset="15"`} {
 		if !strings.Contains(alone, want) {
 			t.Errorf("controller 3 lacks %s: %s", want, alone)
 		}
 	}
 	for _, want := range []string{
 		`data-command="controller restart 1"`, `data-command="controller restart 2"`, `data-command="controller crash 3"`,
-		"follower; its leader 2 is down", "snapshot at index 8", `<b class="c-metadata-end">11</b>`,
+		"Follower; its leader 2 is down", "snapshot end offset 8",
+		`epoch <b class="c-epoch">4</b>`, `log end offset <b class="c-log-end">15</b> · high watermark <b class="c-high-watermark">14</b>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the quorum panel lacks %q", want)
 		}
 	}
-	for _, unwanted := range []string{`data-command="controller crash 1"`, `data-command="controller restart 3"`, `data-role="leader"`, "active controller</span>"} {
+	for _, unwanted := range []string{`data-command="controller crash 1"`, `data-command="controller restart 3"`, `data-role="leader"`, "active controller</span>",
+		// The simulated quorum's metadata end is its log end offset: shown once.
+		"c-metadata-end"} {
 		if strings.Contains(html, unwanted) {
 			t.Errorf("the quorum panel shows %q", unwanted)
 		}
@@ -96,7 +100,7 @@ func TestQuorumPanelNamesTheActiveController(t *testing.T) {
 	html := render(t, c)
 	element(t, html, `<article class="quorum"[^>]*data-active="3"[^>]*>`)
 	element(t, html, `<div class="node controller-card role-leader active"[^>]*data-controller="3"[^>]*data-role="leader"[^>]*data-active="true"[^>]*>`)
-	for _, want := range []string{`<strong class="active-label">controller 3</strong>`, "active controller</span>", "1 of 3 controllers up"} {
+	for _, want := range []string{`<strong class="active-label">controller 3</strong>`, "Leader · active controller</span>", "1 of 3 controllers up"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -106,34 +110,55 @@ func TestQuorumPanelNamesTheActiveController(t *testing.T) {
 	}
 }
 
-// The cluster hands the controller job over only when a controller crashes
-// or restarts; should raft elect a leader on its own between the view
-// taking the leadership back and reading the quorum, the panel says
-// plainly what happened and that the leadership goes back, rather than
-// showing "active controller, raft follower" beside "raft leader, not
-// active yet" without a word.
-func TestQuorumPanelWhenRaftAndTheClusterDisagree(t *testing.T) {
-	c := noMajority()
-	c.ActiveController = 1
-	c.Quorum[0] = view.Controller{ID: 1, Up: true, Role: "follower", Leader: 3, Term: 5}
-	c.Quorum[2].Role, c.Quorum[2].Leader, c.Quorum[2].Term = "leader", 3, 5
+// Every KRaft state under Kafka's name, in both languages (Kafka's words
+// stay English in the Chinese), and no word of raft's: terms, commit
+// indexes, a leadership handed back.
+func TestQuorumPanelNamesKRaftStates(t *testing.T) {
+	c := failover()
+	c.ActiveController = 2
+	c.Quorum = []view.Controller{
+		{ID: 1, Up: true, Role: "resigned", Leader: 1, Term: 3},
+		{ID: 2, Up: true, Role: "leader", Leader: 2, Term: 4},
+		{ID: 3, Up: true, Role: "follower", Leader: 2, Term: 4},
+		{ID: 4, Up: true, Role: "prospective", Term: 3},
+		{ID: 5, Up: true, Role: "unattached", Term: 4},
+		{ID: 6, Up: true, Role: "candidate", Term: 5},
+		{ID: 7, Up: true, Role: "leader", Leader: 7, Term: 2},
+	}
 	html := render(t, c)
-	element(t, html, `<div class="node controller-card role-follower active"[^>]*data-controller="1"[^>]*data-active="true"[^>]*>`)
-	element(t, html, `<div class="node controller-card role-leader"[^>]*data-controller="3"[^>]*data-active="false"[^>]*>`)
-	for _, want := range []string{"active controller, taking the raft leadership back from 3", "raft leader on its own, handing back to 1",
-		`<strong class="active-label">controller 1</strong>`, `id="raft-drift"`, `data-raft-leader="3"`,
-		"Raft elected controller 3 on its own.", "controller 1 stays the active controller and gets the raft leadership back"} {
+	for _, want := range []string{
+		"Resigned: gave up its epoch, waits for the next election", "Resigned：已放弃它的 epoch，等待下一次选举",
+		"Leader · active controller", "Follower of 2", "2 的 Follower",
+		"Prospective: asking for pre-votes before it stands", "Prospective：参选前先请求 pre-vote",
+		"Unattached: no leader known in its epoch", "Candidate: asking for votes", "Candidate：正在拉票",
+		"Leader, but controller 2 is the active controller", "Leader，但 active controller 是 controller 2",
+		`data-role="resigned"`, `data-role="prospective"`, `data-role="unattached"`, `data-epoch="5"`,
+	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, unwanted := range []string{"raft leader, not active yet", "active controller, raft follower"} {
-		if strings.Contains(html, unwanted) {
-			t.Errorf("the page shows %q", unwanted)
-		}
+	panel := element(t, html, `<article class="quorum"[^>]*>`)
+	quorum := html[strings.Index(html, panel):]
+	quorum = quorum[:strings.Index(quorum, `<section class="metadata-log"`)]
+	if m := raftWords.FindAllString(quorum, -1); m != nil {
+		t.Errorf("the quorum panel speaks raft: %q", m)
 	}
-	if html := render(t, failover()); strings.Contains(html, "raft-drift") {
-		t.Error("the drift notice shows while raft and the cluster agree")
+}
+
+// raftWords are hashicorp/raft's words, which KRaft does not use (its
+// Raft is in KRaft's name only), and the old panel's notice of raft
+// electing on its own.
+var raftWords = regexp.MustCompile(`\b([Rr]aft|terms?|commit index|applied|drift|handing back|taking the)\b|任期|已应用|c-term|c-commit|data-term|data-commit`)
+
+// Controllers in their own processes count their log apart from the
+// metadata offsets: their cards show the metadata end too.
+func TestQuorumPanelShowsARemoteControllersMetadataEnd(t *testing.T) {
+	c := failover()
+	c.ActiveController = 1
+	c.Quorum = []view.Controller{{ID: 1, Up: true, Role: "leader", Leader: 1, Term: 2, LastIndex: 40, CommitIndex: 40, MetadataEnd: 12}}
+	if html := render(t, c); !strings.Contains(html, `<b class="c-metadata-end">12</b>`) {
+		t.Error("a remote controller's card lacks its metadata end")
 	}
 }
 
@@ -194,7 +219,7 @@ func TestQuorumPanelShowsAControllerCutOff(t *testing.T) {
 	if !strings.Contains(card, `data-role="candidate"`) {
 		t.Errorf("controller 1: %s", card)
 	}
-	for _, want := range []string{"candidate: cut off from a majority, asking for votes in vain",
+	for _, want := range []string{"Candidate: cut off from a majority, asking for votes in vain",
 		`<span class="state cut isolated" data-cut-from="2,3"`, "cut off from 2,3", `data-cut-from="1"`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
