@@ -29,6 +29,9 @@ type Config struct {
 	// leader.imbalance.check.interval.seconds (300).
 	AutoLeaderRebalance    bool
 	ImbalanceCheckInterval time.Duration
+	// Quorum holds the controller.quorum.* settings (Kafka's defaults:
+	// election 1000 ms, fetch 2000 ms, election backoff max 1000 ms).
+	Quorum QuorumTimeouts
 
 	// MetadataDir, when set, keeps the controllers' quorum-state, metadata
 	// log and snapshots in files under it on the cluster's storage
@@ -52,10 +55,18 @@ type Config struct {
 // paceEvery is how many events run between two calls of Config.Pace.
 const paceEvery = 256
 
+// QuorumTimeouts are KRaft's controller.quorum.* timeouts.
+type QuorumTimeouts struct {
+	ElectionTimeout    time.Duration // controller.quorum.election.timeout.ms
+	FetchTimeout       time.Duration // controller.quorum.fetch.timeout.ms
+	ElectionBackoffMax time.Duration // controller.quorum.election.backoff.max.ms
+}
+
 // DefaultConfig is a three-broker cluster with Kafka's defaults.
 func DefaultConfig() Config {
 	return Config{Brokers: 3, Controllers: 3, Seed: 1, Broker: broker.DefaultConfig(), SessionTimeout: 9 * time.Second,
-		AutoLeaderRebalance: true, ImbalanceCheckInterval: 300 * time.Second}
+		AutoLeaderRebalance: true, ImbalanceCheckInterval: 300 * time.Second,
+		Quorum: QuorumTimeouts{ElectionTimeout: time.Second, FetchTimeout: 2 * time.Second, ElectionBackoffMax: time.Second}}
 }
 
 // Limits that keep a cluster drawable and a browser tab responsive.
@@ -76,6 +87,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("log.retention.check.interval.ms and log.cleaner.backoff.ms must be at least 1")
 	case c.Broker.ReplicaLagTimeMax < 2*time.Millisecond || c.Broker.HeartbeatInterval < time.Millisecond:
 		return fmt.Errorf("replica.lag.time.max.ms must be at least 2 and broker.heartbeat.interval.ms at least 1")
+	case c.Quorum.ElectionTimeout < time.Millisecond || c.Quorum.FetchTimeout < 2*time.Millisecond || c.Quorum.ElectionBackoffMax < time.Millisecond:
+		return fmt.Errorf("controller.quorum.election.timeout.ms, controller.quorum.election.backoff.max.ms must be at least 1 and controller.quorum.fetch.timeout.ms at least 2")
 	case c.SessionTimeout <= c.Broker.HeartbeatInterval:
 		return fmt.Errorf("broker.session.timeout.ms (%v) must exceed broker.heartbeat.interval.ms (%v)", c.SessionTimeout, c.Broker.HeartbeatInterval)
 	}

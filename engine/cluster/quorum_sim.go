@@ -68,6 +68,9 @@ func (c *Cluster) quorumConfig(id int32, addr sim.NodeID) raft.Config {
 	if c.config.SnapshotThreshold > 0 {
 		cfg.SnapshotEvery = int64(c.config.SnapshotThreshold)
 	}
+	if q := c.config.Quorum; q.ElectionTimeout > 0 {
+		cfg.ElectionTimeout, cfg.FetchTimeout, cfg.ElectionBackoffMax = q.ElectionTimeout, q.FetchTimeout, q.ElectionBackoffMax
+	}
 	return cfg
 }
 

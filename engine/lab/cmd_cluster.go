@@ -19,6 +19,7 @@ var clusterCommand = &command{
 	usage: "cluster [brokers=3] [controllers=3] [seed=1] [replica.lag.time.max.ms=30000] [replica.fetch.wait.max.ms=500] " +
 		"[broker.heartbeat.interval.ms=2000] [broker.session.timeout.ms=9000] [log.retention.check.interval.ms=300000] [log.cleaner.backoff.ms=15000] " +
 		"[auto.leader.rebalance.enable=true] [leader.imbalance.check.interval.seconds=300] " +
+		"[controller.quorum.election.timeout.ms=1000] [controller.quorum.fetch.timeout.ms=2000] [controller.quorum.election.backoff.max.ms=1000] " +
 		"[offsets.topic.num.partitions=50] [offsets.topic.replication.factor=3] [offsets.topic.segment.bytes=104857600] [group.initial.rebalance.delay.ms=3000] " +
 		"[group.consumer.heartbeat.interval.ms=5000] [group.consumer.session.timeout.ms=45000] [offsets.retention.minutes=10080] " +
 		"[transaction.state.log.num.partitions=50] [transaction.state.log.replication.factor=3] [transaction.max.timeout.ms=900000] " +
@@ -38,6 +39,9 @@ var clusterCommand = &command{
 		cfg.Broker.CleanerBackoff = a.millis("log.cleaner.backoff.ms", def.Broker.CleanerBackoff)
 		cfg.AutoLeaderRebalance = a.boolean("auto.leader.rebalance.enable", def.AutoLeaderRebalance)
 		cfg.ImbalanceCheckInterval = time.Duration(a.integer("leader.imbalance.check.interval.seconds", int(def.ImbalanceCheckInterval.Seconds()), 1, 1<<30)) * time.Second
+		cfg.Quorum.ElectionTimeout = a.millis("controller.quorum.election.timeout.ms", def.Quorum.ElectionTimeout)
+		cfg.Quorum.FetchTimeout = a.millis("controller.quorum.fetch.timeout.ms", def.Quorum.FetchTimeout)
+		cfg.Quorum.ElectionBackoffMax = a.millis("controller.quorum.election.backoff.max.ms", def.Quorum.ElectionBackoffMax)
 		groupOptions(a, &cfg.Broker.Groups, def.Broker.Groups)
 		txnOptions(a, &cfg.Broker.Txn, def.Broker.Txn)
 		cfg.Broker.ProducerIDExpiration = a.millis("producer.id.expiration.ms", def.Broker.ProducerIDExpiration)
