@@ -28,16 +28,10 @@ func (c *Cluster) ClusterID() string {
 // when no controller leads (the tool then fails: nobody answers
 // DescribeQuorum) or the controllers are separate processes.
 func (c *Cluster) QuorumDescription(replication bool) (string, bool) {
-	var leader *raft.Node
-	for _, v := range c.voters {
-		if v.node.Up() && v.node.Role() == raft.Leader {
-			leader = v.node
-		}
-	}
-	if leader == nil {
+	s, ok := c.quorumLeaderStatus()
+	if !ok {
 		return "", false
 	}
-	s := leader.Status()
 	if replication {
 		return describeReplication(s), true
 	}
@@ -101,29 +95,9 @@ func describeReplication(s raft.Status) string {
 		}
 		return fmt.Sprint(sim.Epoch.Add(d).UnixMilli())
 	}
-	rows := slices.Clone(s.Replicas)
-	slices.SortStableFunc(rows, func(a, b raft.ReplicaStatus) int {
-		rank := func(r raft.ReplicaStatus) int {
-			switch {
-			case r.Voter && r.ID == s.ID:
-				return 0
-			case r.Voter:
-				return 1
-			}
-			return 2
-		}
-		return rank(a) - rank(b)
-	})
-	for _, r := range rows {
-		status := "Observer"
-		if r.Voter {
-			status = "Follower"
-			if r.ID == s.ID {
-				status = "Leader"
-			}
-		}
+	for _, r := range sortedReplicas(s) {
 		table = append(table, []string{fmt.Sprint(r.ID), fmt.Sprint(r.LogEndOffset), fmt.Sprint(s.LogEnd - max(r.LogEndOffset, 0)),
-			ms(r.LastFetch), ms(r.LastCaughtUp), status})
+			ms(r.LastFetch), ms(r.LastCaughtUp), replicaRole(s, r)})
 	}
 	widths := make([]int, len(table[0]))
 	for _, row := range table {
@@ -152,4 +126,45 @@ func (c *Cluster) VoterStatuses() []raft.Status {
 		out[i].Up = c.controllerUp[i]
 	}
 	return out
+}
+
+// quorumLeaderStatus is the status of the controller leading the quorum
+// (the one DescribeQuorum asks), ok false while none leads.
+func (c *Cluster) quorumLeaderStatus() (raft.Status, bool) {
+	for _, v := range c.voters {
+		if v.node.Up() && v.node.Role() == raft.Leader {
+			return v.node.Status(), true
+		}
+	}
+	return raft.Status{}, false
+}
+
+// sortedReplicas orders a leader's replicas as --replication prints
+// them: the leader, the other voters, the observers.
+func sortedReplicas(s raft.Status) []raft.ReplicaStatus {
+	rows := slices.Clone(s.Replicas)
+	slices.SortStableFunc(rows, func(a, b raft.ReplicaStatus) int {
+		rank := func(r raft.ReplicaStatus) int {
+			switch {
+			case r.Voter && r.ID == s.ID:
+				return 0
+			case r.Voter:
+				return 1
+			}
+			return 2
+		}
+		return rank(a) - rank(b)
+	})
+	return rows
+}
+
+// replicaRole is a replica's Status column: Leader, Follower or Observer.
+func replicaRole(s raft.Status, r raft.ReplicaStatus) string {
+	switch {
+	case !r.Voter:
+		return "Observer"
+	case r.ID == s.ID:
+		return "Leader"
+	}
+	return "Follower"
 }

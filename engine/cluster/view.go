@@ -26,6 +26,7 @@ func (c *Cluster) View() view.Cluster {
 		ControllerNode: string(kraft.ControllerNode), Network: c.net.Describe(),
 	}
 	v.Quorum, v.ActiveController, v.MetadataRecords = c.quorumView(), c.activeID, c.recentMetadata()
+	v.QuorumReplication = c.quorumReplication()
 	nodes := []sim.NodeID{kraft.ControllerNode}
 	for _, b := range c.brokers {
 		bv := view.Broker{ID: int(b.ID), Node: string(b.Node), Alive: b.Alive(), MetadataOffset: b.MetadataOffset(), Registered: b.Registered()}

@@ -1,6 +1,10 @@
 package cluster
 
-import "github.com/loglab/loglab/engine/view"
+import (
+	"time"
+
+	"github.com/loglab/loglab/engine/view"
+)
 
 // metadataShown is how many recent metadata records a view carries.
 const metadataShown = 30
@@ -38,4 +42,26 @@ func (c *Cluster) recentMetadata() []string {
 		out[i] = r.Describe()
 	}
 	return out
+}
+
+// quorumReplication is the leader's view of every replica, as the
+// --replication table orders it; nil while no controller leads.
+func (c *Cluster) quorumReplication() []view.QuorumReplica {
+	s, ok := c.quorumLeaderStatus()
+	if !ok {
+		return nil
+	}
+	var out []view.QuorumReplica
+	for _, r := range sortedReplicas(s) {
+		out = append(out, view.QuorumReplica{ID: int(r.ID), Status: replicaRole(s, r), LogEndOffset: r.LogEndOffset,
+			Lag: s.LogEnd - max(r.LogEndOffset, 0), LastFetch: virtualTime(r.LastFetch), LastCaughtUp: virtualTime(r.LastCaughtUp)})
+	}
+	return out
+}
+
+func virtualTime(d time.Duration) string {
+	if d < 0 {
+		return ""
+	}
+	return d.String()
 }

@@ -200,3 +200,52 @@ func checkViewConsistent(t *testing.T, c *Cluster, when string) {
 		}
 	}
 }
+
+// The quorum panel's replication rows: the leader first, the other voters,
+// then every broker as an observer, each with the offset it fetched from;
+// a broker cut off from the controllers falls behind, then catches up.
+func TestViewShowsTheQuorumReplication(t *testing.T) {
+	c := newTestCluster(t, 3)
+	rows := c.View().QuorumReplication
+	if len(rows) != 6 || rows[0].Status != "Leader" || rows[0].ID != c.ActiveController() || rows[1].Status != "Follower" || rows[3].Status != "Observer" {
+		t.Fatalf("replication rows %+v", rows)
+	}
+	var cut []sim.NodeID
+	for id := 1; id <= 3; id++ {
+		cut = append(cut, controllerNode(id))
+	}
+	if err := c.PartitionNetwork([][]sim.NodeID{{"b1"}, append(cut, "b2", "b3")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if err := c.CreateTopic(name, 1, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	observer := func(id int) view.QuorumReplica {
+		for _, r := range c.View().QuorumReplication {
+			if r.Status == "Observer" && r.ID == id {
+				return r
+			}
+		}
+		t.Fatalf("no observer %d in %+v", id, c.View().QuorumReplication)
+		return view.QuorumReplica{}
+	}
+	if err := c.Tick(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if b1, b2 := observer(1), observer(2); b1.Lag == 0 || b2.Lag != 0 {
+		t.Fatalf("cut off, broker 1 should lag and broker 2 not: %+v %+v", b1, b2)
+	}
+	if err := c.HealNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	// Its fetch lost to the partition times out first
+	// (controller.quorum.request.timeout.ms, 2 s).
+	if err := c.Tick(3 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if b1 := observer(1); b1.Lag != 0 {
+		t.Fatalf("healed, broker 1 still lags: %+v", b1)
+	}
+}

@@ -43,6 +43,11 @@ type Cluster struct {
 	// logic, 0 when no majority runs.
 	Quorum           []Controller
 	ActiveController int
+	// QuorumReplication is what the quorum's leader knows of every voter
+	// and observer (kafka-metadata-quorum describe --replication): the
+	// leader first, then the other voters, then the observers (brokers);
+	// empty while no controller leads.
+	QuorumReplication []QuorumReplica
 	// MetadataRecords are the newest committed metadata records, oldest
 	// first, as `show metadata` prints them.
 	MetadataRecords []string
@@ -80,6 +85,17 @@ type Controller struct {
 	// so it can neither lead nor elect.
 	CutFrom  []int
 	Isolated bool
+}
+
+// QuorumReplica is one row of the quorum's replication: a voter's or an
+// observer's log end offset as of its last fetch from the leader.
+type QuorumReplica struct {
+	ID           int
+	Status       string // Leader, Follower or Observer
+	LogEndOffset int64  // -1: not fetched in this epoch
+	Lag          int64  // the leader's log end offset minus LogEndOffset
+	// LastFetch and LastCaughtUp are virtual times ("1.234s"), "" for never.
+	LastFetch, LastCaughtUp string
 }
 
 // Client is a producer or consumer node.
