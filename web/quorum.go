@@ -70,6 +70,25 @@ func controllerRole(q view.Controller, c view.Cluster) words {
 	return words{en: q.Role}
 }
 
+// electing reports whether the quorum, with no active controller, is
+// electing one: a majority of the controllers runs and at least one of
+// them reaches a majority. KRaft elects only once the old leader has been
+// silent for controller.quorum.fetch.timeout.ms, so in virtual time there
+// is a while with a majority up and nobody active. Otherwise there is no
+// majority: too few run, or a network partition leaves every one of them
+// on a side without one.
+func electing(c view.Cluster) bool {
+	if c.ActiveController != 0 || upCount(c.Quorum) < majority(c) {
+		return false
+	}
+	for _, q := range c.Quorum {
+		if q.Up && !q.Isolated {
+			return true
+		}
+	}
+	return false
+}
+
 func controllerUp(qs []view.Controller, id int) bool {
 	for _, q := range qs {
 		if q.ID == id {

@@ -146,6 +146,47 @@ func TestQuorumPanelNamesKRaftStates(t *testing.T) {
 	}
 }
 
+// The active controller crashed and two of three run: KRaft elects only
+// after the fetch timeout, so for a while nobody is active with a majority
+// up. The panel says the quorum is electing, not that it lacks a
+// majority; a partition that leaves every controller on a side without a
+// majority is no majority, however many run.
+func TestQuorumPanelWhileTheQuorumElects(t *testing.T) {
+	c := failover()
+	c.ActiveController = 0
+	c.Quorum = []view.Controller{
+		{ID: 1, Up: true, Role: "prospective", Leader: 3, Term: 1},
+		{ID: 2, Up: true, Role: "follower", Leader: 3, Term: 1},
+		{ID: 3, Role: "down"},
+	}
+	html := render(t, c)
+	element(t, html, `<article class="quorum electing"[^>]*data-active="0"[^>]*>`)
+	alert := element(t, html, `<p class="quorum-alert electing" id="no-active-controller"[^>]*>`)
+	if !strings.Contains(alert, `data-reason="electing"`) {
+		t.Errorf("the notice: %s", alert)
+	}
+	for _, want := range []string{"No active controller — the quorum is electing a leader.", "2 of 3 controllers run, a majority",
+		"controller.quorum.fetch.timeout.ms", "3 个 controller 中有 2 个在运行", "Follower; its leader 3 is down"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "no majority") {
+		t.Error("a majority runs, and the panel says there is none")
+	}
+
+	for i := range c.Quorum {
+		c.Quorum[i].Up, c.Quorum[i].Isolated = true, true
+	}
+	html = render(t, c)
+	element(t, html, `<article class="quorum no-majority"[^>]*>`)
+	for _, want := range []string{`data-reason="no-majority"`, "No active controller — no majority.", "a network partition leaves none of them with a majority (2) on its side"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("every controller cut off: the page lacks %q", want)
+		}
+	}
+}
+
 // raftWords are hashicorp/raft's words, which KRaft does not use (its
 // Raft is in KRaft's name only), and the old panel's notice of raft
 // electing on its own.
