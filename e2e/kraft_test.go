@@ -9,14 +9,14 @@ import (
 )
 
 // The controller quorum in the browser lab: the learner crashes the active
-// controller from its card, the quorum elects another which takes over
-// (the diagram's "ctl" node says which), the metadata log survives, and
-// the old one comes back as a follower. Losing a majority then shows
-// loudly, and a restart brings an active controller back. Every step is a
-// click. The active controller is read from the panel's data-active (the
-// cluster's), not from the raft roles: raft may elect a leader on its own
-// between commands, and the cluster hands the leadership back only at the
-// next command.
+// controller from its card; nobody is active while the two others wait
+// out controller.quorum.fetch.timeout.ms (the panel says the quorum is
+// electing), and a tick later one of them leads a new epoch as the active
+// controller (the diagram's "ctl" node says which); the metadata log
+// survives, and the old one comes back as a Follower. Losing a majority
+// then shows loudly, and a restart and a tick bring an active controller
+// back. The quorum runs in virtual time: it moves with the commands only,
+// the same on every run.
 func TestLabControllerFailover(t *testing.T) {
 	p := newPage(t)
 	p.open(t, "/lab")
@@ -33,9 +33,13 @@ func TestLabControllerFailover(t *testing.T) {
 	if err := expect.Locator(quorum).ToHaveAttribute("data-active", old); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(activeCard.Locator(".state.role")).ToContainText("active controller"); err != nil {
+	if err := expect.Locator(activeCard).ToHaveAttribute("data-role", "leader"); err != nil {
 		t.Fatal(err)
 	}
+	if err := expect.Locator(activeCard.Locator(".state.role")).ToHaveText("Leader · active controller", visibleText); err != nil {
+		t.Fatal(err)
+	}
+	oldEpoch := p.attrInt(t, activeCard, "data-epoch")
 	ctl := p.Locator(`#network .node.controller[data-node="ctl"]`)
 	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("controller " + old); err != nil {
 		t.Fatal(err)
@@ -47,8 +51,8 @@ func TestLabControllerFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Crash the active controller from its card: the quorum elects another
-	// leader, which becomes the active controller.
+	// Crash the active controller from its card: nobody is active until
+	// the others have waited out the fetch timeout and elected.
 	oldCard := quorum.Locator(fmt.Sprintf(`.controller-card[data-controller="%s"]`, old))
 	p.click(t, fmt.Sprintf(`#quorum .controller-card[data-controller="%s"] button[data-command="controller crash %s"]`, old, old))
 	if err := expect.Locator(oldCard).ToHaveAttribute("data-role", "down"); err != nil {
@@ -57,20 +61,30 @@ func TestLabControllerFailover(t *testing.T) {
 	if err := expect.Locator(oldCard).ToHaveClass(regexp.MustCompile(`\bdown\b`)); err != nil {
 		t.Fatal(err)
 	}
+	if err := expect.Locator(quorum).ToHaveAttribute("data-active", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(quorum.Locator("#no-active-controller")).ToHaveAttribute("data-reason", "electing"); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(quorum.Locator("#no-active-controller")).ToContainText("the quorum is electing a leader"); err != nil {
+		t.Fatal(err)
+	}
+	p.command(t, "tick 5s")
 	if err := expect.Locator(quorum).ToHaveAttribute("data-active", regexp.MustCompile(`^[^0`+old+`]$`)); err != nil {
 		t.Fatalf("no controller took over from %s: %v", old, err)
 	}
 	next := p.attr(t, quorum, "data-active")
-	// Natively the staggered election timeouts make controller 2 win after
-	// 1; in Chromium the page's timers sometimes let 3 win, so the test
-	// asks only that another controller leads.
 	t.Logf("controller %s took over from controller %s", next, old)
 	nextCard := quorum.Locator(fmt.Sprintf(`.controller-card[data-controller="%s"]`, next))
 	if err := expect.Locator(nextCard).ToHaveAttribute("data-role", "leader"); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(nextCard.Locator(".state.role")).ToHaveText("active controller"); err != nil {
+	if err := expect.Locator(nextCard.Locator(".state.role")).ToHaveText("Leader · active controller", visibleText); err != nil {
 		t.Fatal(err)
+	}
+	if epoch := p.attrInt(t, nextCard, "data-epoch"); epoch <= oldEpoch {
+		t.Errorf("the new leader's epoch is %d, the old one's was %d", epoch, oldEpoch)
 	}
 	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("controller " + next); err != nil {
 		t.Fatal(err)
@@ -78,22 +92,30 @@ func TestLabControllerFailover(t *testing.T) {
 	if err := expect.Locator(oldCard.Locator(`button[data-command="controller restart ` + old + `"]`)).ToBeVisible(); err != nil {
 		t.Fatal(err)
 	}
-	// The metadata log is the quorum's, not the old leader's: it survives.
+	// The metadata log is the quorum's, not the old leader's: it survives
+	// (the new leader's epoch adds its LeaderChange record).
 	p.count(t, records, recordsBefore)
 	if err := expect.Locator(quorum.Locator("#no-active-controller")).ToHaveCount(0); err != nil {
 		t.Fatal(err)
 	}
 
-	// Restart it: it rejoins as a follower of the new leader.
+	// Restart it: it rejoins, and once it fetched from the new leader it
+	// is its Follower, in its epoch, at its high watermark.
 	p.click(t, fmt.Sprintf(`#quorum button[data-command="controller restart %s"]`, old))
 	if err := expect.Locator(oldCard).ToHaveAttribute("data-up", "true"); err != nil {
 		t.Fatal(err)
 	}
+	p.command(t, "tick 1s")
 	if err := expect.Locator(oldCard).ToHaveAttribute("data-role", "follower"); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(oldCard.Locator(".state.role")).ToHaveText(regexp.MustCompile(`^follower of [123]$`), visibleText); err != nil {
+	if err := expect.Locator(oldCard.Locator(".state.role")).ToHaveText("Follower of "+next, visibleText); err != nil {
 		t.Fatal(err)
+	}
+	for _, a := range []string{"data-epoch", "data-high-watermark"} {
+		if err := expect.Locator(oldCard).ToHaveAttribute(a, p.attr(t, nextCard, a)); err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
 	}
 	if err := expect.Locator(activeCard).ToHaveCount(1); err != nil {
 		t.Fatal(err)
@@ -124,8 +146,13 @@ func TestLabControllerFailover(t *testing.T) {
 	}
 	p.count(t, records, recordsBefore)
 
-	// One restart is a majority again.
+	// One restart is a majority again, which elects once the fetch
+	// timeout passed.
 	p.click(t, `#quorum .controller-card[data-up="false"] button[data-command^="controller restart "] >> nth=0`)
+	if err := expect.Locator(quorum.Locator("#no-active-controller")).ToHaveAttribute("data-reason", "electing"); err != nil {
+		t.Fatal(err)
+	}
+	p.command(t, "tick 5s")
 	if err := expect.Locator(activeCard).ToHaveCount(1); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +181,10 @@ func TestLiveShowsTheControllerQuorum(t *testing.T) {
 	if err := expect.Locator(quorum).ToHaveAttribute("data-active", p.attr(t, active, "data-controller")); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(active.Locator(".state.role")).ToContainText("active controller"); err != nil {
+	if err := expect.Locator(active.Locator(".state.role")).ToHaveText("Leader · active controller", visibleText); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(active).ToHaveAttribute("data-epoch", regexp.MustCompile(`^[1-9][0-9]*$`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := expect.Locator(quorum.Locator(`button[data-command^="controller crash "]`)).ToHaveCount(3); err != nil {

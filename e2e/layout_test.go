@@ -75,9 +75,8 @@ func TestLayoutLab(t *testing.T) {
 			p.open(t, "/lab")
 			p.runAll(t, layoutScript)
 			checkLayout(t, p, vp.name)
-			// The diagram, to look at: cards, wrapped lines, labels. (The
-			// page, not the element: the lab redraws the view every second
-			// while it follows the quorum.)
+			// The diagram, to look at: cards, wrapped lines, labels, in a
+			// shot of the page scrolled to it.
 			if _, err := p.Evaluate(`() => document.querySelector("#cluster-view #network").scrollIntoView()`); err != nil {
 				t.Fatal(err)
 			}

@@ -161,8 +161,8 @@ type animated struct {
 
 // stepAndWatch runs a command that moves messages (a tick delivers the
 // replicas' fetches in flight and sends new ones) and returns what
-// animate.js reported for each update from the command on (the lab's
-// quorum check may morph in one of its own).
+// animate.js reported for each update from the command on (the lab draws
+// a command's view paced, in one update or more).
 func stepAndWatch(t *testing.T, p *watchedPage, line string) []animated {
 	t.Helper()
 	n, err := p.Evaluate(`() => window.__animated.length`)

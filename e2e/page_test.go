@@ -13,9 +13,8 @@ import (
 
 // expect waits up to 60 s: the first load compiles a few MB of WASM, and
 // on a loaded machine (make test beside CPU hogs) a command in the page's
-// engine, or raft's real-time election it waits for, can take a while (a
-// /lab first load was seen to pass 30 s at a load average of 20 on two
-// cores). A bound that turns a lost update into a failure, not a timing
+// engine can take a while (a /lab first load was seen to pass 30 s at a
+// load average of 20 on two cores). A bound that turns a lost update into a failure, not a timing
 // assertion.
 var expect = playwright.NewPlaywrightAssertions(60000)
 
