@@ -43,23 +43,3 @@ func show(p *int64) any {
 	}
 	return *p
 }
-
-// TestCountRunning reads a goroutine profile as pprof writes it (debug=1),
-// the drains' group first, as the largest group is.
-func TestCountRunning(t *testing.T) {
-	profile := "goroutine profile: total 11\n" +
-		"6 @ 0x48abae 0x467785 0x9d8ba9 0x492861\n" +
-		"#\t0x9d8ba8\tgithub.com/loglab/loglab/engine/kraft/quorum.drain+0x148\t/x/transport.go:202\n" +
-		"\n" +
-		"3 @ 0x48abae 0x467785 0x99c814 0x9bf5f0 0x492861\n" +
-		"#\t0x99c813\tgithub.com/hashicorp/raft.(*Raft).runFSM+0x253\t/y/fsm.go:240\n" +
-		"#\t0x9bf5ef\tgithub.com/hashicorp/raft.(*raftState).goFunc.func1+0x4f\t/y/state.go:149\n" +
-		"\n" +
-		"2 @ 0x1 0x2\n" +
-		"#\t0x1\tgithub.com/loglab/loglab/engine/kraft/quorum.drainer+0x1\t/x/other.go:1\n" +
-		"#\t0x2\tgithub.com/loglab/loglab/engine/kraft/quorum.drain+0x9\t/x/transport.go:200\n" +
-		"#\t0x2\tgithub.com/loglab/loglab/engine/kraft/quorum.drain+0x9\t/x/transport.go:200\n"
-	if got := countRunning([]byte(profile), drainFunc); got != 8 {
-		t.Errorf("counted %d goroutines in drain, want 8 (6 + 2, each group once)", got)
-	}
-}

@@ -299,19 +299,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	// Each participant removes their cluster (DELETE, as the page's
-	// button does): its goroutines go, but for its controllers' drains,
-	// which end on their own a few seconds later (checked below, with
-	// the server's).
+	// button does): its goroutines go.
 	for i, c := range participants {
 		if err := c.deleteCluster(ctx, clusters[i]); err != nil {
 			r.fail("removing participant cluster %s: DELETE: %v", clusters[i], err)
 		}
 		c.http.CloseIdleConnections()
 	}
-	r.Goroutines.AfterRemoval, r.Goroutines.RemovalGoneIn, gone = waitFor(func() int { return runtime.NumGoroutine() - drainingGoroutines() },
-		r.Goroutines.InstructorOnly+goroutineSlack, cfg.Timeout)
+	r.Goroutines.AfterRemoval, r.Goroutines.RemovalGoneIn, gone = waitGoroutines(r.Goroutines.InstructorOnly+goroutineSlack, cfg.Timeout)
 	if !gone {
-		r.fail("goroutine leak: %d goroutines (not counting the quorums' drains) %s after the participant clusters were removed, %d before they were opened%s",
+		r.fail("goroutine leak: %d goroutines %s after the participant clusters were removed, %d before they were opened%s",
 			r.Goroutines.AfterRemoval, cfg.Timeout, r.Goroutines.InstructorOnly, goroutineDump())
 	}
 

@@ -37,11 +37,9 @@ type Report struct {
 		WithClusters   int // every cluster up, no page yet
 		Peak           int // sampled during the window
 		AfterClients   int // after every page closed
-		AfterRemoval   int // after the participant clusters were removed, the quorums' drains aside
+		AfterRemoval   int // after the participant clusters were removed
 		AfterServer    int // after the server and its clusters closed
-		// How long each count took to come back: a closed cluster's
-		// controllers answer stray raft RPCs for a few seconds (the
-		// quorum's drain), which is not a leak.
+		// How long each count took to come back.
 		ClientsGoneIn, RemovalGoneIn, ServerGoneIn time.Duration
 	}
 	Instructor, ParticipantCommands Commands
