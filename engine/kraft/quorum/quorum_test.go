@@ -669,8 +669,7 @@ func TestElectionAfterARestartWaitsForALateFirstInSuccession(t *testing.T) {
 
 // When a restart brings a lost majority back, the most up-to-date log
 // wins, the lowest id on a tie: with five controllers, crashing 1, 2 and 3
-// (each the leader in turn) and restarting 1 makes 4 active, as README
-// says; 1's log is behind, 4's and 5's tie. Before elections were gated,
+// (each the leader in turn) and restarting 1 makes 4 active: 1's log is behind, 4's and 5's tie. Before elections were gated,
 // 5 won here: it asked first.
 func TestAMajorityBackElectsTheMostUpToDateLowestID(t *testing.T) {
 	undisturbed(t, func(t *testing.T, w *watch) string {
