@@ -82,7 +82,7 @@ func BenchmarkRecordFetchZeroCopy(b *testing.B) {
 	b.ReportMetric(endpointOverBare, "endpoint/bare")
 	b.ReportMetric(cpuOverCopy, "endpoint-cpu/copy-cpu")
 	b.ReportMetric(totals[pathCopy].bytesPerSecond()/totals[pathBare].bytesPerSecond(), "copy/bare")
-	b.Logf("region: %d bytes of %s; the idle server used %.1f%% of a core (raft's ticks), counted in every path's CPU",
+	b.Logf("region: %d bytes of %s; the idle server used %.1f%% of a core, counted in every path's CPU",
 		r.Bytes, r.Segment, 100*idle)
 }
 

@@ -54,10 +54,7 @@ type liveSession struct {
 	updates       updateStream // the ids and views published; see updates.go
 	updateStats   updateStats
 	stop          chan struct{} // closed by closeAll: ends watchQuorum, refuses what comes later
-	// quorumStop ends watchQuorum alone: a test that compares views
-	// before and after a command closes it, so nothing else moves them.
-	quorumStop chan struct{}
-	logger     *slog.Logger
+	logger        *slog.Logger
 	// controllers are the addresses of controllers in their own
 	// processes (Options.Controllers): every lab the session makes,
 	// a lesson's included, uses their quorum.
@@ -85,14 +82,16 @@ type liveSession struct {
 // removed (idle) or the server was shutting down.
 const errClusterClosed = "error: this cluster is closed: it was removed after being idle, or the server is shutting down; nothing ran"
 
-// quorumCheckEvery is how often an idle live cluster is checked for an
-// election raft held on its own (real time: raft runs on it).
+// quorumCheckEvery is how often an idle live cluster whose controllers
+// are separate processes asks them for an election they held on their
+// own (they run on real time).
 const quorumCheckEvery = time.Second
 
 // watchQuorum follows controllers that are separate processes (serve
 // -controllers): they elect in real time, so a new leader can appear
 // while nobody types; the cluster takes it as its active controller and
-// every page sees it. The simulated quorum elects only in virtual time.
+// every page sees it. It runs only for such controllers: the simulated
+// quorum elects only in virtual time, when a command moves it.
 func (s *liveSession) watchQuorum() {
 	t := time.NewTicker(quorumCheckEvery)
 	defer t.Stop()
@@ -101,8 +100,6 @@ func (s *liveSession) watchQuorum() {
 		case <-t.C:
 			s.followQuorum()
 		case <-s.stop:
-			return
-		case <-s.quorumStop:
 			return
 		}
 	}
@@ -136,7 +133,7 @@ func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))
 	}
-	s := &liveSession{lab: l, dataDir: dataDir, controllers: controllers, stop: make(chan struct{}), quorumStop: make(chan struct{}), logger: logger}
+	s := &liveSession{lab: l, dataDir: dataDir, controllers: controllers, stop: make(chan struct{}), logger: logger}
 	// The lab changes when a lesson opens: run on whichever is live.
 	s.runLine = func(line string) (string, error) { return s.lab.Run(line) }
 	for _, line := range start {

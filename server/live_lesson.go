@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/lab"
-	"github.com/loglab/loglab/engine/storage/osfs"
 	"github.com/loglab/loglab/lessons"
 	"github.com/loglab/loglab/web"
 )
@@ -204,8 +203,7 @@ func (s *liveSession) openLesson(req lessonRequest) (lessons.Change, error) {
 // the `cluster` command destroys a cluster: on a data directory its files
 // go, so the lesson's `cluster` starts a new cluster there rather than
 // resuming the old one. The session has usually closed it already; a
-// second close does nothing. Called with s.mu held, so watchQuorum follows
-// the new lab from its next check.
+// second close does nothing. Called with s.mu held.
 func (s *liveSession) freshLab() *lab.Lab {
 	if c := s.lab.Cluster(); c != nil {
 		if err := c.Destroy(); err != nil {
@@ -224,7 +222,7 @@ func (s *liveSession) freshLab() *lab.Lab {
 func newLab(dataDir string, controllers []string) *lab.Lab {
 	l := lab.New()
 	if dataDir != "" {
-		l = lab.NewWithStorage(osfs.New(dataDir), dataDir)
+		l = labOnDisk(dataDir)
 	}
 	if len(controllers) > 0 {
 		l.SetQuorum(remoteQuorum(controllers))

@@ -122,10 +122,7 @@ func (pp *pacedPage) upToDate(when string, keys []string) {
 	if !has(keys, "charts") && !has(keys, "(view)") {
 		pp.t.Errorf("%s: the update did not carry the charts: %v", when, keys)
 	}
-	// The raft quorum's panel runs on real time (the controllers' own
-	// heartbeats): it may move between the update and this comparison.
-	unraft := func(html string) string { return raftPanel.ReplaceAllString(html, "(raft)") }
-	if got, want := unraft(pp.p.view(pp.t)), unraft(currentView(pp.t, pp.s)); got != want {
+	if got, want := pp.p.view(pp.t), currentView(pp.t, pp.s); got != want {
 		pp.t.Errorf("%s: the page's view differs from the lab's:\n%s", when, firstDifference(got, want))
 	}
 	if pp.s.updates.withholding() {

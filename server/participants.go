@@ -26,7 +26,7 @@ const (
 	// drives or watches is kept (serve's -participant-idle).
 	DefaultParticipantIdle = 2 * time.Hour
 	// DefaultMaxParticipants bounds the clusters a server runs for
-	// participants: each is a whole cluster (brokers, a raft quorum).
+	// participants: each is a whole cluster (brokers, a controller quorum).
 	DefaultMaxParticipants = 60
 	// DefaultMaxClustersPerAddress bounds the clusters opened from one
 	// client address: a participant token costs nothing to make, so
@@ -93,7 +93,6 @@ func (s *Server) openParticipantCluster(id, name, owner, dir string) (*liveSessi
 	sess.id, sess.owner, sess.ownerName = id, owner, name
 	sess.lastActive = s.now()
 	sess.lessonReplays = newLessonReplayLimiter()
-	go sess.watchQuorum()
 	return sess, nil
 }
 

@@ -11,7 +11,7 @@ import (
 
 // A rewind on a data directory replays the session on a fresh cluster
 // rooted at the same directory (the lab keeps its partition logs and the
-// controllers' raft files there, by those paths), so the old cluster's
+// controllers' metadata logs there, by those paths), so the old cluster's
 // files cannot be built aside and renamed over. They are moved aside
 // instead, into a hidden directory inside the data directory (one
 // filesystem: each move is a rename), the replay runs on the emptied

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,11 +30,6 @@ var rewindCommands = []string{
 	"produce orders key=k3 value=v3",
 }
 
-// quorumPanel is the raft quorum's panel and fragment: raft runs on real
-// time (a loaded machine delays its heartbeats), so it is no part of
-// what a replay reproduces.
-var quorumPanel = regexp.MustCompile(`(?s)<article[^>]*id="quorum".*?</article>`)
-
 // sessionOn opens a live session on dir ("" in memory) that ran the
 // starter script; it is closed when the test ends.
 func sessionOn(t *testing.T, dir string) *liveSession {
@@ -56,7 +50,7 @@ func closeSession(s *liveSession) {
 }
 
 // drawnSession is what a page of the session shows: the view's fragments
-// (the quorum's left out) and the transcript.
+// (the controller quorum's included) and the transcript.
 type drawnSession struct {
 	fragments  []string
 	transcript []web.Entry
@@ -72,7 +66,7 @@ func drawSession(t *testing.T, s *liveSession) drawnSession {
 	}
 	var d drawnSession
 	for _, f := range frags {
-		d.fragments = append(d.fragments, f.Key+": "+quorumPanel.ReplaceAllString(f.HTML, "<quorum/>"))
+		d.fragments = append(d.fragments, f.Key+": "+f.HTML)
 	}
 	d.transcript = slices.Clone(s.history)
 	return d
@@ -252,10 +246,10 @@ func stateNow(t *testing.T, s *liveSession) stateOf {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := stateOf{view: quorumPanel.ReplaceAllString(html, ""), log: log, history: slices.Clone(s.history)}
+	st := stateOf{view: html, log: log, history: slices.Clone(s.history)}
 	if s.dataDir != "" {
 		filepath.WalkDir(s.dataDir, func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && !strings.Contains(path, "raft") && !strings.Contains(path, "metadata") {
+			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(s.dataDir, path)
 				st.files = append(st.files, rel)
 			}

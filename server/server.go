@@ -82,10 +82,10 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.Controllers) == 0 {
-		// Controllers in their own processes elect on their own, and
-		// asking them every second would hold commands up when one is
-		// down: the cluster follows them at the next command instead.
+	if len(opts.Controllers) > 0 {
+		// Controllers in their own processes elect on their own, in real
+		// time: follow them while nobody types. The server's own quorum
+		// moves only with the commands (virtual time) and needs no watch.
 		go live.watchQuorum()
 	}
 	live.id = instructorClusterID

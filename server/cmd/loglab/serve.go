@@ -32,7 +32,7 @@ func serve(args []string, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", defaultDataDir(), "keep every cluster's segment files and metadata log here (the participants' under participants/); a restart, even after kill -9, resumes them")
 	inMemory := fs.Bool("in-memory", false, "keep the clusters in memory only (nothing written, nothing resumed): overrides -data-dir")
 	participantIdle := fs.Duration("participant-idle", server.DefaultParticipantIdle, "remove a participant's cluster, with its files, after this long without a command or a page watching it")
-	maxParticipants := fs.Int("max-participants", server.DefaultMaxParticipants, "at most this many participant clusters (each is a whole cluster: brokers and a raft quorum)")
+	maxParticipants := fs.Int("max-participants", server.DefaultMaxParticipants, "at most this many participant clusters (each is a whole cluster: brokers and a controller quorum)")
 	maxPerAddress := fs.Int("max-clusters-per-address", server.DefaultMaxClustersPerAddress, "at most this many participant clusters opened from one client address")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
