@@ -51,7 +51,7 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 // openFiles is openLab on a data directory with no rewind left aside: the
 // lab and the commands that resume its cluster (or start one).
 func openFiles(dataDir string) (*lab.Lab, []string, error) {
-	l := lab.NewWithStorage(osfs.New(dataDir), dataDir)
+	l := labOnDisk(dataDir)
 	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -72,6 +72,14 @@ func openFiles(dataDir string) (*lab.Lab, []string, error) {
 			"or start loglab on an empty data directory", filepath.Join(dataDir, clusterFile), cmd)
 	}
 	return l, []string{cmd}, nil
+}
+
+// labOnDisk is a lab whose cluster keeps its files in dataDir: the
+// brokers' partition logs (broker-N/) and the controllers' quorum-state,
+// metadata log and snapshots (controller-N/). The lab's metadata
+// directory is a path on its storage, which is rooted at dataDir.
+func labOnDisk(dataDir string) *lab.Lab {
+	return lab.NewWithStorage(osfs.New(dataDir), ".")
 }
 
 // rememberCluster records a `cluster` command that succeeded. An empty

@@ -111,8 +111,16 @@ func TestServerRefusesDamagedMetadata(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, clusterFile), []byte("tick 1s\n"), 0o644)
 		}, []string{clusterFile, "cluster brokers="}},
 		{"snapshots missing", func(dir string) {
-			os.RemoveAll(filepath.Join(dir, "controller-2", "snapshots"))
-		}, []string{filepath.Join("controller-2", "snapshots"), "restore"}},
+			// The log starts at the snapshot's end offset: without the
+			// snapshot, the records below it are nowhere.
+			snaps, _ := filepath.Glob(filepath.Join(dir, "controller-2", "__cluster_metadata-0", "*.checkpoint"))
+			if len(snaps) == 0 {
+				t.Fatal("controller 2 took no snapshot: the damage would prove nothing")
+			}
+			for _, f := range snaps {
+				os.Remove(f)
+			}
+		}, []string{filepath.Join("controller-2", "__cluster_metadata-0"), "restore"}},
 		{"quorum-state garbage", func(dir string) {
 			os.WriteFile(filepath.Join(dir, "controller-1", "quorum-state"), []byte("garbage"), 0o644)
 		}, []string{filepath.Join("controller-1", "quorum-state"), "restore"}},

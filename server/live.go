@@ -141,7 +141,11 @@ func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (
 		// server restarts: the starter topic may be there already.
 		if e := s.run(line); !e.OK && !strings.Contains(e.Output, "TOPIC_ALREADY_EXISTS") {
 			l.Close()
-			return nil, fmt.Errorf("starting the live cluster: %q failed: %s", line, e.Output)
+			err := fmt.Errorf("starting the live cluster: %q failed: %s", line, e.Output)
+			if dataDir != "" {
+				err = fmt.Errorf("%w\nthe cluster's files in %s may be damaged: restore them from a backup, or start loglab on an empty data directory", err, dataDir)
+			}
+			return nil, err
 		}
 	}
 	return s, nil

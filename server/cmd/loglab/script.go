@@ -50,7 +50,9 @@ func script(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "loglab script: %v\n", err)
 			return 1
 		}
-		l = lab.NewWithStorage(osfs.New(*dataDir), *dataDir)
+		// The controllers' files go in the directory itself (controller-N/):
+		// the lab's metadata directory is a path on its storage.
+		l = lab.NewWithStorage(osfs.New(*dataDir), ".")
 	}
 	failed, err := l.RunScript(in, stdout)
 	if closeErr := l.Close(); err == nil {
