@@ -120,6 +120,9 @@ func describeReplication(s raft.Status) string {
 // VoterStatuses are the controllers' KRaft states, in id order (nil when
 // they are separate processes).
 func (c *Cluster) VoterStatuses() []raft.Status {
+	if c.remote != nil {
+		return nil
+	}
 	out := make([]raft.Status, len(c.voters))
 	for i, v := range c.voters {
 		out[i] = v.node.Status()

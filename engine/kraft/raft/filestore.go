@@ -176,6 +176,11 @@ func (s *FileStore) Load() (QuorumState, *Snapshot, []protocol.MetadataEntry, er
 			return QuorumState{}, nil, nil, err
 		}
 		from = max(from, latest.EndOffset)
+	} else if from > 0 {
+		// The log starts past offset 0 only after a snapshot: without one
+		// the records below are nowhere, and this controller's image would
+		// silently lack them.
+		return QuorumState{}, nil, nil, fmt.Errorf("%s starts at offset %d but no .checkpoint snapshot holds the records below it: restore the snapshot from a backup", s.LogDir(), from)
 	}
 	entries, err := s.readEntries(from)
 	if err != nil {

@@ -594,3 +594,53 @@ func TestFileStoreNodeRestart(t *testing.T) {
 	}
 	fsMust(t, s.Close())
 }
+
+// A log that starts past offset 0 with no snapshot below it is refused,
+// naming the directory: the records below are nowhere.
+func TestFileStoreRefusesALogWithoutItsSnapshot(t *testing.T) {
+	fs := storage.NewMem()
+	st, err := OpenFileStore(fs, "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []protocol.MetadataEntry
+	for i := range 4 {
+		entries = append(entries, protocol.MetadataEntry{Epoch: 1, Record: protocol.MetadataRecord{Offset: int64(i), Type: "Topic", Topic: fmt.Sprint("t", i)}})
+	}
+	if err := st.Append(entries); err != nil {
+		t.Fatal(err)
+	}
+	// A snapshot past the log end (as a follower installs one): the log
+	// starts again at its end, 10.
+	if err := st.SaveSnapshot(Snapshot{ID: protocol.SnapshotID{EndOffset: 10, Epoch: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append([]protocol.MetadataEntry{{Epoch: 2, Record: protocol.MetadataRecord{Offset: 10, Type: "Topic", Topic: "t10"}}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	names, err := fs.ReadDir("ctl/__cluster_metadata-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	for _, n := range names {
+		if strings.HasSuffix(n, ".checkpoint") {
+			if err := fs.Remove("ctl/__cluster_metadata-0/" + n); err != nil {
+				t.Fatal(err)
+			}
+			removed++
+		}
+	}
+	if removed != 1 {
+		t.Fatalf("%d snapshots removed, want 1 (files %v)", removed, names)
+	}
+	st, err = OpenFileStore(fs, "ctl")
+	if err == nil {
+		_, _, _, err = st.Load()
+		st.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "no .checkpoint snapshot") {
+		t.Fatalf("a log starting at 10 with no snapshot: %v", err)
+	}
+}
