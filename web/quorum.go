@@ -1,8 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"github.com/loglab/loglab/engine/view"
 )
@@ -181,3 +184,21 @@ func metadataLag(c view.Cluster, b view.Broker) (chip, title string) {
 }
 
 func u64(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// replicaNode names a replication row's node as the lab does: a voter is
+// a controller (c1), an observer a broker (b1).
+func replicaNode(r view.QuorumReplica) string {
+	if r.Status == "Observer" {
+		return "b" + strconv.Itoa(r.ID)
+	}
+	return "c" + strconv.Itoa(r.ID)
+}
+
+// lagBarStyle sizes a lagging replica's bar against the largest lag shown.
+func lagBarStyle(lag int64, c view.Cluster) templ.SafeCSS {
+	most := int64(1)
+	for _, r := range c.QuorumReplication {
+		most = max(most, r.Lag)
+	}
+	return templ.SafeCSS(fmt.Sprintf("width:%dpx", 4+lag*60/most))
+}

@@ -270,3 +270,21 @@ func TestQuorumPanelShowsAControllerCutOff(t *testing.T) {
 		t.Error("a cut shows without a partition")
 	}
 }
+
+// The replication rows: every voter and observer with its fetch position,
+// a lagging one marked and barred.
+func TestQuorumPanelDrawsTheReplication(t *testing.T) {
+	c := view.Cluster{Exists: true, ActiveController: 1, Quorum: []view.Controller{{ID: 1, Up: true, Role: "leader", Leader: 1}},
+		QuorumReplication: []view.QuorumReplica{{ID: 1, Status: "Leader", LogEndOffset: 12}, {ID: 2, Status: "Follower", LogEndOffset: 12},
+			{ID: 1, Status: "Observer", LogEndOffset: 5, Lag: 7}}}
+	html := render(t, c)
+	for _, want := range []string{`data-node="c1" data-status="Leader"`, `data-node="c2" data-status="Follower"`,
+		`data-node="b1" data-status="Observer" data-log-end-offset="5" data-lag="7"`, `class="lag-bar"`, "describe --replication"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the panel lacks %s:\n%.3000s", want, html)
+		}
+	}
+	if strings.Count(html, `class="lag-bar"`) != 1 {
+		t.Errorf("a bar for a replica that does not lag")
+	}
+}
