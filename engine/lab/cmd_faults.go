@@ -121,7 +121,7 @@ var netPartitionCommand = &command{
 var netCutCommand = &command{
 	name:    "net cut",
 	usage:   "net cut A B",
-	summary: "cut one link both ways: nothing crosses between A and B (not even what is on the wire) until net heal A B; each still reaches every other node. Name brokers by id, clients by name, the active controller as ctl",
+	summary: "cut one link both ways: nothing crosses between A and B (not even what is on the wire) until net heal A B; each still reaches every other node. Name brokers by id, clients by name, controllers c1, c2..., the active controller as ctl",
 	run: func(l *Lab, a *args) (string, error) {
 		x, y, err := l.linkEnds(a, "net cut 2 3")
 		if err != nil {
@@ -184,7 +184,7 @@ func (l *Lab) linkEnds(a *args, example string) (sim.NodeID, sim.NodeID, error) 
 var netDropCommand = &command{
 	name:    "net drop",
 	usage:   "net drop [from=NODE] [to=NODE] [type=Fetch] [count=1] | net drop id=N",
-	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl or a client; type is a request or response name such as Produce, FetchResponse. id=N drops the one message numbered N now on the wire (show network numbers them)",
+	summary: "drop matching messages (count=0: until healed); NODE is a broker id, ctl, a controller (c1, c2...) or a client; type is a request or response name such as Produce, FetchResponse, Vote, BeginQuorumEpoch. id=N drops the one message numbered N now on the wire (show network numbers them)",
 	run: func(l *Lab, a *args) (string, error) {
 		if a.has("id") {
 			id := a.uint64("id", 0)
