@@ -25,33 +25,40 @@ func runAll(p *Player, cmds ...string) {
 	}
 }
 
-// TestKRaftChecks: the scenario of engine/lab/testdata/kraft.txt, reduced.
-// A crashed broker is unfenced until the controller misses its heartbeats
-// for broker.session.timeout.ms (ControllerServer's BrokerHeartbeatManager),
-// and without a majority of controllers nothing is fenced or committed.
+// TestKRaftChecks: the scenario of lesson 11, reduced. A crashed broker
+// is unfenced until the controller misses its heartbeats for
+// broker.session.timeout.ms (ControllerServer's BrokerHeartbeatManager);
+// the active controller's crash leaves none active until the others'
+// controller.quorum.fetch.timeout.ms ran out and an election ended; and
+// without a majority of controllers nothing is fenced or committed.
 func TestKRaftChecks(t *testing.T) {
 	p := NewPlayer()
 	defer p.Close()
 	runAll(p, "cluster brokers=3 seed=11", "topic create orders rf=3")
 	expectChecks(t, p, "started", []checkCase{
-		{"active-controller", nil, "1"},
+		{"active-controller", nil, "3"},
 		{"broker-state", []string{"3"}, "running, unfenced"},
-		{"metadata-offset", nil, "7"}, // 3 RegisterBroker, 3 UnfenceBroker, Topic, Partition
+		{"metadata-offset", nil, "8"}, // LeaderChange, 3 RegisterBroker, 3 UnfenceBroker, Topic, Partition
 	})
 	runAll(p, "broker crash 3")
 	expectChecks(t, p, "broker 3 just crashed", []checkCase{{"broker-state", []string{"3"}, "down, unfenced"}})
 	runAll(p, "tick 10s")
 	expectChecks(t, p, "a session timeout later", []checkCase{
 		{"broker-state", []string{"3"}, "down, fenced"},
-		{"metadata-offset", nil, "9"}, // FenceBroker, PartitionChange
+		{"metadata-offset", nil, "10"}, // FenceBroker, PartitionChange
 	})
-	runAll(p, "controller crash 1")
-	expectChecks(t, p, "controller 1 crashed", []checkCase{{"active-controller", nil, "2"}})
+	runAll(p, "controller crash 3")
+	expectChecks(t, p, "the active controller just crashed", []checkCase{{"active-controller", nil, "none"}})
+	runAll(p, "tick 5s")
+	expectChecks(t, p, "an election later", []checkCase{
+		{"active-controller", nil, "2"},
+		{"metadata-offset", nil, "11"}, // the new epoch's LeaderChange
+	})
 	runAll(p, "controller crash 2", "broker crash 2", "tick 15s")
 	expectChecks(t, p, "no majority", []checkCase{
 		{"active-controller", nil, "none"},
 		{"broker-state", []string{"2"}, "down, unfenced"},
-		{"metadata-offset", nil, "9"},
+		{"metadata-offset", nil, "11"},
 	})
 	for _, bad := range [][]string{{"active-controller", "1"}, {"broker-state"}, {"broker-state", "9"}, {"metadata-offset", "x"}} {
 		if _, err := p.Evaluate(bad[0], bad[1:]); err == nil {

@@ -1,7 +1,7 @@
 package lessons
 
 import (
-	"fmt"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -180,12 +180,16 @@ func measuredNothing(line string) (string, error, bool) {
 	return "", nil, false
 }
 
-// engineState is the simulated cluster as text: the clock, every
-// partition's replicas and records, and the checker's findings (not the
-// raft quorum's own terms, which run on real time).
+// engineState is the simulated cluster as text: the whole view, the
+// KRaft quorum included (its elections, epochs and offsets run in virtual
+// time, so a replay reaches the same ones), through JSON so that pointers
+// are followed rather than printed as addresses.
 func engineState(s *Session) string {
-	v := s.Lab().View()
-	return fmt.Sprintf("%s %+v %+v", v.Elapsed, v.Topics, v.Checks)
+	b, err := json.Marshal(s.Lab().View())
+	if err != nil {
+		return "view: " + err.Error()
+	}
+	return string(b)
 }
 
 // reveal answers a predict step with its first choice.
