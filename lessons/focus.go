@@ -27,7 +27,7 @@ var (
 // focusForms is the grammar, for error messages (README.md "Focus" has the
 // meaning of each form and its STATE).
 const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lso|lost|segments], partition T/P record N, " +
-	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, violations, inspector batch|lookup, " +
+	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, quorum-replication, violations, inspector batch|lookup, " +
 	"group G [epoch|timeline], group G member C, group G partition|committed T/P, producer NAME [state], txn ID [partitions]"
 
 // ParseFocus reads a focus: line's value, `FORM` or `FORM = STATE`, and
@@ -54,7 +54,7 @@ func checkFocusForm(w []string) error {
 		return fmt.Errorf("names nothing")
 	}
 	switch w[0] {
-	case "metadata-log", "violations":
+	case "metadata-log", "quorum-replication", "violations":
 		if len(w) != 1 {
 			return fmt.Errorf("%s takes nothing after it", w[0])
 		}

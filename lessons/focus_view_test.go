@@ -136,6 +136,8 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		Checks:      []view.Violation{{Invariant: "acks=1-loss", Detail: "orders/0 offset 5"}, {Invariant: "acks=1-loss", Detail: "orders/0 offset 7"}},
 
 		ActiveController: 2, MetadataOffset: 12, ControllerNode: "ctl",
+		QuorumReplication: []view.QuorumReplica{{ID: 2, Status: "Leader", LogEndOffset: 13}, {ID: 1, Status: "Follower", LogEndOffset: 13},
+			{ID: 1, Status: "Observer", LogEndOffset: 9, Lag: 4}},
 		ClientNodes: []view.Client{
 			{Name: "p1", Kind: "producer", Producer: &view.ProducerState{Idempotent: true, TransactionalID: "tx-1", ProducerID: 0, ProducerEpoch: 1, TxnState: "IN_TRANSACTION",
 				Sequences: []view.ProducerSequence{{TP: "orders/0", NextSequence: 2, LastAckedSequence: 1}}}},
@@ -192,6 +194,7 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"controller 2":                     "active",
 		"controller 3":                     "down",
 		"metadata-log":                     "12",
+		"quorum-replication":               "4",
 		"violations":                       "2",
 		"group billing":                    "Stable",
 		"group billing epoch":              "3",

@@ -196,9 +196,14 @@ func replicaNode(r view.QuorumReplica) string {
 
 // lagBarStyle sizes a lagging replica's bar against the largest lag shown.
 func lagBarStyle(lag int64, c view.Cluster) templ.SafeCSS {
-	most := int64(1)
+	return templ.SafeCSS(fmt.Sprintf("width:%dpx", 4+lag*60/max(maxReplicaLag(c), 1)))
+}
+
+// maxReplicaLag is the largest lag of any replica behind the leader.
+func maxReplicaLag(c view.Cluster) int64 {
+	var most int64
 	for _, r := range c.QuorumReplication {
 		most = max(most, r.Lag)
 	}
-	return templ.SafeCSS(fmt.Sprintf("width:%dpx", 4+lag*60/most))
+	return most
 }

@@ -62,7 +62,9 @@ func (b *Broker) applyMetadata(records []protocol.MetadataRecord) {
 // applySnapshot replaces the image with a metadata snapshot, as a broker
 // too far behind the metadata log does, and acts on every partition.
 func (b *Broker) applySnapshot(records []protocol.MetadataRecord, offset int64) {
-	b.events(fmt.Sprintf("%s: the metadata it lacks was compacted: loading the controller's snapshot at offset %d", b.Node, offset))
+	// The snapshot's end offset (the next record's), as the controllers'
+	// events and the .checkpoint file name it.
+	b.events(fmt.Sprintf("%s: the metadata it lacks was compacted: loading the snapshot at offset %d", b.Node, offset+1))
 	b.image = kraft.ImageFromRecords(records, offset)
 	if !b.published {
 		b.publishIfCaughtUp()

@@ -22,6 +22,7 @@ var (
 	ErrUnknownTopicOrPartition  = errors.New("UNKNOWN_TOPIC_OR_PARTITION")
 	ErrInvalidConfig            = errors.New("INVALID_CONFIG")
 	ErrLeaderNotAvailable       = errors.New("LEADER_NOT_AVAILABLE")
+	ErrRequestTimedOut          = errors.New("REQUEST_TIMED_OUT")
 	maxTopicNameLength          = 249
 )
 
@@ -97,8 +98,34 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int, configs [][2]stri
 	if err := c.controller.CreateTopic(name, partitions, rf, configs); err != nil {
 		return err
 	}
-	_, err := c.RunUntil(func() bool { return c.leadersReady(name) }, 10*time.Second)
+	ok, err := c.RunUntil(func() bool { return c.topicCommitted(name) && c.leadersReady(name) }, topicCreateWait)
+	if err == nil && !ok && !c.topicCommitted(name) {
+		// The controller wrote the records but no majority took them: an
+		// isolated leader. Kafka's CreateTopics times out the same way;
+		// the records stay in that controller's log only until a new
+		// leader's log truncates them.
+		return fmt.Errorf("%w: topic %q was not committed within %v: the controller that took it cannot reach a majority of the quorum", ErrRequestTimedOut, name, topicCreateWait)
+	}
 	return err
+}
+
+// topicCreateWait is how long topic create waits for the topic's records
+// to commit and its leaders to take over.
+const topicCreateWait = 10 * time.Second
+
+// topicCommitted says whether the topic's records are committed: in the
+// image of the active controller's voter, which holds only what the
+// quorum committed (the controller's own image also holds what it wrote).
+func (c *Cluster) topicCommitted(name string) bool {
+	if c.remote != nil {
+		return c.controller.Image().Topic(name) != nil // a quorum of processes commits before it returns
+	}
+	for _, v := range c.voters {
+		if v.id == c.activeID {
+			return v.image.Topic(name) != nil
+		}
+	}
+	return false
 }
 
 // leadersReady reports whether each partition's leader knows it leads.

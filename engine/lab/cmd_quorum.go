@@ -106,14 +106,14 @@ func describeVoter(s raft.Status) string {
 		return fmt.Sprintf("controller %d: down", s.ID)
 	}
 	role := s.Role.String()
-	if s.Role != raft.Leader && s.LeaderID >= 0 {
+	if s.Role != raft.Leader && s.Role != raft.Resigned && s.LeaderID >= 0 {
 		role += fmt.Sprintf(" of %d", s.LeaderID)
 	}
 	line := fmt.Sprintf("controller %d: %s, epoch %d", s.ID, role, s.Epoch)
 	if s.VotedID >= 0 {
 		line += fmt.Sprintf(" (voted for %d)", s.VotedID)
 	}
-	line += fmt.Sprintf(", log offsets %d-%d (last epoch %d), high watermark %d", s.LogStart, s.LogEnd, s.LastEpoch, s.HighWatermark)
+	line += fmt.Sprintf(", log start offset %d, log end offset %d (last epoch %d), high watermark %d", s.LogStart, s.LogEnd, s.LastEpoch, s.HighWatermark)
 	if s.SnapshotEnd >= 0 {
 		line += fmt.Sprintf(", snapshot %020d-%010d.checkpoint", s.SnapshotEnd, s.SnapshotEpoch)
 	}

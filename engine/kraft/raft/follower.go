@@ -208,7 +208,11 @@ func (n *Node) truncateDiverging(d protocol.SnapshotID) {
 	if to >= n.log.EndOffset() {
 		return
 	}
-	n.events(fmt.Sprintf("%s: its metadata log diverges from the leader's after epoch %d: truncating offsets %d-%d", n.cfg.Node, d.Epoch, to, n.log.EndOffset()-1))
+	cut := fmt.Sprintf("offsets %d-%d", to, n.log.EndOffset()-1)
+	if to == n.log.EndOffset()-1 {
+		cut = fmt.Sprintf("offset %d", to)
+	}
+	n.events(fmt.Sprintf("%s: its metadata log diverges from the leader's after epoch %d: truncating %s", n.cfg.Node, d.Epoch, cut))
 	n.log.TruncateTo(to)
 	if err := n.store.TruncateTo(to); err != nil {
 		n.errorText = err.Error()
