@@ -90,7 +90,7 @@ func TestLabPartitionIsolatesAController(t *testing.T) {
 	if err := expect.Locator(card(old).Locator(".state.role")).ToContainText("Resigned"); err != nil {
 		t.Fatal(err)
 	}
-	ctl := p.Locator(`#network .node.controller[data-node="ctl"]`)
+	ctl := p.Locator(`#network .node.controller[data-alias="ctl"]`)
 	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("controller " + next); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestLabControllerFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldEpoch := p.attrInt(t, activeCard, "data-epoch")
-	ctl := p.Locator(`#network .node.controller[data-node="ctl"]`)
+	ctl := p.Locator(`#network .node.controller[data-alias="ctl"]`)
 	if err := expect.Locator(ctl.Locator(".active-label")).ToHaveText("controller " + old); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestLiveShowsTheClusterDiagram(t *testing.T) {
 	if err := expect.Locator(network.Locator(".node.broker")).ToHaveCount(3); err != nil {
 		t.Fatal(err)
 	}
-	if err := expect.Locator(network.Locator(`.node.controller[data-node="ctl"]`)).ToBeVisible(); err != nil {
+	if err := expect.Locator(network.Locator(`.node.controller[data-alias="ctl"]`)).ToBeVisible(); err != nil {
 		t.Fatal(err)
 	}
 	if err := expect.Locator(network.Locator(`button[data-command^="broker crash "]`)).ToHaveCount(3); err != nil {

@@ -63,6 +63,10 @@ type diagramNode struct {
 	W, H   float64
 	Broker view.Broker // for brokers
 	Client view.Client // for the producers and consumers the view lists
+	// Controller is a controller node's voter, Voter false for the node
+	// that stands for ctl while no controller is active.
+	Controller view.Controller
+	Voter      bool
 	Leads  []string    // partitions this broker leads
 	// Named are the partitions the metadata names it leader of but that
 	// it does not lead (down, restarted without the replica, not caught up).
@@ -221,9 +225,25 @@ func layoutDiagram(c view.Cluster) diagram {
 		}
 		brokers = append(brokers, diagramNode{ID: id, Kind: "broker", Broker: b, Leads: c.Leads(b.ID), Named: c.NamedLeader(b.ID), internal: internal})
 	}
+	// The controllers: one node per voter across the top row (ctl1, ctl2,
+	// ...), so the quorum's own Vote and Fetch are seen between them and
+	// the brokers' metadata fetches going to the leader. ctl, the address
+	// brokers register and heartbeat with, is the active controller's:
+	// messages to it are drawn to that node; while no controller is
+	// active a node of its own stands for the address nobody answers.
+	var top []diagramNode
+	for _, q := range c.Quorum {
+		top = append(top, diagramNode{ID: "ctl" + strconv.Itoa(q.ID), Kind: "controller", Controller: q, Voter: true})
+	}
+	if c.ActiveController == 0 || len(top) == 0 {
+		top = append(top, diagramNode{ID: ctl, Kind: "controller"})
+	}
 	// A message may name a node the view does not list (a client created
 	// by a driver, say): draw it with the clients rather than lose it.
 	known := map[string]bool{ctl: true}
+	for _, n := range top {
+		known[n.ID] = true
+	}
 	for _, n := range brokers {
 		known[n.ID] = true
 	}
@@ -281,12 +301,19 @@ func layoutDiagram(c view.Cluster) diagram {
 		clients[i].W, clients[i].H = w, h
 		d.Height = math.Max(d.Height, clientsTop+h+belowClients-clientH/2)
 	}
-	d.Nodes = append(d.Nodes, diagramNode{ID: ctl, Kind: "controller", X: d.Width / 2, Y: rowCtl, W: ctlW, H: ctlH})
+	topW := math.Min(ctlW, d.Width/float64(len(top))-20)
+	for i := range top {
+		top[i].X, top[i].Y, top[i].W, top[i].H = spread(d.Width, i, len(top)), rowCtl, topW, ctlH
+	}
+	d.Nodes = append(d.Nodes, top...)
 	d.Nodes = append(d.Nodes, brokers...)
 	d.Nodes = append(d.Nodes, clients...)
 	byID := map[string]diagramNode{}
 	for _, n := range d.Nodes {
 		byID[n.ID] = n
+		if n.Voter && n.Controller.ID == c.ActiveController {
+			byID[ctl] = n // the active controller answers at ctl
+		}
 	}
 
 	sides := partitionSides(d.Nodes, c.Cut)
