@@ -65,6 +65,9 @@ type Broker struct {
 	alive      bool
 	registered bool
 	refused    bool // a registration was refused (reported once)
+	// registrations counts registration attempts: only the newest one's
+	// timeout sends again.
+	registrations int
 	// serving: the controller has unfenced this incarnation once. Until
 	// then Kafka's BrokerServer has not enabled request processing (it
 	// waits for the initial metadata catch-up and unfencing), so clients
@@ -104,12 +107,40 @@ func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storag
 	b := &Broker{ID: id, Node: kraft.BrokerNode(id), cfg: cfg, net: net, sched: sched, fs: fs, events: events,
 		alive: true, image: kraft.NewImage(), pids: newProducerIDManager(), lastProducerExpiration: sched.Clock.Elapsed()}
 	net.Attach(b.Node, b.handle)
-	net.Send(b.Node, kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: id})
+	b.register()
 	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
 	b.every(cfg.ReplicaLagTimeMax/2, "isr-expiration", b.shrinkISRs)
 	b.every(cfg.RetentionCheckInterval, "log-retention", b.runRetention)
 	b.every(cfg.CleanerBackoff, "log-cleaner", b.runCleaner)
 	return b
+}
+
+// register asks the controller to register this incarnation. An answer
+// that never comes (a partition, a lost message) is asked again after
+// broker.heartbeat.interval.ms, as Kafka's BrokerLifecycleManager resends
+// a registration that timed out; a later attempt supersedes this one's
+// timer.
+func (b *Broker) register() {
+	b.registrations++
+	attempt := b.registrations
+	b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
+	b.after(b.cfg.HeartbeatInterval, "registration timeout", func() {
+		if !b.registered && b.registrations == attempt {
+			b.register()
+		}
+	})
+}
+
+// registerAfter registers again after d (an error answer, a refused
+// connection); it supersedes the pending attempt's timeout.
+func (b *Broker) registerAfter(d time.Duration) {
+	b.registrations++
+	attempt := b.registrations
+	b.after(d, "register", func() {
+		if !b.registered && b.registrations == attempt {
+			b.register()
+		}
+	})
 }
 
 // every runs fn periodically while the broker lives.
@@ -197,6 +228,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
+		if b.registered {
+			return // an answer to a registration sent again meanwhile
+		}
 		if m.Error != protocol.None {
 			// Our previous incarnation's session has not expired yet: try
 			// again, as Kafka's broker lifecycle manager does.
@@ -204,9 +238,7 @@ func (b *Broker) handle(env *sim.Envelope) {
 				b.events(fmt.Sprintf("%s: registration refused with %s: the old session has not expired; retrying", b.Node, m.Error.Name()))
 			}
 			b.refused = true
-			b.after(b.cfg.HeartbeatInterval, "register", func() {
-				b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
-			})
+			b.registerAfter(b.cfg.HeartbeatInterval)
 			return
 		}
 		b.epoch, b.registered = m.BrokerEpoch, true
@@ -258,9 +290,7 @@ func (b *Broker) handle(env *sim.Envelope) {
 		// No active controller took our registration (the quorum has no
 		// majority): ask again, as Kafka's BrokerLifecycleManager does.
 		if m.Peer == kraft.ControllerNode && !b.registered {
-			b.after(b.cfg.HeartbeatInterval, "register", func() {
-				b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
-			})
+			b.registerAfter(b.cfg.HeartbeatInterval)
 		}
 		b.onTxnPeerDisconnected(m.Peer)
 		// A leader we fetch from died: stop waiting for its answer.

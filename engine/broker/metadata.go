@@ -132,10 +132,14 @@ func (b *Broker) onPartitionChange(tp protocol.TopicPartition) {
 		b.damaged = slices.Delete(b.damaged, i, i+1)
 	}
 	wasLeader, oldEpoch := r.leader, r.LeaderEpoch
-	r.Replicas, r.ISR, r.PartitionEpoch = slices.Clone(p.Replicas), slices.Clone(p.ISR), p.PartitionEpoch
-	if p.LeaderEpoch < r.LeaderEpoch {
-		return // stale
+	if p.LeaderEpoch < r.LeaderEpoch || (p.LeaderEpoch == r.LeaderEpoch && p.PartitionEpoch < r.PartitionEpoch) {
+		// Stale: older than what this replica already knows, e.g. an ISR
+		// its leader changed and learnt from the AlterPartition answer
+		// before its metadata caught up (a snapshot from before the
+		// change). Kafka's Partition.makeLeader skips it the same way.
+		return
 	}
+	r.Replicas, r.ISR, r.PartitionEpoch = slices.Clone(p.Replicas), slices.Clone(p.ISR), p.PartitionEpoch
 	newEpoch := p.LeaderEpoch != oldEpoch || p.Leader != r.Leader
 	r.Leader, r.LeaderEpoch = p.Leader, p.LeaderEpoch
 	switch {

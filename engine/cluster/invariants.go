@@ -177,6 +177,13 @@ func (k *Checker) checkPartition(tp protocol.TopicPartition, minISR string) {
 	if leader == nil {
 		return
 	}
+	// Every live "leader" may be deposed: one cut off from the controllers
+	// still leads an older epoch while the metadata moved the leadership
+	// to a broker that has crashed since. Its log is no measure of what
+	// the ISR holds: wait for the leader the metadata names.
+	if p := k.c.controller.Image().Partition(tp.Topic, tp.Partition); p != nil && p.LeaderEpoch > leader.LeaderEpoch {
+		return
+	}
 	// Replicas whole again lose their power-loss mark only after the
 	// acknowledged records are checked: a check that first runs when every
 	// replica has caught up with a leader that lost the records too must
