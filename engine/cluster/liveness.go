@@ -20,7 +20,10 @@ import (
 //     active controller's image, and in the ISR of each partition it
 //     replicates;
 //   - group-converged (liveness_groups.go) and transaction-ended
-//     (liveness_txn.go): consumer groups settle, transactions end.
+//     (liveness_txn.go): consumer groups settle, transactions end;
+//   - quorum-converged (liveness_quorum.go): the KRaft quorum has a
+//     leader, every voter's high watermark is the leader's, and every
+//     broker has replayed the metadata log to its committed end.
 //
 // Both are eventual: they hold only after the cluster has had time to
 // catch up, so Stabilize asks them, not every event. A fault still in
@@ -37,7 +40,7 @@ const (
 
 // Lag is one way the cluster has not converged.
 type Lag struct {
-	Property string // Converged, UnfencedInISR, GroupConverged or TransactionEnded
+	Property string // Converged, UnfencedInISR, GroupConverged, TransactionEnded or QuorumConverged
 	Detail   string // what differs: "b3 orders/0 log end 5, leader b1's 7"
 	// Blocked names the fault in force that keeps it so ("" when nothing
 	// does: then only time, or a bug, stands in the way).
@@ -135,7 +138,10 @@ func (c *Cluster) walkLags(describe bool, yield func(Lag) bool) {
 	if !w.groupLags(yield) {
 		return
 	}
-	w.txnLags(yield) // liveness_txn.go
+	if !w.txnLags(yield) { // liveness_txn.go
+		return
+	}
+	w.quorumLags(yield) // liveness_quorum.go
 }
 
 // firstReason is the first non-empty reason.

@@ -8,8 +8,13 @@
 // idempotent (every plain producer, Kafka 3.0's default) and transactional
 // producers whose transactions commit, abort, time out, are fenced by a
 // restarted or second instance and carry a group's offsets, read by a
-// read_committed consumer (workload_txn.go), with the invariant checker
-// watching every event (`check invariants always=true`).
+// read_committed consumer (workload_txn.go), and the KRaft controllers
+// crashing, restarting, partitioned from each other and from the brokers
+// and cut from them link by link (workload_quorum.go), with the invariant
+// checker watching every event (`check invariants always=true`), the
+// quorum's safety included, and the run's last stabilize, every fault
+// healed, its liveness (a leader, every voter at its high watermark,
+// every broker's metadata image at the committed end).
 //
 // The workload is written in the lab language, one command line at a time,
 // and run through engine/lab: the script a run prints is the run. A failing

@@ -1,5 +1,7 @@
 package vopr
 
+import "github.com/loglab/loglab/engine/cluster"
+
 // Options shape a run. The zero value is the default: acks=all producers
 // and DefaultMix.
 type Options struct {
@@ -44,7 +46,9 @@ type Options struct {
 	// in Kafka), and the checker reports acked-record-lost.
 	UnboundedPowerLoss bool
 	// ControllerPartitions lets net partition put the controller in a
-	// group, cutting brokers off from it: they are fenced while still
+	// group (ctl in the brokers' partitions, c1..cN in ControllerPartition's,
+	// which then also puts brokers on the minority's side or cuts them off
+	// from every controller), cutting brokers off from it: they are fenced while still
 	// running, and a deposed leader keeps acting on its old epoch (the
 	// checker takes the leader in the newest epoch). Fencing by partition
 	// can shrink an ISR to one broker after the power-loss bound was
@@ -52,6 +56,16 @@ type Options struct {
 	// the case UnboundedPowerLoss describes; a stale fetch answer that
 	// left a gap in a follower's log was found and fixed here.
 	ControllerPartitions bool
+	// StabilizeWhileCut lets the workload stabilize while a partition cuts
+	// a running broker off from the active controller (ControllerPartitions
+	// does). The converged property names no fault for a partition left
+	// without a leader because its ISR members run but are fenced behind
+	// the partition, so stabilize reports "has no leader" (seeds 32, 38,
+	// 55 and 130 of 200; testdata/known-leaderless-fenced-isr-not-excused.lab).
+	StabilizeWhileCut bool
+	// afterLine, when set, runs after every line of the script: a test's
+	// way to break a rule the lab cannot type (a replay must run it too).
+	afterLine func(*cluster.Cluster)
 }
 
 // Mix is the relative weight of each action per step; 0 disables one.
@@ -72,10 +86,24 @@ type Mix struct {
 	Delay     int // net delay on one link
 
 	// ControllerCrash kills a KRaft controller (the active one half the
-	// time), never leaving fewer than a majority running: a failover must
-	// neither lose nor repeat a decision. ControllerRestart starts one again.
+	// time), never leaving fewer than a connected majority running: a
+	// failover must neither lose nor repeat a decision. ControllerRestart
+	// starts one again (workload_quorum.go).
 	ControllerCrash   int
 	ControllerRestart int
+	// ControllerPartition is a net partition naming controllers (c1..cN):
+	// a minority of them (the active one half the time, which resigns by
+	// check-quorum) cut off from the others, and half the time from the
+	// brokers too, which stay with the majority: net partition (c1)
+	// (c2,c3,1,2,3). A connected majority of the running controllers is
+	// kept; one partition in eight is a no-majority window of a few
+	// seconds that heals itself. ControllerCut is net cut between two
+	// controllers (a partial partition: each still reaches the others) or
+	// between a controller and a broker (whose metadata fetches fail
+	// while that controller leads). Neither cuts a running broker off
+	// from the active controller (Options.ControllerPartitions does).
+	ControllerPartition int
+	ControllerCut       int
 
 	// LeaderLoss is the acks=1 lesson as one action: drop the FetchResponses
 	// of a partition's leader (so its followers stop copying), produce to
@@ -124,8 +152,11 @@ type Mix struct {
 //     member of a partition (drops, delays and ticks go on);
 //   - a crashed broker restarts only once the controller has fenced it,
 //     as Kafka refuses to register a broker id whose session is alive;
-//   - network partitions split the brokers but never cut them off from
-//     the controller, so no deposed leader keeps running.
+//   - no network partition cuts a running broker off from the active
+//     controller (ctl), so no fenced broker keeps running; a minority of
+//     controllers may be cut off from the brokers (ControllerPartition),
+//     or a controller's link to a broker (ControllerCut), and power losses
+//     wait until that is healed.
 //
 // Plain crashes are otherwise not bounded (beyond keeping one broker up):
 // the disk survives them.
@@ -133,7 +164,7 @@ func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,
 		Crash: 3, PowerLoss: 2, Restart: 5, Partition: 2, Heal: 4, Drop: 4, Delay: 2,
-		ControllerCrash: 1, ControllerRestart: 2, UncleanLoss: 2, Group: 10, Txn: 14,
+		ControllerCrash: 2, ControllerRestart: 2, ControllerPartition: 2, ControllerCut: 1, UncleanLoss: 2, Group: 10, Txn: 14,
 	}
 }
 

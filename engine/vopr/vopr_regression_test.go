@@ -42,6 +42,13 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// offset 33"); Kafka's Partition.appendRecordsToFollowerOrFutureReplica
 		// restarts such an empty log at the batch's base offset.
 		{"seed26-follower-log-ends-inside-a-leader-batch.lab", "an empty follower log inside the leader's batch"},
+		// The KRaft workload (controllers crashed, partitioned, cut off):
+		// a registration lost to a partition was never resent; the checker
+		// measured a deposed leader after the new one crashed; a snapshot
+		// older than the leader's own AlterPartition put its old ISR back.
+		{"seed85-registration-lost-to-a-partition.lab", "a broker fenced for good after its registration was lost"},
+		{"seed141-checker-measured-a-deposed-leader.lab", "acknowledged records measured on a deposed leader"},
+		{"seed358-snapshot-older-than-alterpartition.lab", "an ISR put back by an older metadata snapshot"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {

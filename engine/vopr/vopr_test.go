@@ -22,7 +22,7 @@ var (
 	stepsFlag = flag.Int("steps", 0, "workload steps per seed (0: the default)")
 	seedFlag  = flag.Uint64("seed", 0, "run only this seed and log its report (script included)")
 	liftFlag  = flag.String("lift", "", "comma-separated bounds TestVOPR lifts, to reproduce what they keep out: "+
-		"quick-restarts, unbounded-power-loss, controller-partitions")
+		"quick-restarts, unbounded-power-loss, controller-partitions, stabilize-while-cut")
 	topicsFlag = flag.String("topics", "", "the workload's topics: all (plain, unclean, retention, compact) or plain; "+
 		"empty: all once fullWorkloadPasses, plain until then")
 )
@@ -85,6 +85,8 @@ func testOptions(t *testing.T) Options {
 			opts.UnboundedPowerLoss = true
 		case "controller-partitions":
 			opts.ControllerPartitions = true
+		case "stabilize-while-cut":
+			opts.StabilizeWhileCut = true
 		default:
 			t.Fatalf("-lift=%s: no such bound", name)
 		}
@@ -161,16 +163,14 @@ func TestVOPR(t *testing.T) {
 	failed, errs := 0, 0
 	minEvents := -1
 	var virtual time.Duration
-	controllerCrashes := 0
+	var quorum quorumCounts
 	var groups groupCounts
 	var txns txnCounts
 	for _, r := range results {
 		errs += r.Errors
 		virtual += r.Elapsed
 		for _, line := range r.Script {
-			if strings.HasPrefix(line, "controller crash ") {
-				controllerCrashes++
-			}
+			quorum.count(line)
 			groups.count(line)
 			txns.count(line)
 		}
@@ -189,10 +189,24 @@ func TestVOPR(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d seeds x %d workload steps (each seed at least %d simulation steps): %d failed, %d commands refused by the cluster, %d controller crashes, %v of virtual time, %v",
-		len(seeds), steps, minEvents, failed, errs, controllerCrashes, virtual.Round(time.Second), time.Since(start).Round(time.Millisecond))
-	if opts.Mix.ControllerCrash > 0 && len(seeds) >= 50 && controllerCrashes == 0 {
-		t.Error("no seed crashed a controller: the workload does not exercise controller failover")
+	t.Logf("%d seeds x %d workload steps (each seed at least %d simulation steps): %d failed, %d commands refused by the cluster, %v of virtual time, %v",
+		len(seeds), steps, minEvents, failed, errs, virtual.Round(time.Second), time.Since(start).Round(time.Millisecond))
+	t.Logf("controllers: %s", quorum)
+	if len(seeds) >= 50 {
+		for _, c := range []struct {
+			what   string
+			weight int
+			n      int
+		}{{"crashed a controller", opts.Mix.ControllerCrash, quorum.crashes}, {"restarted a controller", opts.Mix.ControllerRestart, quorum.restarts},
+			{"partitioned controllers from each other", opts.Mix.ControllerPartition, quorum.apart},
+			{"partitioned controllers from brokers", opts.Mix.ControllerPartition, quorum.fromBrokers},
+			{"left the quorum without a majority", opts.Mix.ControllerPartition, quorum.noMajority},
+			{"cut a link between controllers", opts.Mix.ControllerCut, quorum.cutControllers},
+			{"cut a controller's link to a broker", opts.Mix.ControllerCut, quorum.cutBrokers}} {
+			if c.weight > 0 && c.n == 0 {
+				t.Errorf("no seed %s: the workload does not exercise it", c.what)
+			}
+		}
 	}
 	t.Logf("groups: %s", groups)
 	if opts.Mix.Group > 0 && len(seeds) >= 50 {
@@ -226,6 +240,55 @@ func TestVOPR(t *testing.T) {
 	if minEvents >= 0 && minEvents < wantEvents {
 		t.Errorf("a seed ran only %d simulation steps; the suite promises at least 2000", minEvents)
 	}
+}
+
+// quorumCounts tallies the controller faults the scripts made.
+type quorumCounts struct {
+	crashes, restarts              int
+	apart, fromBrokers, noMajority int // net partitions naming controllers
+	cutControllers, cutBrokers     int // net cut ctlN ...
+}
+
+func (q *quorumCounts) count(line string) {
+	switch {
+	case strings.HasPrefix(line, "controller crash "):
+		q.crashes++
+	case strings.HasPrefix(line, "controller restart "):
+		q.restarts++
+	case strings.HasPrefix(line, "net partition ") && strings.Contains(line, "(c"):
+		controllers, largest, brokers := 0, 0, false
+		for _, g := range strings.Fields(strings.TrimPrefix(line, "net partition ")) {
+			n := 0
+			for _, name := range strings.Split(strings.Trim(g, "()"), ",") {
+				if strings.HasPrefix(name, "c") {
+					n++
+				} else {
+					brokers = true
+				}
+			}
+			controllers += n
+			largest = max(largest, n)
+		}
+		switch {
+		case brokers:
+			q.fromBrokers++
+		case largest <= controllers/2:
+			q.noMajority++
+		default:
+			q.apart++
+		}
+	case strings.HasPrefix(line, "net cut ctl"):
+		if strings.Count(line, "ctl") == 2 {
+			q.cutControllers++
+		} else {
+			q.cutBrokers++
+		}
+	}
+}
+
+func (q quorumCounts) String() string {
+	return fmt.Sprintf("%d crashed, %d restarted; net partitions of controllers from each other %d, from brokers %d, without a majority %d; links cut between controllers %d, between a controller and a broker %d",
+		q.crashes, q.restarts, q.apart, q.fromBrokers, q.noMajority, q.cutControllers, q.cutBrokers)
 }
 
 // groupCounts tallies the group actions the scripts made.
@@ -441,7 +504,10 @@ func transactionalAnswer(line string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(line, "error: producer create: created producer tx")
+	// The member lost its partitions to a rebalance during the
+	// transaction's produce, after the workload saw its position.
+	return strings.HasPrefix(line, "error: producer create: created producer tx") ||
+		strings.HasPrefix(line, "error: txn send-offsets: ") && strings.HasSuffix(line, " has no position to send yet: poll it first")
 }
 
 // firstDifference shows where two transcripts part.

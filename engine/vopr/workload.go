@@ -89,6 +89,8 @@ func (w *workload) setup(seed uint64) []string {
 			w.brokers, seed, pick(r, 2000, 5000, 10000), heartbeat, session, pick(r, 10, 60, 300)),
 		"check invariants always=true",
 	}
+	// Three controllers, or five (a minority of two to cut off).
+	lines[1] += fmt.Sprintf(" controllers=%d", pick(r, 3, 3, 3, 5))
 	if !w.opts.PlainTopics {
 		// Retention and the cleaner run every second or few, not every 5
 		// minutes and 15 seconds, so a step of the workload sees them.
@@ -185,12 +187,14 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(300))} }},
 		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(10))} }},
 		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(50))} }},
-		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
+		{m.Stabilize, func() bool { return !w.delayed && (w.opts.StabilizeWhileCut || !w.brokersCutFromActive(c)) }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
 		{m.Group, always, func() []string { return w.groupAction(c) }},
 		{m.Txn, always, func() []string { return w.txnAction(c) }},
 		{m.Crash, func() bool { return len(w.alive(c)) > 1 && w.calm() }, func() []string { return w.crash(c, w.alive(c), false) }},
-		{m.PowerLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.mayLosePower(c)) > 0 }, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
+		{m.PowerLoss, func() bool {
+			return len(w.alive(c)) > 1 && w.calm() && !w.brokersCutFromControllers(c) && w.metadataCommitted(c) && len(w.mayLosePower(c)) > 0
+		}, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
 		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
 		{m.Partition, w.calm, w.partition},
 		{m.Heal, always, func() []string { w.delayed = false; return []string{"net heal"} }},
@@ -201,6 +205,8 @@ func (w *workload) next(c *cluster.Cluster) []string {
 			down := c.ControllersDown()
 			return []string{fmt.Sprintf("controller restart %d", down[w.rng.IntN(len(down))])}
 		}},
+		{m.ControllerPartition, func() bool { return w.calm() && w.quorumHealthy(c) }, func() []string { return w.controllerPartition(c) }},
+		{m.ControllerCut, func() bool { return w.calm() && len(w.cuttableLinks(c)) > 0 }, func() []string { return w.controllerCut(c) }},
 		{m.UncleanLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.uncleanLeaders(c)) > 0 }, func() []string { return w.uncleanLoss(c) }},
 		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
 	}
@@ -479,32 +485,6 @@ func (w *workload) leaderLoss(c *cluster.Cluster) []string {
 		fmt.Sprintf("broker crash %d", x.leader),
 		"net heal",
 	}
-}
-
-// crashableControllers lists the running controllers one of which may
-// crash and leave a majority running.
-func (w *workload) crashableControllers(c *cluster.Cluster) []int {
-	n := c.Config().Controllers
-	down := c.ControllersDown()
-	if n-len(down)-1 < n/2+1 {
-		return nil
-	}
-	var up []int
-	for id := 1; id <= n; id++ {
-		if !slices.Contains(down, id) {
-			up = append(up, id)
-		}
-	}
-	return up
-}
-
-// crashController kills a controller, the active one half the time.
-func (w *workload) crashController(c *cluster.Cluster) []string {
-	id := c.ActiveController()
-	if up := w.crashableControllers(c); id == 0 || w.rng.IntN(2) == 0 {
-		id = up[w.rng.IntN(len(up))]
-	}
-	return []string{fmt.Sprintf("controller crash %d", id)}
 }
 
 // heal is one round of the end-of-run recovery: the first heals the
