@@ -112,6 +112,12 @@ func (m *classicMember) resetGeneration(reason string) {
 	}
 	m.state = phaseUnjoined
 	m.requestRejoin(reason)
+	// AbstractCoordinator.resetStateAndRejoin: the next join prepares
+	// again, so a cooperative member whose generation was reset (its
+	// session expired out of reach of the coordinator) gives up what it
+	// owned before it joins, rather than keeping partitions the group has
+	// handed to others (VOPR seed 158).
+	m.needsJoinPrepare = true
 	m.stopHeartbeats()
 }
 
