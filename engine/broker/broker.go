@@ -67,7 +67,7 @@ type Broker struct {
 	refused    bool // a registration was refused (reported once)
 	// registrations counts registration attempts: only the newest one's
 	// timeout sends again.
-	registrations int
+	registrations int64
 	// serving: the controller has unfenced this incarnation once. Until
 	// then Kafka's BrokerServer has not enabled request processing (it
 	// waits for the initial metadata catch-up and unfencing), so clients
@@ -123,7 +123,7 @@ func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storag
 func (b *Broker) register() {
 	b.registrations++
 	attempt := b.registrations
-	b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID})
+	b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID, Attempt: attempt})
 	b.after(b.cfg.HeartbeatInterval, "registration timeout", func() {
 		if !b.registered && b.registrations == attempt {
 			b.register()
@@ -228,8 +228,8 @@ func (b *Broker) handle(env *sim.Envelope) {
 	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
-		if b.registered {
-			return // an answer to a registration sent again meanwhile
+		if b.registered || m.Attempt != b.registrations {
+			return // an answer to an attempt given up: a newer one is under way
 		}
 		if m.Error != protocol.None {
 			// Our previous incarnation's session has not expired yet: try

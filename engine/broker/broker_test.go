@@ -54,9 +54,9 @@ func newHarness(t *testing.T, replicas, isr []int32, minISR string) *harness {
 // in heartbeat responses; AlterPartition requests go unanswered, so the
 // ISR stays what the case set.
 func (h *harness) controller(env *sim.Envelope) {
-	switch env.Msg.(type) {
+	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationRequest:
-		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerRegistrationResponse{BrokerEpoch: 1})
+		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerRegistrationResponse{BrokerEpoch: 1, Attempt: m.Attempt})
 	case protocol.BrokerHeartbeatRequest:
 		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerHeartbeatResponse{Records: h.metadata})
 	}

@@ -155,12 +155,18 @@ type BrokerHeartbeatResponse struct {
 type BrokerRegistrationRequest struct {
 	BrokerID      int32
 	LogEndOffsets map[TopicPartition]int64 // unused by the controller; for traces
+	// Attempt numbers the incarnation's registrations: an answer is for
+	// the attempt it echoes, and a broker that sent again takes only the
+	// answer to its newest (Kafka's BrokerLifecycleManager has one
+	// registration in flight and discards a late answer to one it gave up).
+	Attempt int64
 }
 
 // BrokerRegistrationResponse gives the broker its epoch.
 type BrokerRegistrationResponse struct {
 	Error       ErrorCode
 	BrokerEpoch int64
+	Attempt     int64 // the request's
 }
 
 // AlterPartitionRequest is a leader asking the controller to change a
