@@ -49,6 +49,9 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		{"seed85-registration-lost-to-a-partition.lab", "a broker fenced for good after its registration was lost"},
 		{"seed141-checker-measured-a-deposed-leader.lab", "acknowledged records measured on a deposed leader"},
 		{"seed358-snapshot-older-than-alterpartition.lab", "an ISR put back by an older metadata snapshot"},
+		// A cooperative member whose generation was reset while its
+		// coordinator was out of reach rejoined still owning its partitions.
+		{"seed158-cooperative-reset-keeps-partitions.lab", "partitions kept through a generation reset"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
