@@ -80,9 +80,15 @@ func (c *Cluster) controllersUp() int {
 }
 
 // quorumHasMajority says whether a majority of the controllers runs and
-// reaches each other: only then can the quorum elect and commit.
+// reaches each other across the partition's groups: only then can the
+// quorum elect and commit.
 func (c *Cluster) quorumHasMajority() bool {
-	n := c.config.Controllers
+	return MajorityConnected(c.config.Controllers, func(id int) bool { return c.controllerUp[id-1] }, c.controllersConnected)
+}
+
+// MajorityConnected says whether some majority of n controllers (ids
+// 1..n) all run (up) and reach each other (connected).
+func MajorityConnected(n int, up func(id int) bool, connected func(a, b int) bool) bool {
 	for mask := 1; mask < 1<<n; mask++ {
 		var ids []int
 		ok := true
@@ -90,13 +96,13 @@ func (c *Cluster) quorumHasMajority() bool {
 			if mask&(1<<(id-1)) == 0 {
 				continue
 			}
-			ok = c.controllerUp[id-1]
+			ok = up(id)
 			for _, other := range ids {
-				ok = ok && c.controllersConnected(id, other)
+				ok = ok && connected(id, other)
 			}
 			ids = append(ids, id)
 		}
-		if ok && len(ids) >= c.majority() {
+		if ok && len(ids) >= n/2+1 {
 			return true
 		}
 	}

@@ -103,25 +103,8 @@ func (w lagWalk) quorumBlocked() string {
 // quorumConnected says whether a majority of the controllers runs and
 // reaches each other on the simulated network (partitions and cut links).
 func (c *Cluster) quorumConnected() bool {
-	n := c.config.Controllers
-	for mask := 1; mask < 1<<n; mask++ {
-		var ids []int
-		ok := true
-		for id := 1; id <= n && ok; id++ {
-			if mask&(1<<(id-1)) == 0 {
-				continue
-			}
-			ok = c.controllerUp[id-1]
-			for _, other := range ids {
-				ok = ok && c.net.Connected(controllerNode(id), controllerNode(other))
-			}
-			ids = append(ids, id)
-		}
-		if ok && len(ids) >= c.majority() {
-			return true
-		}
-	}
-	return false
+	return MajorityConnected(c.config.Controllers, func(id int) bool { return c.controllerUp[id-1] },
+		func(a, b int) bool { return c.net.Connected(controllerNode(a), controllerNode(b)) })
 }
 
 // cutOffFromQuorumLeader says what on the network keeps node (controller

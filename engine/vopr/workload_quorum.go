@@ -55,7 +55,7 @@ func (w *workload) controllerPartition(c *cluster.Cluster) []string {
 			break
 		}
 		sides[id] = 1
-		if !hasMajority(n, func(x int) bool { return up[x] }, func(a, b int) bool {
+		if !cluster.MajorityConnected(n, func(x int) bool { return up[x] }, func(a, b int) bool {
 			return sides[a] == sides[b] && net.Connected(c.ControllerNode(a), c.ControllerNode(b))
 		}) {
 			delete(sides, id)
@@ -144,7 +144,7 @@ func (w *workload) cuttableLinks(c *cluster.Cluster) [][2]string {
 			if net.LinkCut(na, nb) {
 				continue
 			}
-			if hasMajority(n, func(id int) bool { return up[id] }, func(x, y int) bool {
+			if cluster.MajorityConnected(n, func(id int) bool { return up[id] }, func(x, y int) bool {
 				return (x != a || y != b) && (x != b || y != a) && net.Connected(c.ControllerNode(x), c.ControllerNode(y))
 			}) {
 				out = append(out, [2]string{string(na), string(nb)})
@@ -168,7 +168,7 @@ func (w *workload) crashableControllers(c *cluster.Cluster) []int {
 	up := w.controllersUp(c)
 	var ids []int
 	for id := 1; id <= n; id++ {
-		if up[id] && hasMajority(n, func(x int) bool { return up[x] && x != id }, w.controllersConnected(c)) {
+		if up[id] && cluster.MajorityConnected(n, func(x int) bool { return up[x] && x != id }, w.controllersConnected(c)) {
 			ids = append(ids, id)
 		}
 	}
@@ -233,7 +233,7 @@ func (w *workload) metadataCommitted(c *cluster.Cluster) bool {
 // quorumHealthy says whether a connected majority of controllers runs.
 func (w *workload) quorumHealthy(c *cluster.Cluster) bool {
 	up := w.controllersUp(c)
-	return hasMajority(c.Config().Controllers, func(id int) bool { return up[id] }, w.controllersConnected(c))
+	return cluster.MajorityConnected(c.Config().Controllers, func(id int) bool { return up[id] }, w.controllersConnected(c))
 }
 
 // brokersCutFromControllers says whether a partition or a cut link keeps
@@ -287,28 +287,6 @@ func (w *workload) controllersConnected(c *cluster.Cluster) func(a, b int) bool 
 	return func(a, b int) bool { return net.Connected(c.ControllerNode(a), c.ControllerNode(b)) }
 }
 
-// hasMajority says whether some majority of the n controllers all run
-// and reach each other.
-func hasMajority(n int, up func(id int) bool, connected func(a, b int) bool) bool {
-	for mask := 1; mask < 1<<n; mask++ {
-		var ids []int
-		ok := true
-		for id := 1; id <= n && ok; id++ {
-			if mask&(1<<(id-1)) == 0 {
-				continue
-			}
-			ok = up(id)
-			for _, other := range ids {
-				ok = ok && connected(id, other)
-			}
-			ids = append(ids, id)
-		}
-		if ok && len(ids) >= n/2+1 {
-			return true
-		}
-	}
-	return false
-}
 
 func controllerNames(n int) string {
 	names := make([]string, n)

@@ -1,7 +1,6 @@
 package raft
 
 import (
-	"slices"
 	"time"
 )
 
@@ -49,6 +48,7 @@ func (n *Node) Status() Status {
 	}
 	if n.up && n.role == Leader && n.leader != nil {
 		now := n.sched.Clock.Elapsed()
+		// n.leader.replicas is kept voters first, each by id.
 		for _, r := range n.leader.replicas {
 			rs := ReplicaStatus{ID: r.id, Voter: r.voter, LogEndOffset: r.endOffset, LastFetch: r.lastFetch, LastCaughtUp: r.lastCaughtUp}
 			if r.voter && r.id == n.cfg.ID {
@@ -58,15 +58,6 @@ func (n *Node) Status() Status {
 			}
 			s.Replicas = append(s.Replicas, rs)
 		}
-		slices.SortStableFunc(s.Replicas, func(a, b ReplicaStatus) int {
-			if a.Voter != b.Voter {
-				if a.Voter {
-					return -1
-				}
-				return 1
-			}
-			return int(a.ID - b.ID)
-		})
 	}
 	return s
 }
