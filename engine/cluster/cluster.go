@@ -104,8 +104,8 @@ type Cluster struct {
 	rng          *rand.Rand
 	fs           storage.FS              // shared real storage, or nil: one crashable memory disk per broker
 	disks        []*storage.CrashableMem // per broker, when fs is nil
-	voters       []*voter     // the simulated KRaft quorum (quorum_sim.go), or nil
-	remote       kraft.Quorum // controllers that are separate processes, or nil
+	voters       []*voter                // the simulated KRaft quorum (quorum_sim.go), or nil
+	remote       kraft.Quorum            // controllers that are separate processes, or nil
 	meta         *metadataLog
 	controllerUp []bool            // index = id - 1
 	activeID     int               // the active controller, 0 for none

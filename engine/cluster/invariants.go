@@ -73,9 +73,9 @@ type Checker struct {
 	metaRead int64 // metadata records scanned for unclean elections
 	// quorumLeaders is who led each KRaft epoch (invariants_quorum.go).
 	quorumLeaders map[int32]int
-	steps    int
-	groups   *groupWatch // the consumer groups' invariants (invariants_groups.go)
-	txns     *txnWatch   // the producers' and transactions' invariants (invariants_txn.go)
+	steps         int
+	groups        *groupWatch // the consumer groups' invariants (invariants_groups.go)
+	txns          *txnWatch   // the producers' and transactions' invariants (invariants_txn.go)
 }
 
 func newChecker(c *Cluster) *Checker {

@@ -287,7 +287,6 @@ func (w *workload) controllersConnected(c *cluster.Cluster) func(a, b int) bool 
 	return func(a, b int) bool { return net.Connected(c.ControllerNode(a), c.ControllerNode(b)) }
 }
 
-
 func controllerNames(n int) string {
 	names := make([]string, n)
 	for i := range names {
