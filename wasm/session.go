@@ -135,4 +135,3 @@ func (s *session) run(line string) update {
 	u.Timeline = s.timelineState()
 	return u
 }
-

@@ -67,7 +67,7 @@ type diagramNode struct {
 	// that stands for ctl while no controller is active.
 	Controller view.Controller
 	Voter      bool
-	Leads  []string    // partitions this broker leads
+	Leads      []string // partitions this broker leads
 	// Named are the partitions the metadata names it leader of but that
 	// it does not lead (down, restarted without the replica, not caught up).
 	Named []string
