@@ -68,6 +68,9 @@ type Broker struct {
 	// registrations counts registration attempts: only the newest one's
 	// timeout sends again.
 	registrations int64
+	// incarnation tells this run of the broker from earlier ones, whose
+	// registration answers may still be on their way.
+	incarnation int64
 	// serving: the controller has unfenced this incarnation once. Until
 	// then Kafka's BrokerServer has not enabled request processing (it
 	// waits for the initial metadata catch-up and unfencing), so clients
@@ -101,11 +104,12 @@ type Broker struct {
 	meters                 Meters            // the metrics panel's meters (metrics.go)
 }
 
-// New starts a broker: it opens nothing until metadata tells it which
-// partitions it hosts, registers with the controller and begins heartbeating.
-func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storage.FS, events func(string)) *Broker {
+// New starts incarnation of broker id: it opens nothing until metadata tells
+// it which partitions it hosts, registers with the controller and begins
+// heartbeating. Each start of the same id needs a new incarnation number.
+func New(id int32, incarnation int64, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storage.FS, events func(string)) *Broker {
 	b := &Broker{ID: id, Node: kraft.BrokerNode(id), cfg: cfg, net: net, sched: sched, fs: fs, events: events,
-		alive: true, image: kraft.NewImage(), pids: newProducerIDManager(), lastProducerExpiration: sched.Clock.Elapsed()}
+		alive: true, incarnation: incarnation, image: kraft.NewImage(), pids: newProducerIDManager(), lastProducerExpiration: sched.Clock.Elapsed()}
 	net.Attach(b.Node, b.handle)
 	b.register()
 	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
@@ -123,7 +127,7 @@ func New(id int32, cfg Config, net *sim.Network, sched *sim.Scheduler, fs storag
 func (b *Broker) register() {
 	b.registrations++
 	attempt := b.registrations
-	b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID, Attempt: attempt})
+	b.send(kraft.ControllerNode, protocol.BrokerRegistrationRequest{BrokerID: b.ID, Attempt: attempt, Incarnation: b.incarnation})
 	b.after(b.cfg.HeartbeatInterval, "registration timeout", func() {
 		if !b.registered && b.registrations == attempt {
 			b.register()
@@ -228,6 +232,9 @@ func (b *Broker) handle(env *sim.Envelope) {
 	}
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationResponse:
+		if m.Incarnation != b.incarnation {
+			return // an answer to an earlier run of this broker, which died waiting
+		}
 		if b.registered || m.Attempt != b.registrations {
 			return // an answer to an attempt given up: a newer one is under way
 		}

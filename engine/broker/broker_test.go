@@ -42,7 +42,7 @@ func newHarness(t *testing.T, replicas, isr []int32, minISR string) *harness {
 	}
 	h.net.Attach(kraft.ControllerNode, h.controller)
 	h.net.Attach(client, func(env *sim.Envelope) { h.responses = append(h.responses, env.Msg) })
-	h.broker = New(1, DefaultConfig(), h.net, h.sched, storage.NewMem(), func(string) {})
+	h.broker = New(1, 1, DefaultConfig(), h.net, h.sched, storage.NewMem(), func(string) {})
 	h.run(100 * time.Millisecond)
 	if !h.broker.serving {
 		t.Fatal("the broker does not serve requests after its registration and unfencing")
@@ -56,7 +56,7 @@ func newHarness(t *testing.T, replicas, isr []int32, minISR string) *harness {
 func (h *harness) controller(env *sim.Envelope) {
 	switch m := env.Msg.(type) {
 	case protocol.BrokerRegistrationRequest:
-		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerRegistrationResponse{BrokerEpoch: 1, Attempt: m.Attempt})
+		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerRegistrationResponse{BrokerEpoch: 1, Attempt: m.Attempt, Incarnation: m.Incarnation})
 	case protocol.BrokerHeartbeatRequest:
 		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerHeartbeatResponse{Records: h.metadata})
 	}

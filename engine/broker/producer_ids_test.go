@@ -188,7 +188,7 @@ func TestBrokerProducerIDsResendAndRestart(t *testing.T) {
 	}
 
 	h.broker.Stop()
-	h.broker = New(1, DefaultConfig(), h.net, h.sched, storage.NewMem(), func(string) {})
+	h.broker = New(1, 1, DefaultConfig(), h.net, h.sched, storage.NewMem(), func(string) {})
 	h.run(100 * time.Millisecond)
 	if _, _, _, ok := h.broker.ProducerIDBlock(); ok {
 		t.Fatal("a restarted broker kept its block")

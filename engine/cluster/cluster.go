@@ -112,6 +112,7 @@ type Cluster struct {
 	partition    [][]sim.NodeID    // the groups of the last net partition, as named (nil: none)
 	controller   *kraft.Controller // the active controller, or the last one (stopped) while there is none
 	started      bool              // New has returned
+	brokerStarts int64             // broker incarnations started, numbering them
 	stepped      uint64            // events run, for Config.Pace
 	brokers      []*broker.Broker  // index = id - 1
 	producers    []*client.Producer
@@ -218,7 +219,8 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 // newBroker starts broker id; with the simulated quorum it observes the
 // metadata log as Kafka 4.x brokers do.
 func (c *Cluster) newBroker(id int) (*broker.Broker, error) {
-	b := broker.New(int32(id), c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
+	c.brokerStarts++
+	b := broker.New(int32(id), c.brokerStarts, c.config.Broker, c.net, c.sched, c.diskOf(int32(id)), c.event)
 	if c.remote == nil {
 		if err := b.ObserveMetadata(c.quorumConfig(int32(id), b.Node), c.quorumRand(b.Node)); err != nil {
 			return nil, err

@@ -223,7 +223,7 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 	// DUPLICATE_BROKER_REGISTRATION until the session expires and the
 	// broker is fenced).
 	if b := c.image.Broker(m.BrokerID); b != nil && !b.Fenced && c.sched.Clock.Elapsed()-c.lastHeartbeat[m.BrokerID] <= c.cfg.SessionTimeout {
-		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration, Attempt: m.Attempt})
+		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration, Attempt: m.Attempt, Incarnation: m.Incarnation})
 		return
 	}
 	// The old incarnation's session expired but the session check has not
@@ -244,7 +244,7 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 		return
 	}
 	c.afterCommit(recs, func() {
-		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch, Attempt: m.Attempt})
+		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{BrokerEpoch: epoch, Attempt: m.Attempt, Incarnation: m.Incarnation})
 	})
 }
 

@@ -160,6 +160,12 @@ type BrokerRegistrationRequest struct {
 	// answer to its newest (Kafka's BrokerLifecycleManager has one
 	// registration in flight and discards a late answer to one it gave up).
 	Attempt int64
+	// Incarnation tells one run of the broker from the next (Kafka's
+	// IncarnationId, a UUID drawn at start-up). Kafka answers on the
+	// request's connection, which dies with the process; here answers are
+	// addressed to the broker's node, so the answer carries the
+	// incarnation and a restarted broker leaves its predecessor's alone.
+	Incarnation int64
 }
 
 // BrokerRegistrationResponse gives the broker its epoch.
@@ -167,6 +173,7 @@ type BrokerRegistrationResponse struct {
 	Error       ErrorCode
 	BrokerEpoch int64
 	Attempt     int64 // the request's
+	Incarnation int64 // the request's
 }
 
 // AlterPartitionRequest is a leader asking the controller to change a
