@@ -342,6 +342,20 @@ func TestCoordinator(t *testing.T) {
 			h.commitAll()
 			wantEnd(t, h.reply(again), protocol.None, 1000, 1)
 		}},
+		{"appendTransactionToLog: the write waits for the high watermark as long as the transaction timeout of the state it writes (appendRecords' timeout, newMetadata.txnTimeoutMs)", func(t *testing.T) {
+			h := ready(t)
+			h.ref++
+			h.apply(h.p.InitProducerID(h.now, h.ref, protocol.InitProducerIdRequest{TransactionalID: "tx", TransactionTimeoutMs: 5000,
+				ProducerID: -1, ProducerEpoch: -1}, protocol.NoProducerID))
+			if len(h.writes) != 1 || h.writes[0].TimeoutMs != 5000 {
+				t.Fatalf("writes %+v, want one with the new timeout, 5000 ms", h.writes)
+			}
+			h.commitAll()
+			h.add("tx", 1000, 1, tp0)
+			if len(h.writes) != 1 || h.writes[0].TimeoutMs != 5000 {
+				t.Fatalf("writes %+v, want one with the transaction's timeout, 5000 ms", h.writes)
+			}
+		}},
 		{"abortTimedOutTransactions: an Ongoing transaction older than its timeout is fenced and aborted; the zombie's EndTxn is PRODUCER_FENCED", func(t *testing.T) {
 			h := ongoing(t)
 			h.now = 60000
