@@ -26,9 +26,10 @@ type TxnConfig struct {
 	// (1 h, RemoveExpiredInterval).
 	IDExpiration          time.Duration
 	RemoveExpiredInterval time.Duration
-	// RequestTimeout is request.timeout.ms (30 s): how long a coordinator
-	// write waits for the high watermark, and a WriteTxnMarkers or
-	// AddPartitionsToTxn for its answer.
+	// RequestTimeout is request.timeout.ms (30 s): how long a
+	// WriteTxnMarkers or AddPartitionsToTxn waits for its answer. (A
+	// coordinator write waits for the high watermark as long as the
+	// transaction timeout of the state it writes, as Kafka's.)
 	RequestTimeout time.Duration
 	// RetryBackoff is retry.backoff.ms (100 ms) of the marker channel and
 	// of a failed Complete* write.

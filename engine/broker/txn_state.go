@@ -169,7 +169,8 @@ func (b *Broker) sendTxnReplies(tp *txnPart, res coordinator.Result) {
 // appendTxnRecord writes one record as its own batch, as leader, with
 // acks=all (TransactionLog.EnforcedRequiredAcks): refused at once under
 // min.insync.replicas, committed when the high watermark passes it, or
-// failed after request.timeout.ms.
+// failed with REQUEST_TIMED_OUT after the transaction timeout of the state
+// it writes (appendTransactionToLog's delayed produce timeout).
 func (b *Broker) appendTxnRecord(tp *txnPart, w coordinator.Write) {
 	r := tp.r
 	fail := func(code protocol.ErrorCode) {
@@ -199,7 +200,11 @@ func (b *Broker) appendTxnRecord(tp *txnPart, w coordinator.Write) {
 		return
 	}
 	tw := &txnWrite{id: w.ID, required: info.LastOffset + 1}
-	tw.timeout = b.after(b.txnConfig().RequestTimeout, "txn-log-append-timeout", func() {
+	timeout := time.Duration(w.TimeoutMs) * time.Millisecond
+	if timeout <= 0 {
+		timeout = b.txnConfig().RequestTimeout
+	}
+	tw.timeout = b.after(timeout, "txn-log-append-timeout", func() {
 		i := slices.Index(tp.writes, tw)
 		if i < 0 || b.txn.parts[r.TP.Partition] != tp {
 			return

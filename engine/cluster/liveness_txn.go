@@ -273,29 +273,47 @@ func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
 	return firstReason(reason, w.underMinISR(tp))
 }
 
-// underMinISR is the fault keeping tp's high watermark where it is: since
-// KAFKA-15583 (Kafka 3.7) a leader whose ISR is below min.insync.replicas
-// does not move it, so a marker above it is never replicated as far as a
-// read_committed reader is concerned, and a coordinator's write never
-// commits. It is a fault when too few replicas run to fill the ISR again
-// (while enough run, the followers catching up rejoin it in time).
+// underMinISR is the fault keeping tp's high watermark where it is, so
+// that no acks=all write to it commits (a coordinator's record, a
+// marker): fewer of its replicas run than its effective
+// min.insync.replicas (Partition.effectiveMinIsr). Kafka gives such a
+// write two ways to be stuck, and both last as long as the crashes do:
+//
+//   - the leader's ISR is below the minimum: since KAFKA-15583 (Kafka 3.7)
+//     the high watermark does not move, and appendRecordsToLeader refuses
+//     new acks=all writes with NOT_ENOUGH_REPLICAS;
+//   - the ISR the leader holds is not below it, so it must count a replica
+//     that is down (more members than replicas run): maybeIncrementLeaderHW
+//     waits for that member's fetch, which never comes, until the leader's
+//     shrink commits, and then the first case holds. A leader whose
+//     metadata is cut off may never see its ISR shrink (the controller
+//     refuses an AlterPartition at a stale partition epoch,
+//     INVALID_UPDATE_VERSION), and its writes keep timing out.
+//
+// While enough replicas run, the followers catching up rejoin the ISR in
+// time: no fault.
 func (w lagWalk) underMinISR(tp protocol.TopicPartition) string {
 	c := w.c
 	r := c.leaderReplica(tp)
-	if r == nil || len(r.ISR) >= r.MinISR {
+	if r == nil {
 		return ""
 	}
+	minISR := min(r.MinISR, len(r.Replicas))
 	live := 0
 	for _, id := range r.Replicas {
 		if c.brokerLive(id) {
 			live++
 		}
 	}
-	if live >= r.MinISR {
+	if live >= minISR {
 		return ""
 	}
-	return w.say("%s's ISR (%s) is below min.insync.replicas=%d and only %d of its replicas run, so its high watermark stands still (KAFKA-15583)",
-		name(tp), protocol.JoinIDs(r.ISR), r.MinISR, live)
+	if len(r.ISR) < minISR {
+		return w.say("%s's ISR (%s) is below min.insync.replicas=%d and only %d of its replicas run, so its high watermark stands still (KAFKA-15583)",
+			name(tp), protocol.JoinIDs(r.ISR), minISR, live)
+	}
+	return w.say("%s has %d of its replicas (%s) running, fewer than min.insync.replicas=%d, so its leader's ISR (%s) counts a replica that is down and its high watermark waits for it",
+		name(tp), live, protocol.JoinIDs(r.Replicas), minISR, protocol.JoinIDs(r.ISR))
 }
 
 func tpList(tps []protocol.TopicPartition) string {

@@ -125,3 +125,54 @@ func TestLivenessTransactionEndedCanFail(t *testing.T) {
 		t.Fatalf("want a %s violation for out/0, got %v", TransactionEnded, vs)
 	}
 }
+
+// With fewer replicas running than min.insync.replicas no acks=all write
+// to a partition commits (a coordinator's record, a marker), whatever ISR
+// its leader holds: below the minimum the high watermark stands still
+// (KAFKA-15583) and appends are refused; at or above it, the ISR counts a
+// replica that is down, whose fetch maybeIncrementLeaderHW waits for until
+// the leader's shrink commits, which a leader cut off from the metadata
+// log may never see (seed 896). Both are the fault excusing a stuck write;
+// with enough replicas running, neither is.
+func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
+	c := txnLivenessCluster(t)
+	tp := protocol.TopicPartition{Topic: "out"}
+	w := lagWalk{c, true}
+	l := c.leaderReplica(tp)
+	if l == nil || len(l.ISR) != 3 {
+		t.Fatalf("want a leader with a full ISR, got %+v", l)
+	}
+	if why := w.underMinISR(tp); why != "" {
+		t.Fatalf("every replica runs: %q", why)
+	}
+	var followers []int32
+	for _, id := range l.Replicas {
+		if id != l.Leader {
+			followers = append(followers, id)
+		}
+	}
+	if err := c.CrashBroker(int(followers[0]), false); err != nil {
+		t.Fatal(err)
+	}
+	if why := w.underMinISR(tp); why != "" {
+		t.Fatalf("two of three replicas run, min.insync.replicas=2: %q", why)
+	}
+	if err := c.CrashBroker(int(followers[1]), false); err != nil {
+		t.Fatal(err)
+	}
+	// The leader has not noticed yet: its ISR still holds both.
+	if l := c.leaderReplica(tp); l == nil || len(l.ISR) != 3 {
+		t.Fatalf("want the leader's ISR still full right after the crashes, got %+v", l)
+	}
+	if why := w.underMinISR(tp); !strings.Contains(why, "out/0 has 1 of its replicas") || !strings.Contains(why, "min.insync.replicas=2") {
+		t.Fatalf("one of three replicas runs, the leader's ISR full: %q", why)
+	}
+	// Once the controller has fenced them out of the ISR, the minimum
+	// itself is the reason.
+	if ok, err := c.RunUntil(func() bool { l := c.leaderReplica(tp); return l != nil && len(l.ISR) == 1 }, time.Minute); err != nil || !ok {
+		t.Fatalf("the ISR never shrank to the leader (%v)", err)
+	}
+	if why := w.underMinISR(tp); !strings.Contains(why, "is below min.insync.replicas=2") {
+		t.Fatalf("the leader alone in the ISR: %q", why)
+	}
+}

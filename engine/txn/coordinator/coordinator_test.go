@@ -342,6 +342,20 @@ func TestCoordinator(t *testing.T) {
 			h.commitAll()
 			wantEnd(t, h.reply(again), protocol.None, 1000, 1)
 		}},
+		{"appendTransactionToLog: the write waits for the high watermark as long as the transaction timeout of the state it writes (appendRecords' timeout, newMetadata.txnTimeoutMs)", func(t *testing.T) {
+			h := ready(t)
+			h.ref++
+			h.apply(h.p.InitProducerID(h.now, h.ref, protocol.InitProducerIdRequest{TransactionalID: "tx", TransactionTimeoutMs: 5000,
+				ProducerID: -1, ProducerEpoch: -1}, protocol.NoProducerID))
+			if len(h.writes) != 1 || h.writes[0].TimeoutMs != 5000 {
+				t.Fatalf("writes %+v, want one with the new timeout, 5000 ms", h.writes)
+			}
+			h.commitAll()
+			h.add("tx", 1000, 1, tp0)
+			if len(h.writes) != 1 || h.writes[0].TimeoutMs != 5000 {
+				t.Fatalf("writes %+v, want one with the transaction's timeout, 5000 ms", h.writes)
+			}
+		}},
 		{"abortTimedOutTransactions: an Ongoing transaction older than its timeout is fenced and aborted; the zombie's EndTxn is PRODUCER_FENCED", func(t *testing.T) {
 			h := ongoing(t)
 			h.now = 60000
@@ -429,5 +443,49 @@ func TestCoordinator(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, c.run)
+	}
+}
+
+// TestInitProducerIDWriteFails mirrors TransactionStateManagerTest's
+// testAppendFailToCoordinatorNotAvailableError and
+// testAppendFailToNotCoordinatorError for InitProducerId, which appends
+// without retryOnError: the produce error is mapped to the coordinator's,
+// the pending state is reset (only a caller passing retryOnError keeps it,
+// testPendingStateNotResetOnRetryAppend) and the state stays as it was. The
+// producer's retry then prepares the same bump and writes Empty again, as
+// often as the write fails: seed 896, whose __transaction_state partition
+// had fewer replicas running than min.insync.replicas, did so until the
+// end of the run.
+func TestInitProducerIDWriteFails(t *testing.T) {
+	for _, c := range []struct {
+		produce, want protocol.ErrorCode
+	}{
+		{protocol.NotEnoughReplicas, protocol.CoordinatorNotAvailable},
+		{protocol.NotEnoughReplicasAfterAppend, protocol.CoordinatorNotAvailable},
+		{protocol.RequestTimedOut, protocol.CoordinatorNotAvailable},
+		{protocol.UnknownTopicOrPartition, protocol.CoordinatorNotAvailable},
+		{protocol.NotLeaderOrFollower, protocol.NotCoordinator},
+	} {
+		t.Run(c.produce.Name(), func(t *testing.T) {
+			h := ready(t)
+			for attempt := 1; attempt <= 3; attempt++ {
+				ref := h.init("tx", -1, -1)
+				if len(h.writes) != 1 || h.writes[0].Record.Value.TransactionStatus != txnlog.Empty || h.writes[0].Record.Value.ProducerEpoch != 1 {
+					t.Fatalf("attempt %d: writes %+v, want Empty at epoch 1", attempt, h.writes)
+				}
+				// While it is pending, another InitProducerId waits.
+				wantInit(t, h.reply(h.init("tx", -1, -1)), protocol.ConcurrentTransactions, -1, -1)
+				h.failNext(c.produce)
+				wantInit(t, h.reply(ref), c.want, -1, -1)
+				m := h.state("tx")
+				wantState(t, m, txnlog.Empty, 1000, 0)
+				if m.PendingTransitionInProgress() {
+					t.Fatalf("attempt %d: the pending state was kept after %s", attempt, c.produce.Name())
+				}
+			}
+			ref := h.init("tx", -1, -1)
+			h.commitAll()
+			wantInit(t, h.reply(ref), protocol.None, 1000, 1)
+		})
 	}
 }

@@ -44,6 +44,11 @@ type Result struct {
 type Write struct {
 	ID     uint64
 	Record txnlog.Record
+	// TimeoutMs is how long the append may wait for the high watermark
+	// before it fails with REQUEST_TIMED_OUT: the transaction timeout of
+	// the state written, as appendTransactionToLog passes
+	// newMetadata.txnTimeoutMs to ReplicaManager.appendRecords.
+	TimeoutMs int32
 }
 
 // Reply is a response to the request the caller passed as Ref.
@@ -113,7 +118,7 @@ func (p *Partition) appendTransactionToLog(m *Metadata, t Transit, res *Result, 
 		rec.Value = t.value()
 	}
 	p.writes[p.nextWrite] = &pendingWrite{txnID: m.TransactionalID, transit: t, done: done}
-	res.Writes = append(res.Writes, Write{ID: p.nextWrite, Record: rec})
+	res.Writes = append(res.Writes, Write{ID: p.nextWrite, Record: rec, TimeoutMs: t.TxnTimeoutMs})
 }
 
 // WriteCompleted is the outcome of a Write: code is None once the high
