@@ -62,13 +62,30 @@ func (b *Broker) handleFindCoordinator(from sim.NodeID, m protocol.FindCoordinat
 		resp.Error = protocol.CoordinatorNotAvailable
 	default:
 		p := offsets.PartitionFor(m.Key, int32(len(t.Partitions)))
-		if pi := b.image.Partition(OffsetsTopic, p); pi != nil && pi.Leader >= 0 {
-			resp.NodeID = pi.Leader
+		if leader := b.aliveLeader(OffsetsTopic, p); leader >= 0 {
+			resp.NodeID = leader
 		} else {
 			resp.Error = protocol.CoordinatorNotAvailable
 		}
 	}
 	b.send(from, resp)
+}
+
+// aliveLeader is the leader of topic's partition p that a FindCoordinator
+// may name, or -1: KafkaApis.getCoordinator names it only through
+// metadataCache.getAliveBrokerNode, which knows no fenced broker (nor one
+// not registered). By this broker's metadata, which may be behind the
+// quorum's: a broker the controller has not fenced yet, or that this
+// broker has not heard was fenced, is named even if its process is dead.
+func (b *Broker) aliveLeader(topic string, p int32) int32 {
+	pi := b.image.Partition(topic, p)
+	if pi == nil || pi.Leader < 0 {
+		return -1
+	}
+	if bi := b.image.Broker(pi.Leader); bi == nil || bi.Fenced {
+		return -1
+	}
+	return pi.Leader
 }
 
 // createOffsetsTopic asks the controller for __consumer_offsets, with

@@ -175,8 +175,8 @@ func (b *Broker) findTxnCoordinator(resp *protocol.FindCoordinatorResponse, key 
 		resp.Error = protocol.CoordinatorNotAvailable
 		return
 	}
-	if pi := b.image.Partition(TransactionStateTopic, p); pi != nil && pi.Leader >= 0 {
-		resp.NodeID = pi.Leader
+	if leader := b.aliveLeader(TransactionStateTopic, p); leader >= 0 {
+		resp.NodeID = leader
 		return
 	}
 	resp.Error = protocol.CoordinatorNotAvailable

@@ -38,6 +38,8 @@ type fakeTxnBroker struct {
 	endTxn func(req protocol.EndTxnRequest) protocol.ErrorCode
 	// txnOffsetCommit answers each partition of a TxnOffsetCommit.
 	txnOffsetCommit func(req protocol.TxnOffsetCommitRequest) protocol.ErrorCode
+	// coordinator is the broker FindCoordinator names (0: this one).
+	coordinator int32
 }
 
 type fakeAppended struct {
@@ -98,7 +100,11 @@ func (f *fakeTxnBroker) handle(env *sim.Envelope) {
 		}
 		f.reply(env.From, resp)
 	case protocol.FindCoordinatorRequest:
-		f.reply(env.From, protocol.FindCoordinatorResponse{CorrelationID: m.CorrelationID, Key: m.Key, NodeID: 1})
+		node := f.coordinator
+		if node == 0 {
+			node = 1
+		}
+		f.reply(env.From, protocol.FindCoordinatorResponse{CorrelationID: m.CorrelationID, Key: m.Key, NodeID: node})
 	case protocol.InitProducerIdRequest:
 		resp := protocol.InitProducerIdResponse{CorrelationID: m.CorrelationID}
 		if len(f.initErrors) > 0 {

@@ -183,6 +183,15 @@ type Producer struct {
 	tm         *transactionManager
 	txnTimeout *sim.Event // request.timeout.ms of the transactional request in flight
 	crashed    bool
+
+	// refused counts the transactional requests whose coordinator refused
+	// the connection (its process is down), each followed at once by a
+	// FindCoordinator (Kafka's Sender.maybeFindCoordinatorAndRetry, which
+	// sleeps only for requests that need no coordinator); refusedBy is the
+	// broker that refused last. The liveness checker reads them
+	// (CoordinatorRefusals).
+	refused   uint64
+	refusedBy int32
 }
 
 // NewProducer attaches a producer to the network.

@@ -51,7 +51,16 @@ func (p *Producer) maybeSendTransactionalRequest() bool {
 	if r.needsCoordinator() {
 		target = tm.coordinators[r.coordType]
 		if target < 0 || p.net.IsDown(kraft.BrokerNode(target)) {
-			// maybeFindCoordinatorAndRetry: the FindCoordinator goes first.
+			// maybeFindCoordinatorAndRetry: the FindCoordinator goes first,
+			// at once. A coordinator that refuses the connection is
+			// awaitNodeReady's IOException, which Kafka does not back off
+			// either: while the brokers' metadata still names a dead
+			// coordinator (not fenced yet), the producer asks again once
+			// per round trip, as Kafka's does.
+			if target >= 0 {
+				p.refused++
+				p.refusedBy = target
+			}
 			tm.lookupCoordinator(r.coordType, r.coordKey)
 			tm.retry(r)
 			p.scheduleDrain(0)
@@ -80,6 +89,16 @@ func (p *Producer) maybeSendTransactionalRequest() bool {
 	}
 	p.sendTxnRequest(r, target)
 	return true
+}
+
+// CoordinatorRefusals counts the transactional requests whose coordinator
+// refused the connection since the producer started, each followed at once
+// by a FindCoordinator, and names the broker that refused last (-1: none).
+func (p *Producer) CoordinatorRefusals() (uint64, int32) {
+	if p.refused == 0 {
+		return 0, -1
+	}
+	return p.refused, p.refusedBy
 }
 
 // leastLoadedBroker stands for NetworkClient.leastLoadedNode: the broker

@@ -4,7 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 )
@@ -375,5 +377,49 @@ func TestCrashedProducerGoesQuiet(t *testing.T) {
 	}
 	if f.net.Sent("p") != sent {
 		t.Fatalf("the crashed producer sent %d more messages", f.net.Sent("p")-sent)
+	}
+}
+
+// TransactionManagerTest.testLookupCoordinatorOnDisconnectBeforeSend: a
+// coordinator whose connection fails before the send (awaitNodeReady's
+// IOException) makes Sender.maybeFindCoordinatorAndRetry look it up again
+// at once, with no retry.backoff.ms: it sleeps only for a request that
+// needs no coordinator. While the broker asked still names the dead one
+// (its metadata has not heard it was fenced), the producer asks once per
+// round trip, as Kafka's does, and counts each refusal for the liveness
+// checker (CoordinatorRefusals). Once a live coordinator is named, the
+// retried InitProducerId waits retry.backoff.ms (isRetry).
+func TestCoordinatorRefusingTheConnectionIsLookedUpAgainAtOnce(t *testing.T) {
+	f := newFakeTxnBroker(t, 1)
+	f.net.Attach(kraft.BrokerNode(2), func(*sim.Envelope) {})
+	f.net.SetDown(kraft.BrokerNode(2), true)
+	f.run(func() bool { return len(f.got) == 1 }) // b1 hears b2's sockets close
+	f.got = nil
+	f.coordinator = 2
+	p := f.newProducer(func(c *ProducerConfig) {
+		c.TransactionalID = "tx"
+		c.RetryBackoff = 100 * time.Millisecond
+	})
+	op := p.InitTransactions()
+	start := f.sched.Clock.Elapsed()
+	f.run(func() bool { return f.sched.Clock.Elapsed() >= start+20*time.Millisecond })
+	finds := len(f.got)
+	refused, by := p.CoordinatorRefusals()
+	if slices.ContainsFunc(f.got, func(m sim.Message) bool { return m.Kind() != "FindCoordinator" }) || finds < 9 || by != 2 || refused < uint64(finds-1) || refused > uint64(finds) {
+		t.Fatalf("in 20 ms with the named coordinator b2 down: requests %v, %d refusals by b%d; want a FindCoordinator per 2 ms round trip, each after a refusal", f.kinds(), refused, by)
+	}
+	f.coordinator = 1
+	f.run(func() bool {
+		return slices.ContainsFunc(f.got, func(m sim.Message) bool { return m.Kind() == "InitProducerId" })
+	})
+	found := f.sched.Clock.Elapsed() // the InitProducerId just arrived, 1 ms after it left
+	f.run(func() bool { return op.Done })
+	if op.Err != protocol.None {
+		t.Fatalf("initTransactions: %s", op.Err.Name())
+	}
+	// The FindCoordinator answered b1 went at once; the retried
+	// InitProducerId after it waited retry.backoff.ms.
+	if i := slices.IndexFunc(f.got, func(m sim.Message) bool { return m.Kind() == "InitProducerId" }); f.got[i-1].Kind() != "FindCoordinator" || found < start+20*time.Millisecond+100*time.Millisecond {
+		t.Fatalf("the InitProducerId arrived at %v, requests %v: want it retry.backoff.ms after the coordinator was found", found, f.kinds())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/sim"
 )
@@ -41,6 +42,11 @@ type Stability struct {
 	Window time.Duration
 	Rates  []Rate
 	Busy   []Rate
+	// Explained are the nodes above their bound only because of a fault
+	// in force that makes Kafka itself resend without backing off (a
+	// transactional producer told of a coordinator that is down): not a
+	// violation, and said with the fault.
+	Explained []Rate
 }
 
 // Converged reports whether every liveness property holds.
@@ -49,17 +55,51 @@ func (s Stability) Converged() bool { return s.Settled && len(s.Lags) == 0 && le
 // Rate is how many messages a node sent over a stretch of virtual time,
 // and the most it may send over it while nothing changes.
 type Rate struct {
-	Node  sim.NodeID
-	Sent  uint64
-	Over  time.Duration
-	Bound float64 // messages per virtual second
+	Node sim.NodeID
+	Sent uint64
+	// Answers (a broker's) are the messages of Sent that answer a
+	// client's requests: at most one per request the client sent it. A
+	// broker never writes to a client unasked, so their rate is the
+	// clients' own, which each client's bound checks; counted against the
+	// broker too, a few clients retrying at their retry.backoff.ms would
+	// make it look busy.
+	Answers uint64
+	// Explained (a transactional producer's) are the FindCoordinator
+	// requests of Sent it sent at once because its coordinator refused
+	// the connection (Kafka's Sender.maybeFindCoordinatorAndRetry backs
+	// off only requests that need no coordinator), while Fault, the
+	// reason, holds: that broker is down. Kafka loops so too, once per
+	// round trip, for as long as the brokers' metadata names it.
+	Explained uint64
+	Fault     string
+	Over      time.Duration
+	Bound     float64 // messages per virtual second
 }
 
 // PerSecond is the node's sending rate.
 func (r Rate) PerSecond() float64 { return float64(r.Sent) / r.Over.Seconds() }
 
+// OwnPerSecond is the rate the bound is for: without the answers to
+// clients' requests and the sends a fault explains.
+func (r Rate) OwnPerSecond() float64 {
+	return float64(r.Sent-min(r.Sent, r.Answers+r.Explained)) / r.Over.Seconds()
+}
+
+// Busy reports whether the node sent more than its bound.
+func (r Rate) Busy() bool { return r.OwnPerSecond() > r.Bound }
+
 func (r Rate) String() string {
-	return fmt.Sprintf("%s sent %d messages in %v (%.1f/s, bound %.0f/s)", r.Node, r.Sent, r.Over, r.PerSecond(), r.Bound)
+	var of string
+	if r.Answers > 0 {
+		of += fmt.Sprintf(", %d of them answers to clients' requests", r.Answers)
+	}
+	if r.Explained > 0 {
+		of += fmt.Sprintf(", %d of them FindCoordinator again at once: %s", r.Explained, r.Fault)
+	}
+	if of == "" {
+		return fmt.Sprintf("%s sent %d messages in %v (%.1f/s, bound %.0f/s)", r.Node, r.Sent, r.Over, r.PerSecond(), r.Bound)
+	}
+	return fmt.Sprintf("%s sent %d messages in %v (%.1f/s%s; %.1f/s of its own, bound %.0f/s)", r.Node, r.Sent, r.Over, r.PerSecond(), of, r.OwnPerSecond(), r.Bound)
 }
 
 // Stabilize runs until no message is in flight, no producer has records
@@ -81,7 +121,7 @@ func (c *Cluster) Stabilize() (Stability, error) {
 	// Stable between reconciliations, as it has no barrier) does so every
 	// time. Three rounds in a row tell them apart.
 	for round := 1; ; round++ {
-		roundStart, before := c.clock.Elapsed(), c.sentCounts()
+		roundStart, before := c.clock.Elapsed(), c.sendCounts()
 		limit := StabilizeLimit - (c.clock.Elapsed() - start)
 		var err error
 		settled = false
@@ -97,16 +137,19 @@ func (c *Cluster) Stabilize() (Stability, error) {
 			s.Rates = c.rates(before, c.clock.Elapsed()-roundStart)
 			break
 		}
-		before = c.sentCounts()
+		before = c.sendCounts()
 		if err := c.Tick(QuietWindow); err != nil {
 			return Stability{}, err
 		}
 		s.Window = QuietWindow
 		s.Rates = c.rates(before, QuietWindow)
 		for _, r := range s.Rates {
-			if r.PerSecond() > r.Bound {
+			switch {
+			case r.Busy():
 				s.Busy = append(s.Busy, r)
 				c.checker.report(NoBusyLoop, fmt.Sprintf("%s in a quiet window after stabilize", r))
+			case r.Explained > 0 && r.PerSecond() > r.Bound:
+				s.Explained = append(s.Explained, r)
 			}
 		}
 		s.Lags = c.Lags()
@@ -153,25 +196,81 @@ func (c *Cluster) nodes() []sim.NodeID {
 	return ids
 }
 
-func (c *Cluster) sentCounts() []uint64 {
-	var n []uint64
+// sendCounts is what rates measures from: every node's sends, each
+// link between a broker and a client both ways, and each producer's
+// refused coordinator connections. The maps are only looked up.
+type sendCounts struct {
+	sent    map[sim.NodeID]uint64
+	links   map[[2]sim.NodeID]uint64
+	refused map[sim.NodeID]uint64
+}
+
+func (c *Cluster) sendCounts() sendCounts {
+	n := sendCounts{sent: map[sim.NodeID]uint64{}, links: map[[2]sim.NodeID]uint64{}, refused: map[sim.NodeID]uint64{}}
 	for _, id := range c.nodes() {
-		n = append(n, c.net.Sent(id))
+		n.sent[id] = c.net.Sent(id)
+	}
+	for _, b := range c.brokers {
+		for _, k := range c.clientNodes() {
+			n.links[[2]sim.NodeID{b.Node, k}] = c.net.SentTo(b.Node, k)
+			n.links[[2]sim.NodeID{k, b.Node}] = c.net.SentTo(k, b.Node)
+		}
+	}
+	for _, p := range c.producers {
+		n.refused[p.ID], _ = p.CoordinatorRefusals()
 	}
 	return n
 }
 
+// clientNodes lists the clients: producers, consumers and the admin
+// client.
+func (c *Cluster) clientNodes() []sim.NodeID {
+	var ids []sim.NodeID
+	for _, p := range c.producers {
+		ids = append(ids, p.ID)
+	}
+	for _, co := range c.consumers {
+		ids = append(ids, co.ID)
+	}
+	return append(ids, AdminNode)
+}
+
+// since is how far a counter moved from was (all of it if it went back:
+// a restarted client counts again from 0).
+func since(now, was uint64) uint64 {
+	if now < was {
+		return now
+	}
+	return now - was
+}
+
 // rates is each node's sending since before was counted, over d.
-func (c *Cluster) rates(before []uint64, d time.Duration) []Rate {
+func (c *Cluster) rates(before sendCounts, d time.Duration) []Rate {
 	var rs []Rate
-	for i, id := range c.nodes() {
-		var was uint64
-		if i < len(before) {
-			was = before[i]
+	for _, id := range c.nodes() {
+		r := Rate{Node: id, Sent: since(c.net.Sent(id), before.sent[id]), Over: d, Bound: c.busyBound(id)}
+		if c.isBrokerNode(id) {
+			for _, k := range c.clientNodes() {
+				answers := since(c.net.SentTo(id, k), before.links[[2]sim.NodeID{id, k}])
+				asked := since(c.net.SentTo(k, id), before.links[[2]sim.NodeID{k, id}])
+				r.Answers += min(answers, asked)
+			}
 		}
-		rs = append(rs, Rate{Node: id, Sent: c.net.Sent(id) - was, Over: d, Bound: c.busyBound(id)})
+		if p := c.Producer(string(id)); p != nil {
+			n, by := p.CoordinatorRefusals()
+			if refused := since(n, before.refused[id]); refused > 0 && c.net.IsDown(kraft.BrokerNode(by)) {
+				r.Explained = min(refused, r.Sent)
+				r.Fault = fmt.Sprintf("its coordinator b%d refused the connection (b%d is down, and the brokers it asked still named it)", by, by)
+			}
+		}
+		rs = append(rs, r)
 	}
 	return rs
+}
+
+// isBrokerNode reports whether id is a broker's.
+func (c *Cluster) isBrokerNode(id sim.NodeID) bool {
+	return slices.ContainsFunc(c.brokers, func(b *broker.Broker) bool { return b.Node == id })
 }
 
 // busyBound is the most messages per virtual second a node may send while
@@ -190,6 +289,18 @@ func (c *Cluster) rates(before []uint64, d time.Duration) []Rate {
 // far below a busy loop, which sends once per round trip (1 ms): a
 // follower refetching a diverging epoch every 2 ms sends 500/s, a client
 // asking for metadata every millisecond 1000/s.
+//
+// A transactional producer whose coordinator is not available may send
+// twice that client's rate for as long as it lasts, with no growth:
+// Kafka's TransactionManager retries at a fixed retry.backoff.ms (not
+// KIP-580's exponential backoff, which only the accumulator's batches
+// get), and a request answered COORDINATOR_NOT_AVAILABLE or
+// NOT_COORDINATOR goes again after it preceded by a FindCoordinator sent
+// at once (lookupCoordinator, then reenqueue): two requests per
+// retry.backoff.ms, added to its bound as they are.
+//
+// A broker's answers to clients' requests are not held against its bound
+// (Rate.Answers): each client's own bound checks how often it asks.
 func (c *Cluster) busyBound(id sim.NodeID) float64 {
 	const floor, factor = 20, 4
 	perSecond := func(d time.Duration) float64 { return float64(time.Second) / float64(max(d, time.Millisecond)) }
@@ -211,5 +322,9 @@ func (c *Cluster) busyBound(id sim.NodeID) float64 {
 			periodic += float64(polls) * perSecond(cfg.ReplicaFetchWaitMax)
 		}
 	}
-	return floor + factor*periodic
+	retrying := 0.0
+	if p := c.Producer(string(id)); p != nil && p.Transactional() {
+		retrying = 2 * perSecond(p.Config().RetryBackoff)
+	}
+	return floor + factor*periodic + retrying
 }

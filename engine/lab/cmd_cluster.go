@@ -248,14 +248,22 @@ func describeStability(c *cluster.Cluster, s cluster.Stability) string {
 				busiest = r
 			}
 		}
-		fmt.Fprintf(&b, "\n  no busy loop in the %v after: the busiest node, %s, sent %.1f messages/s (bound %.0f/s)", s.Window, busiest.Node, busiest.PerSecond(), busiest.Bound)
+		fmt.Fprintf(&b, "\n  no busy loop in the %v after: the busiest node, %s, sent %.1f messages/s", s.Window, busiest.Node, busiest.PerSecond())
+		if busiest.PerSecond() > busiest.Bound {
+			// Only what it sent of its own counts (Rate.Answers).
+			fmt.Fprintf(&b, ", %.1f/s of its own", busiest.OwnPerSecond())
+		}
+		fmt.Fprintf(&b, " (bound %.0f/s)", busiest.Bound)
 	}
 	for _, r := range s.Busy {
 		b.WriteString("\n  busy loop: " + r.String())
 	}
+	for _, r := range s.Explained {
+		b.WriteString("\n  no busy loop of the engine's, but Kafka's while a fault lasts: " + r.String())
+	}
 	if !s.Settled {
 		for _, r := range s.Rates {
-			if r.PerSecond() > r.Bound {
+			if r.Busy() {
 				b.WriteString("\n  meanwhile " + r.String())
 			}
 		}

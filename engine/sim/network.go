@@ -62,8 +62,11 @@ type Network struct {
 	inflight []*Envelope
 	// sent counts, per node, every message it put on the wire, whatever
 	// became of it: a node retrying a dead peer in a loop is busy too.
-	sent  map[NodeID]uint64
-	Trace *Trace
+	sent map[NodeID]uint64
+	// sentTo counts them per link (from, to): the checker tells a
+	// broker's answers to a client's requests from its own sending.
+	sentTo map[[2]NodeID]uint64
+	Trace  *Trace
 }
 
 // DefaultLatency is one network hop.
@@ -73,7 +76,7 @@ const DefaultLatency = time.Millisecond
 func NewNetwork(sched *Scheduler) *Network {
 	return &Network{
 		sched: sched, handlers: map[NodeID]Handler{}, down: map[NodeID]bool{}, cuts: linkCuts{},
-		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, sent: map[NodeID]uint64{}, Trace: NewTrace(200),
+		latency: DefaultLatency, delays: map[[2]NodeID]time.Duration{}, sent: map[NodeID]uint64{}, sentTo: map[[2]NodeID]uint64{}, Trace: NewTrace(200),
 	}
 }
 
@@ -202,6 +205,7 @@ func (n *Network) Partitioned(from, to NodeID) bool {
 func (n *Network) Send(from, to NodeID, msg Message) *Envelope {
 	n.nextID++
 	n.sent[from]++
+	n.sentTo[[2]NodeID{from, to}]++
 	latency := n.latency
 	if d, ok := n.delays[[2]NodeID{from, to}]; ok {
 		latency = d
@@ -287,6 +291,9 @@ func (n *Network) DropInFlight(id uint64) (*Envelope, error) {
 // Sent counts the messages node has sent since the network was made,
 // delivered or not (the liveness checker's busy-loop measure).
 func (n *Network) Sent(node NodeID) uint64 { return n.sent[node] }
+
+// SentTo counts the messages from has sent to to, as Sent counts them.
+func (n *Network) SentTo(from, to NodeID) uint64 { return n.sentTo[[2]NodeID{from, to}] }
 
 // Faulty reports whether a partition, a cut link or a drop rule is in force: faults
 // that can keep a cluster from converging however long it runs (a delay

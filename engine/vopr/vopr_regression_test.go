@@ -72,6 +72,22 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// write times out and the producer's retry writes again. A fault,
 		// not a loop; the checker excused it only under the leader's ISR.
 		{"seed896-coordinator-writes-below-min-isr-stale-isr.lab", "a coordinator's writes timing out with fewer replicas running than min ISR", ""},
+		// no-busy-loop, a checker bug: a transactional producer whose
+		// coordinator refused the connection (down, but still named by the
+		// brokers' metadata: not fenced yet, or the broker asked is cut off
+		// from the quorum) looks it up again at once, once per round trip, as
+		// Kafka's Sender does (maybeFindCoordinatorAndRetry); the checker
+		// called the producer and the broker answering it busy. The last
+		// stabilize's quiet window must now say so instead.
+		{"seed645-dead-coordinator-named-until-fenced.lab", "FindCoordinator at once after a dead coordinator refused", "\n  busy loop:"},
+		{"seed857-dead-coordinator-named-until-fenced.lab", "FindCoordinator at once after a dead coordinator refused", "\n  busy loop:"},
+		{"seed326-dead-coordinator-named-until-fenced.lab", "five producers told of a dead coordinator", "\n  busy loop:"},
+		{"seed323-dead-coordinator-named-by-a-cut-off-broker.lab", "a dead coordinator named by a broker cut off from the quorum", "\n  busy loop:"},
+		{"seed818-dead-coordinator-named-by-a-cut-off-broker.lab", "a dead coordinator named by a broker cut off from the quorum", "\n  busy loop:"},
+		// no-busy-loop, a checker bug: three transactional producers retrying
+		// FindCoordinator every retry.backoff.ms at one broker made the
+		// broker's answers exceed its own bound.
+		{"seed945-broker-answering-retrying-producers.lab", "a broker answering producers that retry at their retry.backoff.ms", "\n  busy loop:"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
