@@ -22,7 +22,10 @@ import (
 //     fetches). KIP-848: the coordinator never counts it in two members'
 //     assigned or pending-revocation partitions (it assigns a partition
 //     only once its previous owner released it), and two clients the
-//     coordinator still counts as members never both hold it.
+//     coordinator still counts as members never both hold it (the
+//     coordinator is the one pickCoordinator names: a broker cut off from
+//     the controllers may go on coordinating while the metadata names no
+//     leader).
 //   - CommittedOffsetMonotonic: a group's committed offset of a partition
 //     never goes backwards, in the order its OffsetCommit records commit
 //     in __consumer_offsets (below the high watermark: what an
@@ -133,8 +136,8 @@ func (k *Checker) checkGroup(w *groupWatch, group string, running []*client.Cons
 				Consumer: co.Config().GroupProtocol == client.GroupProtocolConsumer, Assignment: co.Assignment()})
 		}
 	}
-	if state, ok := k.coordinatorState(group); ok && w.described[group] != state {
-		if desc, _, ok := k.c.DescribeGroup(group); ok {
+	if state, b, ok := k.coordinatorState(group, w.described[group]); ok && w.described[group] != state {
+		if desc, ok := b.DescribeGroup(group); ok {
 			w.described[group] = state
 			w.members[group] = w.members[group][:0]
 			for _, m := range desc.Members {
@@ -170,17 +173,77 @@ func (s coordState) String() string {
 	return fmt.Sprintf("b%d@%d:%d loaded=%t hw=%t", s.broker, s.epoch, s.logEnd, s.loaded, s.committed)
 }
 
-func (k *Checker) coordinatorState(group string) (coordState, bool) {
+// coordinatorState finds the coordinator whose word on a group the
+// checker takes (pickCoordinator) and where it stands; false when there
+// is none. last is the state the group was last described at.
+func (k *Checker) coordinatorState(group string, last coordState) (coordState, *broker.Broker, bool) {
 	gc := k.c.Coordinator(group)
-	if gc.Broker == 0 {
+	if gc.Partition < 0 {
+		return coordState{}, nil, false
+	}
+	tp := protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}
+	stateOf := func(b *broker.Broker) coordState {
+		r := b.Replica(tp)
+		return coordState{broker: int(b.ID), epoch: r.LeaderEpoch, logEnd: r.Log.EndOffset(),
+			loaded: b.GroupShard(gc.Partition) != nil, committed: r.HW == r.Log.EndOffset()}
+	}
+	var named *coordState
+	if gc.Broker != 0 && k.c.leaderReplica(tp) != nil {
+		s := stateOf(k.c.Broker(gc.Broker))
+		named = &s
+	}
+	var leading []coordState
+	for _, b := range k.c.brokers {
+		if named != nil {
+			break // pickCoordinator takes it
+		}
+		if !b.Alive() {
+			continue
+		}
+		if r := b.Replica(tp); r != nil && r.IsLeader() && b.GroupShard(gc.Partition) != nil {
+			leading = append(leading, stateOf(b))
+		}
+	}
+	s, ok := pickCoordinator(named, leading, last)
+	if !ok {
+		return coordState{}, nil, false
+	}
+	return s, k.c.Broker(s.broker), true
+}
+
+// pickCoordinator chooses the coordinator of a group's __consumer_offsets
+// partition whose members the checker counts: the leader the controller's
+// metadata names, if it is up and leads (named); otherwise, among the live
+// brokers that lead the partition in their own view with its shard loaded
+// (leading), the one in the newest leader epoch, provided that epoch is
+// not older than the one the group was last described in (last).
+//
+// A broker cut off from the controllers goes on leading on its last
+// metadata after the controller fenced it and named no leader, or a
+// leader that is down: Kafka's replica manager acts on the metadata it has
+// (a leader learns it was deposed only from a newer epoch), and while its
+// followers are cut off with it they keep fetching, so its high watermark
+// moves and its group coordinator keeps answering: it expires sessions
+// (GroupMetadataManager's session timeout, fencing the member and freeing
+// its partitions at once) and assigns the freed partitions to others. Its
+// members are the ones its clients hear from. One in an older epoch than
+// the last described is a deposed coordinator whose successor already
+// answered: its state is behind, so the last description stands.
+func pickCoordinator(named *coordState, leading []coordState, last coordState) (coordState, bool) {
+	if named != nil {
+		return *named, true
+	}
+	var best *coordState
+	for i, s := range leading {
+		if s.epoch < last.epoch || (best != nil && s.epoch <= best.epoch) {
+			continue
+		}
+		best = &leading[i]
+	}
+	if best == nil {
 		return coordState{}, false
 	}
-	r := k.c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition})
-	if r == nil {
-		return coordState{}, false
-	}
-	return coordState{broker: gc.Broker, epoch: r.LeaderEpoch, logEnd: r.Log.EndOffset(),
-		loaded: k.c.Broker(gc.Broker).GroupShard(gc.Partition) != nil, committed: r.HW == r.Log.EndOffset()}, true
+	return *best, true
 }
 
 // offsetExcused reports, for a group, which partitions may have gone

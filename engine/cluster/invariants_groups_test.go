@@ -172,6 +172,53 @@ func TestGroupWatchCommittedOffsets(t *testing.T) {
 	}
 }
 
+// TestPickCoordinator: whose members the group checks count. The fenced
+// member's partitions overlap its successor's for as long as it has not
+// heard (GroupMetadataManagerTest's testSessionTimeoutExpiration: the
+// session expiry removes the member and frees its partitions at once;
+// ConsumerMembershipManager learns it at its next heartbeat, from
+// UNKNOWN_MEMBER_ID, and only then calls onPartitionsLost): the checker
+// must take the member list from the coordinator that fenced it, even when
+// that coordinator is a broker cut off from the controllers, which leads
+// on its last metadata (seed 908).
+func TestPickCoordinator(t *testing.T) {
+	b := func(id int, epoch int32) coordState {
+		return coordState{broker: id, epoch: epoch, logEnd: 100, loaded: true}
+	}
+	for _, tc := range []struct {
+		name    string
+		named   *coordState
+		leading []coordState
+		last    coordState
+		want    int // the broker; 0 for none
+	}{
+		{"the leader the metadata names, up and leading, is the coordinator FindCoordinator answers with",
+			&coordState{broker: 2, epoch: 5}, []coordState{b(1, 4)}, b(1, 4), 2},
+		{"the named leader still loading: its state (loaded=false) is taken, and no description until it is loaded",
+			&coordState{broker: 2, epoch: 5}, nil, b(1, 4), 2},
+		{"seed 908: the controller fenced every broker and named no leader; b1 leads on in epoch 6, its followers cut off with it, and fences members",
+			nil, []coordState{b(1, 6)}, b(1, 6), 1},
+		{"no description yet: a self-appointed leader is all there is",
+			nil, []coordState{b(1, 6)}, coordState{}, 1},
+		{"two brokers lead in their own view (the old one has not heard): the newest epoch",
+			nil, []coordState{b(1, 6), b(3, 7)}, b(1, 6), 3},
+		{"a deposed coordinator behind its successor (described in epoch 8, now down): the last description stands",
+			nil, []coordState{b(1, 6)}, b(3, 8), 0},
+		{"nobody leads: the last description stands",
+			nil, nil, b(1, 6), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := pickCoordinator(tc.named, tc.leading, tc.last)
+			if !ok {
+				got.broker = 0
+			}
+			if got.broker != tc.want {
+				t.Fatalf("picked b%d (%t), want b%d", got.broker, ok, tc.want)
+			}
+		})
+	}
+}
+
 func TestReplayedBelowCommitted(t *testing.T) {
 	committed := map[protocol.TopicPartition]int64{tps(0)[0]: 7, tps(1)[0]: 4}
 	shows := func(offs ...int64) coordinator.GroupDescription {

@@ -180,11 +180,19 @@ func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p
 	c := w.c
 	if p.Leader < 0 {
 		var blocked string
-		if !slices.ContainsFunc(p.ISR, func(id int32) bool { return c.brokerLive(id) }) && t.Config("unclean.leader.election.enable", "false") != "true" {
-			blocked = w.say("every ISR member (%s) is down and unclean.leader.election.enable=false", protocol.JoinIDs(p.ISR))
+		if cut, ok := w.cannotLead(p.ISR); ok && t.Config("unclean.leader.election.enable", "false") != "true" {
+			if cut == "" {
+				blocked = w.say("every ISR member (%s) is down and unclean.leader.election.enable=false", protocol.JoinIDs(p.ISR))
+			} else {
+				blocked = w.say("every ISR member (%s) is down or fenced and unclean.leader.election.enable=false: %s", protocol.JoinIDs(p.ISR), cut)
+			}
 		}
-		if !slices.ContainsFunc(p.Replicas, func(id int32) bool { return c.brokerLive(id) }) {
-			blocked = w.say("every replica (%s) is down", protocol.JoinIDs(p.Replicas))
+		if cut, ok := w.cannotLead(p.Replicas); ok {
+			if cut == "" {
+				blocked = w.say("every replica (%s) is down", protocol.JoinIDs(p.Replicas))
+			} else {
+				blocked = w.say("every replica (%s) is down or fenced: %s", protocol.JoinIDs(p.Replicas), cut)
+			}
 		}
 		return yield(Lag{Converged, w.say("%s has no leader", name(tp)), firstReason(noController, blocked)})
 	}
@@ -237,6 +245,34 @@ func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p
 		}
 	}
 	return true
+}
+
+// cannotLead reports whether a fault in force keeps every one of ids from
+// being elected: each is down, or runs fenced (or unregistered) while the
+// network keeps it from the controller. The controller elects only an
+// unfenced broker (PartitionChangeBuilder): fencing the last ISR member
+// leaves it in the ISR and the partition without a leader until it
+// registers again, which a broker cut off from the controller cannot do.
+// cut is what keeps the first fenced one away ("" when all are down).
+// False when one runs unfenced, or fenced with nothing in its way (time
+// unfences it).
+func (w lagWalk) cannotLead(ids []int32) (cut string, ok bool) {
+	img := w.c.controller.Image()
+	for _, id := range ids {
+		b := w.c.Broker(int(id))
+		if b == nil || !b.Alive() {
+			continue
+		}
+		if bi := img.Broker(id); bi != nil && !bi.Fenced {
+			return "", false
+		}
+		reason := w.cutOffFromController(b)
+		if reason == "" {
+			return "", false
+		}
+		cut = firstReason(cut, reason)
+	}
+	return cut, true
 }
 
 func (c *Cluster) brokerLive(id int32) bool {

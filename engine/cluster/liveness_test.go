@@ -140,6 +140,41 @@ func TestLivenessUnfencedInISRCanFail(t *testing.T) {
 	}
 }
 
+// A partition whose last ISR member runs fenced behind a net partition
+// has no leader for as long as the partition lasts (the controller elects
+// only an unfenced ISR member: kraft's TestFenceMultipleBrokers): the lag
+// names the partition that keeps it so, and is no violation; once healed
+// the broker is unfenced, elected, and everything converges (VOPR seed 32).
+func TestLivenessLeaderlessBehindFencedISRIsExcused(t *testing.T) {
+	c, tp, _ := livenessCluster(t)
+	c.Network().Partition([][]sim.NodeID{{kraft.BrokerNode(1), kraft.BrokerNode(2), kraft.BrokerNode(3)}, {kraft.ControllerNode}})
+	s, err := c.Stabilize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaderless *Lag
+	for i, l := range s.Lags {
+		if l.Detail == name(tp)+" has no leader" {
+			leaderless = &s.Lags[i]
+		}
+	}
+	if !s.Settled || leaderless == nil || !strings.Contains(leaderless.Blocked, "is down or fenced") || !strings.Contains(leaderless.Blocked, "off from the controller") {
+		t.Fatalf("every broker cut off from the controller: %+v", s)
+	}
+	if vs := c.Checker().Violations(); len(vs) > 0 {
+		t.Fatalf("an excused lag was reported: %v", vs)
+	}
+	if err := c.HealNetwork(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Stabilize(); err != nil || !s.Converged() {
+		t.Fatalf("not converged after the heal: %+v, %v", s, err)
+	}
+	if vs := c.Checker().Violations(); len(vs) > 0 {
+		t.Fatalf("violations after the heal: %v", vs)
+	}
+}
+
 // NoBusyLoop fails when a node sends every 2 ms while nothing changes, as
 // the diverging-epoch livelock's follower did, and names the node.
 func TestLivenessBusyLoopCanFail(t *testing.T) {

@@ -153,3 +153,62 @@ func TestReRegistrationFencesThePreviousIncarnation(t *testing.T) {
 		t.Errorf("broker 1 after re-registering: %+v, want a new epoch, fenced until it catches up", b)
 	}
 }
+
+// TestFenceMultipleBrokers is ReplicationControlManagerTest's
+// testFenceMultipleBrokers (fencing 2 and 3 on partitions [1,2,3], [2,3,4]
+// and [0,2,1]), carried on to the last in-sync replica: fenced, it stays
+// in the ISR and the partition has no leader (PartitionChangeBuilder
+// elects only an unfenced ISR member, and Kafka never empties an ISR);
+// only that broker's return elects it, after its heartbeats unfence it.
+// The liveness check excuses such a partition while a fault keeps its
+// last ISR member from the controller (VOPR seed 32).
+func TestFenceMultipleBrokers(t *testing.T) {
+	c := controllerWithBrokers(t, 5, 1)
+	assign := [][]int32{{1, 2, 3}, {2, 3, 4}, {0, 2, 1}}
+	c.commit(protocol.MetadataRecord{Type: "RegisterBroker", BrokerID: 0, BrokerEpoch: 100},
+		protocol.MetadataRecord{Type: "UnfenceBroker", BrokerID: 0, BrokerEpoch: 100},
+		protocol.MetadataRecord{Type: "Topic", Topic: "foo", Partitions: 3})
+	for i, rs := range assign {
+		c.commit(protocol.MetadataRecord{Type: "Partition", Topic: "foo", Partition: int32(i), Replicas: rs, ISR: rs, Leader: rs[0]})
+	}
+	type want struct {
+		leader int32
+		isr    []int32
+	}
+	for _, step := range []struct {
+		name    string
+		fence   []int32
+		unfence int32 // a broker whose heartbeat unfences it (0: none)
+		want    []want
+	}{
+		{"testFenceMultipleBrokers: fence 2 and 3", []int32{2, 3}, 0,
+			[]want{{1, []int32{1}}, {4, []int32{4}}, {0, []int32{0, 1}}}},
+		{"fence 1, the last ISR member of foo-0: no leader, 1 stays in the ISR", []int32{1}, 0,
+			[]want{{-1, []int32{1}}, {4, []int32{4}}, {0, []int32{0}}}},
+		{"fence 4 and 0 too: every partition leaderless, each ISR its last member", []int32{4, 0}, 0,
+			[]want{{-1, []int32{1}}, {-1, []int32{4}}, {-1, []int32{0}}}},
+		{"3 comes back: not in any ISR, so nothing is elected (unclean election is off)", nil, 3,
+			[]want{{-1, []int32{1}}, {-1, []int32{4}}, {-1, []int32{0}}}},
+		{"1 comes back: it leads foo-0 again", nil, 1,
+			[]want{{1, []int32{1}}, {-1, []int32{4}}, {-1, []int32{0}}}},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			for _, id := range step.fence {
+				c.fence(id)
+			}
+			if id := step.unfence; id != 0 {
+				b := c.Image().Broker(id)
+				c.heartbeat(BrokerNode(id), protocol.BrokerHeartbeatRequest{BrokerID: id, BrokerEpoch: b.Epoch, MetadataOffset: c.log.End()})
+				if c.Image().Broker(id).Fenced {
+					t.Fatalf("b%d still fenced after its heartbeat", id)
+				}
+			}
+			for i, w := range step.want {
+				p := c.Image().Partition("foo", int32(i))
+				if p.Leader != w.leader || !slices.Equal(p.ISR, w.isr) {
+					t.Errorf("foo-%d: leader %d ISR %v, want %d ISR %v", i, p.Leader, p.ISR, w.leader, w.isr)
+				}
+			}
+		})
+	}
+}

@@ -54,7 +54,17 @@ type Options struct {
 	// can shrink an ISR to one broker after the power-loss bound was
 	// checked, so what remains (3 of 200 seeds, each with power losses) is
 	// the case UnboundedPowerLoss describes; a stale fetch answer that
-	// left a gap in a follower's log was found and fixed here.
+	// left a gap in a follower's log was found and fixed here, and so was
+	// a checker false positive (seed 908): a group coordinator cut off
+	// with its followers goes on answering on its old epoch, fences a
+	// member whose session expired and gives its partitions away before
+	// the member hears, which Kafka allows; the checker kept the member
+	// list of its last description because the metadata named no leader
+	// (testdata/seed908-checker-counted-a-fenced-member.lab). A stabilize
+	// during such a cut may find a partition without a leader, its last
+	// ISR member fenced behind the cut: the converged property excuses it
+	// by that fault (it used to name none, and the workload did not
+	// stabilize while a broker was cut off; testdata/seed32-*.lab).
 	ControllerPartitions bool
 	// UnsettledRegistrations lets a crashed broker restart while a
 	// partition or cut link separates controllers, or a broker from one,
@@ -67,13 +77,6 @@ type Options struct {
 	// The bound also kept out registrations registered twice (seeds 418,
 	// 933, 944), fixed in b1d0039.
 	UnsettledRegistrations bool
-	// StabilizeWhileCut lets the workload stabilize while a partition cuts
-	// a running broker off from the active controller (ControllerPartitions
-	// does). The converged property names no fault for a partition left
-	// without a leader because its ISR members run but are fenced behind
-	// the partition, so stabilize reports "has no leader" (seeds 32, 38,
-	// 55 and 130 of 200; testdata/known-leaderless-fenced-isr-not-excused.lab).
-	StabilizeWhileCut bool
 	// afterLine, when set, runs after every line of the script: a test's
 	// way to break a rule the lab cannot type (a replay must run it too).
 	afterLine func(*cluster.Cluster)

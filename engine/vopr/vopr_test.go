@@ -22,7 +22,7 @@ var (
 	stepsFlag = flag.Int("steps", 0, "workload steps per seed (0: the default)")
 	seedFlag  = flag.Uint64("seed", 0, "run only this seed and log its report (script included)")
 	liftFlag  = flag.String("lift", "", "comma-separated bounds TestVOPR lifts, to reproduce what they keep out: "+
-		"quick-restarts, unbounded-power-loss, controller-partitions, unsettled-registrations, stabilize-while-cut")
+		"quick-restarts, unbounded-power-loss, controller-partitions, unsettled-registrations")
 	topicsFlag = flag.String("topics", "", "the workload's topics: all (plain, unclean, retention, compact) or plain; "+
 		"empty: all once fullWorkloadPasses, plain until then")
 )
@@ -87,8 +87,6 @@ func testOptions(t *testing.T) Options {
 			opts.ControllerPartitions = true
 		case "unsettled-registrations":
 			opts.UnsettledRegistrations = true
-		case "stabilize-while-cut":
-			opts.StabilizeWhileCut = true
 		default:
 			t.Fatalf("-lift=%s: no such bound", name)
 		}

@@ -187,7 +187,7 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.TickSmall, always, func() []string { return []string{fmt.Sprintf("tick %dms", 1+w.rng.IntN(300))} }},
 		{m.TickLarge, always, func() []string { return []string{fmt.Sprintf("tick %ds", 1+w.rng.IntN(10))} }},
 		{m.Step, always, func() []string { return []string{fmt.Sprintf("step %d", 1+w.rng.IntN(50))} }},
-		{m.Stabilize, func() bool { return !w.delayed && (w.opts.StabilizeWhileCut || !w.brokersCutFromActive(c)) }, func() []string { return []string{"stabilize"} }},
+		{m.Stabilize, func() bool { return !w.delayed }, func() []string { return []string{"stabilize"} }},
 		{m.Consume, always, w.consume},
 		{m.Group, always, func() []string { return w.groupAction(c) }},
 		{m.Txn, always, func() []string { return w.txnAction(c) }},

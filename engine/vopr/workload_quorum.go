@@ -258,18 +258,6 @@ func (w *workload) brokersCutFromControllers(c *cluster.Cluster) bool {
 	return false
 }
 
-// brokersCutFromActive says whether a partition or cut link keeps a
-// running broker from ctl, the active controller's address (see
-// Options.StabilizeWhileCut).
-func (w *workload) brokersCutFromActive(c *cluster.Cluster) bool {
-	for _, b := range c.Brokers() {
-		if b.Alive() && !c.Network().Connected(b.Node, kraft.ControllerNode) {
-			return true
-		}
-	}
-	return false
-}
-
 // controllersUp maps a controller id to whether it runs.
 func (w *workload) controllersUp(c *cluster.Cluster) map[int]bool {
 	up := map[int]bool{}
