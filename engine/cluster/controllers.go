@@ -62,6 +62,7 @@ func (c *Cluster) deactivate() {
 	}
 	c.activeID = 0
 	c.net.SetDown(kraft.ControllerNode, true)
+	c.net.Host(kraft.ControllerNode, "")
 }
 
 func (c *Cluster) controllerConfig() kraft.ControllerConfig {

@@ -7,11 +7,12 @@ import (
 )
 
 // CutLink cuts the link between two nodes of the simulated network both
-// ways (net cut A B): brokers, clients, and ctl, the active controller's
-// address, so a broker cut from ctl stays cut from whichever controller
-// is active, as a broker that cannot reach the controller quorum's
-// listeners would. The raft links between controllers are not nodes of
-// this network: net partition cuts those.
+// ways (net cut A B): brokers, clients, controllers (ctl1, ctl2...), and
+// ctl, the active controller's address. A broker cut from ctl stays cut
+// from whichever controller is active, as a broker that cannot reach the
+// controller quorum's listeners would; a broker cut from controller 2
+// is cut from ctl too while controller 2 is the active one, since one
+// process answers on both (sim.Network.Host).
 func (c *Cluster) CutLink(a, b sim.NodeID) error {
 	if a == b {
 		return fmt.Errorf("a link joins two different nodes, not %s and itself", a)
@@ -34,6 +35,11 @@ func (c *Cluster) HealLink(a, b sim.NodeID) error {
 // checker's explanations: a partition or a cut link.
 func (c *Cluster) separator(a, b sim.NodeID) string {
 	if c.net.LinkCut(a, b) && !c.net.Partitioned(a, b) {
+		for _, l := range c.net.CutLinks() {
+			if x, y := c.net.HostOf(a), c.net.HostOf(b); l == [2]sim.NodeID{min(x, y), max(x, y)} {
+				a, b = x, y // cut through the node hosting an address
+			}
+		}
 		return fmt.Sprintf("the cut link %s-%s", a, b)
 	}
 	return "a net partition"

@@ -102,3 +102,41 @@ func TestNetFaultWords(t *testing.T) {
 		})
 	}
 }
+
+// A cut between a broker and the controller that is active cuts the
+// broker from ctl too, the address that controller answers on: one
+// process, one network interface. The broker is fenced, the lags name the
+// cut link, and once another controller is active the broker reaches ctl
+// again.
+func TestCutFromTheActiveControllerCutsItsAddress(t *testing.T) {
+	c, _, leader := livenessCluster(t)
+	fid := follower(c, leader)
+	fb := kraft.BrokerNode(int32(fid))
+	active := controllerNode(c.activeID)
+	if err := c.CutLink(fb, active); err != nil {
+		t.Fatal(err)
+	}
+	if c.net.Connected(fb, kraft.ControllerNode) {
+		t.Fatalf("%s is cut from %s, the active controller, but still reaches ctl", fb, active)
+	}
+	s, err := c.Stabilize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := c.controller.Image().Broker(int32(fid)); b == nil || !b.Fenced {
+		t.Errorf("b%d cut from the active controller is not fenced: %+v", fid, b)
+	}
+	x, y := min(fb, active), max(fb, active)
+	want := "the cut link " + string(x) + "-" + string(y)
+	named := false
+	for _, l := range s.Lags {
+		named = named || strings.Contains(l.Blocked, want)
+	}
+	if !s.Settled || !named {
+		t.Fatalf("want a lag blocked by %q: %+v", want, s)
+	}
+	c.net.Host(kraft.ControllerNode, controllerNode(c.activeID%3+1))
+	if !c.net.Connected(fb, kraft.ControllerNode) {
+		t.Errorf("ctl hosted by another controller is still cut from %s", fb)
+	}
+}

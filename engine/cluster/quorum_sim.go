@@ -141,6 +141,7 @@ func (c *Cluster) activateVoter(v *voter, epoch int32) {
 	c.controller = kraft.NewController(c.controllerConfig(), c.net, c.sched, c.rng, voterLog{v}, img, c.event)
 	c.activeID = v.id
 	c.placePartition() // ctl is where the active controller is
+	c.net.Host(kraft.ControllerNode, controllerNode(v.id))
 	if c.started {
 		c.event(fmt.Sprintf("controller %d is the active controller now (leader epoch %d): it resumes from metadata offset %d, every broker's session starts afresh",
 			v.id, epoch, img.Offset))

@@ -77,3 +77,28 @@ func TestLinkCutsListSorted(t *testing.T) {
 		t.Fatalf("list() = %v, want %v", got, want)
 	}
 }
+
+// An address a node hosts (Network.Host) shares the node's cut links, and
+// only while the node hosts it.
+func TestHostedAddressSharesTheHostsCuts(t *testing.T) {
+	n := NewNetwork(NewScheduler(&Clock{}))
+	n.CutLink("ctl2", "b1")
+	if !n.Connected("b1", "ctl") {
+		t.Fatal("ctl, hosted by nobody, is cut from b1")
+	}
+	n.Host("ctl", "ctl2")
+	if n.Connected("b1", "ctl") || n.Connected("ctl", "b1") {
+		t.Error("ctl hosted by ctl2 still reaches b1 across the cut ctl2-b1")
+	}
+	if !n.Connected("b2", "ctl") {
+		t.Error("ctl hosted by ctl2 is cut from b2, whose link is whole")
+	}
+	n.Host("ctl", "ctl3")
+	if !n.Connected("b1", "ctl") {
+		t.Error("ctl hosted by ctl3 is still cut from b1")
+	}
+	n.Host("ctl", "")
+	if got := n.HostOf("ctl"); got != "ctl" {
+		t.Errorf("HostOf(ctl) after Host(ctl, \"\") = %s", got)
+	}
+}

@@ -54,7 +54,11 @@ type Network struct {
 	// talk; nodes in no group reach everyone.
 	groups map[NodeID]int
 	// cuts are single links cut both ways (net cut A B).
-	cuts     linkCuts
+	cuts linkCuts
+	// hosts maps an address to the node that serves it (the active
+	// controller's address to that controller): a link cut to the node
+	// cuts its address too, as one process has one network interface.
+	hosts    map[NodeID]NodeID
 	latency  time.Duration
 	delays   map[[2]NodeID]time.Duration
 	drops    []*DropRule
@@ -176,8 +180,33 @@ func (n *Network) CutLink(a, b NodeID) bool { return n.cuts.cut(a, b) }
 // it was not cut.
 func (n *Network) HealLink(a, b NodeID) bool { return n.cuts.heal(a, b) }
 
-// LinkCut reports whether the link between a and b is cut (net cut).
-func (n *Network) LinkCut(a, b NodeID) bool { return n.cuts.separates(a, b) }
+// LinkCut reports whether the link between a and b is cut (net cut),
+// directly or through the nodes hosting them.
+func (n *Network) LinkCut(a, b NodeID) bool {
+	return n.cuts.separates(a, b) || n.cuts.separates(n.HostOf(a), n.HostOf(b))
+}
+
+// Host makes node serve address (another name for it on the network, as
+// the active controller's address is one controller's): links cut to
+// node are cut to address as well. An empty node ends it.
+func (n *Network) Host(address, node NodeID) {
+	if node == "" {
+		delete(n.hosts, address)
+		return
+	}
+	if n.hosts == nil {
+		n.hosts = map[NodeID]NodeID{}
+	}
+	n.hosts[address] = node
+}
+
+// HostOf is the node serving id: id itself unless Host said otherwise.
+func (n *Network) HostOf(id NodeID) NodeID {
+	if h, ok := n.hosts[id]; ok {
+		return h
+	}
+	return id
+}
 
 // CutLinks lists the cut links, sorted, each with its ends sorted.
 func (n *Network) CutLinks() [][2]NodeID { return n.cuts.list() }
@@ -185,7 +214,7 @@ func (n *Network) CutLinks() [][2]NodeID { return n.cuts.list() }
 // Connected reports whether a message from one node reaches the other:
 // neither a partition nor a cut link separates them.
 func (n *Network) Connected(from, to NodeID) bool {
-	return !n.cuts.separates(from, to) && !n.Partitioned(from, to)
+	return !n.LinkCut(from, to) && !n.Partitioned(from, to)
 }
 
 // Partitioned reports whether a partition puts from and to on different
