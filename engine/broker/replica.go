@@ -29,6 +29,12 @@ type Replica struct {
 	followers        []replica.Follower
 	leaderEpochStart int64
 	pendingISR       []int32
+	// proposals numbers the AlterPartitions this replica sent; pendingISR
+	// is the newest one's. awaitingMetadata: the controller refused it in
+	// a way that says nothing of whether an earlier send was applied, so
+	// the proposal stays pending, unsent, until metadata settles it.
+	proposals        int64
+	awaitingMetadata bool
 
 	// follower side
 	fetchInFlight bool

@@ -169,6 +169,20 @@ func (c *Controller) afterCommit(records []protocol.MetadataRecord, send func())
 	c.deferred = append(c.deferred, deferredReply{end: records[len(records)-1].Offset + 1, send: send})
 }
 
+// afterRead runs send, an answer read from the controller's image with
+// no record of its own, once everything written so far is committed: the
+// image holds records not committed yet, and an answer drawn from them
+// must not go out if they never commit (QuorumController defers such a
+// read-only write event to its last written offset too).
+func (c *Controller) afterRead(send func()) {
+	cl, async := c.log.(committedLog)
+	if !async || cl.Committed() >= c.log.End() {
+		send()
+		return
+	}
+	c.deferred = append(c.deferred, deferredReply{end: c.log.End(), send: send})
+}
+
 // Committed tells the controller its log committed every offset below
 // hw: the answers waiting for them go out.
 func (c *Controller) Committed(hw int64) {
@@ -223,7 +237,8 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 	// DUPLICATE_BROKER_REGISTRATION until the session expires and the
 	// broker is fenced).
 	if b := c.image.Broker(m.BrokerID); b != nil && !b.Fenced && c.sched.Clock.Elapsed()-c.lastHeartbeat[m.BrokerID] <= c.cfg.SessionTimeout {
-		c.net.Send(ControllerNode, from, protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration, Attempt: m.Attempt, Incarnation: m.Incarnation})
+		reply := protocol.BrokerRegistrationResponse{Error: protocol.DuplicateBrokerRegistration, Attempt: m.Attempt, Incarnation: m.Incarnation}
+		c.afterRead(func() { c.net.Send(ControllerNode, from, reply) })
 		return
 	}
 	// The old incarnation's session expired but the session check has not
@@ -412,7 +427,7 @@ func (c *Controller) change(topic string, partition int32, p *PartitionInfo, lea
 // is still the leader at that epoch (else INVALID_UPDATE_VERSION or
 // FENCED_LEADER_EPOCH, as in Kafka).
 func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRequest) {
-	reply := protocol.AlterPartitionResponse{TP: m.TP}
+	reply := protocol.AlterPartitionResponse{TP: m.TP, Proposal: m.Proposal}
 	p := c.image.Partition(m.TP.Topic, m.TP.Partition)
 	b := c.image.Broker(m.BrokerID)
 	switch {
@@ -425,10 +440,11 @@ func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRe
 	case p.PartitionEpoch != m.PartitionEpoch:
 		reply.Error = protocol.InvalidUpdateVersion
 	default:
-		// A replica joining the ISR must be live (KIP-841).
+		// A replica joining the ISR must be live (KIP-841): INELIGIBLE_REPLICA
+		// tells the leader its proposal was not applied.
 		for _, r := range m.NewISR {
 			if !slices.Contains(p.ISR, r) && !c.live(r) {
-				reply.Error = protocol.InvalidRequest
+				reply.Error = protocol.IneligibleReplica
 			}
 		}
 		if reply.Error == protocol.None {
@@ -445,7 +461,7 @@ func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRe
 	if p != nil {
 		reply.LeaderEpoch, reply.PartitionEpoch, reply.ISR = p.LeaderEpoch, p.PartitionEpoch, slices.Clone(p.ISR)
 	}
-	c.net.Send(ControllerNode, from, reply)
+	c.afterRead(func() { c.net.Send(ControllerNode, from, reply) })
 }
 
 // Errors creating topics, Kafka's names.

@@ -30,6 +30,7 @@ const (
 	StaleBrokerEpoch             ErrorCode = 77
 	OffsetNotAvailable           ErrorCode = 78
 	DuplicateBrokerRegistration  ErrorCode = 101
+	IneligibleReplica            ErrorCode = 107
 
 	// KRaft's errors.
 	NotController         ErrorCode = 41
@@ -106,8 +107,8 @@ var names = map[ErrorCode]string{
 	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE",
 	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
 	TransactionAborted: "TransactionAbortedException", IllegalState: "IllegalStateException", KafkaException: "KafkaException",
-	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION",
-	NotController:               "NOT_CONTROLLER", InconsistentVoterSet: "INCONSISTENT_VOTER_SET",
+	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION", IneligibleReplica: "INELIGIBLE_REPLICA",
+	NotController: "NOT_CONTROLLER", InconsistentVoterSet: "INCONSISTENT_VOTER_SET",
 	InconsistentClusterID: "INCONSISTENT_CLUSTER_ID", PositionOutOfRange: "POSITION_OUT_OF_RANGE",
 	OffsetMetadataTooLarge: "OFFSET_METADATA_TOO_LARGE", CoordinatorLoadInProgress: "COORDINATOR_LOAD_IN_PROGRESS",
 	CoordinatorNotAvailable: "COORDINATOR_NOT_AVAILABLE", NotCoordinator: "NOT_COORDINATOR",

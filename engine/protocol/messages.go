@@ -185,6 +185,10 @@ type AlterPartitionRequest struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	NewISR         []int32
+	// Proposal numbers the leader's ISR changes: an answer is for the
+	// proposal it echoes (Kafka's Partition ignores an answer once its
+	// state is no longer the one it proposed).
+	Proposal int64
 }
 
 // AlterPartitionResponse answers it with the committed state.
@@ -194,6 +198,7 @@ type AlterPartitionResponse struct {
 	LeaderEpoch    int32
 	PartitionEpoch int32
 	ISR            []int32
+	Proposal       int64 // the request's
 }
 
 // MetadataUpdate pushes newly committed metadata records to a broker.
