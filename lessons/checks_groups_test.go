@@ -71,7 +71,7 @@ func TestRebalanceProtocolChecks(t *testing.T) {
 		{"generation", []string{"g-eager"}, "2"},
 		{"generation", []string{"g-coop"}, "3"}, // two rounds
 		{"generation", []string{"g-848"}, "3"},
-		{"owned", []string{"g-coop", "c3"}, "events/3"}, // taken from the idle c2 in generation 2
+		{"owned", []string{"g-coop", "c3"}, "events/2"}, // taken from the leader c1 itself in generation 2
 		{"stopped-partitions", []string{"g-eager", "e3"}, "4"},
 		{"stopped-partitions", []string{"g-coop", "c3"}, "1"},
 		{"stopped-partitions", []string{"g-848", "k3"}, "1"},

@@ -90,6 +90,7 @@ type Broker struct {
 	// published: this incarnation acts on metadata (metadata.go,
 	// publishIfCaughtUp); before, it only replays it.
 	published bool
+	hb        heartbeatLoop // the heartbeats to the controller (heartbeat.go)
 
 	produces []*delayedProduce
 	fetches  []*delayedFetch
@@ -112,7 +113,6 @@ func New(id int32, incarnation int64, cfg Config, net *sim.Network, sched *sim.S
 		alive: true, incarnation: incarnation, image: kraft.NewImage(), pids: newProducerIDManager(), lastProducerExpiration: sched.Clock.Elapsed()}
 	net.Attach(b.Node, b.handle)
 	b.register()
-	b.every(cfg.HeartbeatInterval, "heartbeat", b.sendHeartbeat)
 	b.every(cfg.ReplicaLagTimeMax/2, "isr-expiration", b.shrinkISRs)
 	b.every(cfg.RetentionCheckInterval, "log-retention", b.runRetention)
 	b.every(cfg.CleanerBackoff, "log-cleaner", b.runCleaner)
@@ -252,19 +252,28 @@ func (b *Broker) handle(env *sim.Envelope) {
 		b.publishIfCaughtUp()
 		b.sendHeartbeat()
 	case protocol.BrokerHeartbeatResponse:
+		if !b.heartbeatAnswered(m.Seq) {
+			return // an answer to a heartbeat given up on
+		}
 		if m.Error == protocol.StaleBrokerEpoch {
+			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
 			return
 		}
 		if m.Snapshot != nil && m.SnapshotOffset > b.image.Offset {
 			b.applySnapshot(m.Snapshot, m.SnapshotOffset)
 		}
 		b.applyMetadata(m.Records)
-		if !m.Fenced {
+		switch {
+		case !m.Fenced:
 			b.serving = true
-		} else {
-			// Caught up now, perhaps: ask again soon rather than a whole
-			// heartbeat interval later, so a (re)starting broker joins fast.
-			b.after(min(b.cfg.HeartbeatInterval, 50*time.Millisecond), "heartbeat", b.sendHeartbeat)
+			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
+		case !b.serving:
+			// STARTING: not caught up to its registration yet. Ask again
+			// 10 ms later, as Kafka's BrokerLifecycleManager does, for as
+			// long as it takes.
+			b.scheduleHeartbeat(StartingHeartbeatInterval)
+		default:
+			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
 		}
 	case protocol.MetadataUpdate:
 		b.applyMetadata(m.Records)
@@ -309,20 +318,6 @@ func (b *Broker) handle(env *sim.Envelope) {
 			}
 		}
 	}
-}
-
-func (b *Broker) sendHeartbeat() {
-	if !b.registered {
-		return
-	}
-	req := protocol.BrokerHeartbeatRequest{BrokerID: b.ID, BrokerEpoch: b.epoch, MetadataOffset: b.image.Offset,
-		OfflineReplicas: slices.Clone(b.offline), DamagedReplicas: slices.Clone(b.damaged)}
-	for _, r := range b.replicas {
-		if p := b.image.Partition(r.TP.Topic, r.TP.Partition); p != nil && p.Leader == -1 {
-			req.LeaderlessLogEnds = append(req.LeaderlessLogEnds, protocol.ReplicaLogEnd{TP: r.TP, LogEnd: r.Log.EndOffset()})
-		}
-	}
-	b.send(kraft.ControllerNode, req)
 }
 
 // handleMetadata answers a client with this broker's (possibly stale) view.

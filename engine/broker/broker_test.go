@@ -58,7 +58,7 @@ func (h *harness) controller(env *sim.Envelope) {
 	case protocol.BrokerRegistrationRequest:
 		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerRegistrationResponse{BrokerEpoch: 1, Attempt: m.Attempt, Incarnation: m.Incarnation})
 	case protocol.BrokerHeartbeatRequest:
-		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerHeartbeatResponse{Records: h.metadata})
+		h.net.Send(kraft.ControllerNode, env.From, protocol.BrokerHeartbeatResponse{Records: h.metadata, Seq: m.Seq})
 	}
 }
 

@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 )
@@ -122,5 +125,97 @@ func TestLivenessBrokerAnsweringClientsIsNotBusy(t *testing.T) {
 	}
 	if len(s.Busy) != 1 || s.Busy[0].Node != b.Node {
 		t.Fatalf("a broker writing to a client every 2 ms unasked: busy %v", s.Busy)
+	}
+}
+
+// A broker restarted while its metadata fetches to the KRaft quorum's
+// leader are lost cannot replay its own registration record, so the
+// controller answers its heartbeats fenced and, as Kafka's
+// BrokerLifecycleManager does in STARTING (BrokerLifecycleManagerTest;
+// scheduleNextCommunication 10 ms after each answer until isCaughtUp), it
+// asks again 10 ms later for as long as the fault lasts (VOPR seed 719
+// found it with a cut link to the leader, which since cuts the active
+// controller's address too: the broker then hears nothing and waits). That loop, and the controller's
+// answers, are Kafka's while the fault lasts: said with it, no violation.
+// Fast heartbeats from a broker in no such state are still a busy loop.
+func TestLivenessStartingBrokerCutOffFromTheQuorumLeader(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  bool          // cut the restarted broker off from the quorum's leader
+		loop time.Duration // a heartbeat loop of the engine's own, from a running broker (0: none)
+		busy bool
+	}{
+		{"BrokerLifecycleManager: STARTING, its metadata fetches dropped, heartbeats every 10 ms", true, 0, false},
+		{"not cut off: it catches up, is unfenced and heartbeats at the interval", false, 0, false},
+		{"a running broker heartbeating every 10 ms is still a busy loop", false, 10 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _, leader := livenessCluster(t)
+			f := follower(c, leader)
+			if err := c.CrashBroker(f, false); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Tick(c.Config().SessionTimeout + 2*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			b := c.Broker(f)
+			quorumLeader := c.ControllerNode(c.ActiveController())
+			if tc.cut {
+				// A drop rule, not a cut link: a broker cut from the quorum's
+				// leader is cut from the active controller too and hears no
+				// answers (TestCutFromTheActiveControllerCutsItsAddress).
+				c.net.Drop(sim.DropRule{From: kraft.BrokerNode(int32(f)), To: quorumLeader, Kind: "Fetch"})
+			}
+			if err := c.RestartBroker(f); err != nil {
+				t.Fatal(err)
+			}
+			b = c.Broker(f)
+			if tc.loop > 0 {
+				other := c.Broker(leader)
+				var beat func()
+				beat = func() {
+					c.net.Send(other.Node, kraft.ControllerNode, protocol.BrokerHeartbeatRequest{BrokerID: other.ID, BrokerEpoch: other.Epoch(), MetadataOffset: other.MetadataOffset(), Seq: -1})
+					c.sched.After(tc.loop, "beat", beat)
+				}
+				beat()
+			}
+			s, err := c.Stabilize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var busy []sim.NodeID
+			for _, r := range s.Busy {
+				busy = append(busy, r.Node)
+			}
+			if (len(busy) > 0) != tc.busy {
+				t.Fatalf("busy %v, want busy=%v; rates %v", busy, tc.busy, s.Rates)
+			}
+			if !tc.cut {
+				if len(s.Explained) > 0 {
+					t.Fatalf("explained %v with no broker cut off", s.Explained)
+				}
+				return
+			}
+			if !b.Starting() {
+				t.Fatalf("b%d is not starting behind the cut", f)
+			}
+			var nodes []sim.NodeID
+			for _, r := range s.Explained {
+				nodes = append(nodes, r.Node)
+				if !strings.Contains(r.Fault, "quorum's leader") || !strings.Contains(r.String(), "every 10 ms") && r.Node == b.Node {
+					t.Errorf("explained without the fault: %v", r)
+				}
+			}
+			if !slices.Contains(nodes, b.Node) || !slices.Contains(nodes, kraft.ControllerNode) {
+				t.Fatalf("explained %v, want b%d and the controller; rates %v", nodes, f, s.Rates)
+			}
+			if vs := c.Checker().Violations(); len(vs) > 0 {
+				t.Fatalf("violations %v", vs)
+			}
+			c.net.Heal()
+			if s, err := c.Stabilize(); err != nil || !s.Converged() || len(s.Explained) > 0 {
+				t.Fatalf("after the heal: %+v, %v", s, err)
+			}
+		})
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 )
 
@@ -70,7 +72,15 @@ type Rate struct {
 	// off only requests that need no coordinator), while Fault, the
 	// reason, holds: that broker is down. Kafka loops so too, once per
 	// round trip, for as long as the brokers' metadata names it.
+	//
+	// A broker's Explained are its heartbeats while starting (Kafka's
+	// BrokerLifecycleManager sends the next 10 ms after each answer until
+	// the controller says it caught up to its registration record) while
+	// Fault keeps it from replaying that record: it is cut off from the
+	// KRaft quorum's leader, or the quorum has none. The controller's are
+	// its answers to them. What says what they are.
 	Explained uint64
+	What      string
 	Fault     string
 	Over      time.Duration
 	Bound     float64 // messages per virtual second
@@ -94,7 +104,7 @@ func (r Rate) String() string {
 		of += fmt.Sprintf(", %d of them answers to clients' requests", r.Answers)
 	}
 	if r.Explained > 0 {
-		of += fmt.Sprintf(", %d of them FindCoordinator again at once: %s", r.Explained, r.Fault)
+		of += fmt.Sprintf(", %d of them %s: %s", r.Explained, r.What, r.Fault)
 	}
 	if of == "" {
 		return fmt.Sprintf("%s sent %d messages in %v (%.1f/s, bound %.0f/s)", r.Node, r.Sent, r.Over, r.PerSecond(), r.Bound)
@@ -198,15 +208,18 @@ func (c *Cluster) nodes() []sim.NodeID {
 
 // sendCounts is what rates measures from: every node's sends, each
 // link between a broker and a client both ways, and each producer's
-// refused coordinator connections. The maps are only looked up.
+// refused coordinator connections, and each broker's heartbeats while
+// starting and the controller's messages to it. The maps are only looked
+// up.
 type sendCounts struct {
-	sent    map[sim.NodeID]uint64
-	links   map[[2]sim.NodeID]uint64
-	refused map[sim.NodeID]uint64
+	sent     map[sim.NodeID]uint64
+	links    map[[2]sim.NodeID]uint64
+	refused  map[sim.NodeID]uint64
+	starting map[sim.NodeID]uint64
 }
 
 func (c *Cluster) sendCounts() sendCounts {
-	n := sendCounts{sent: map[sim.NodeID]uint64{}, links: map[[2]sim.NodeID]uint64{}, refused: map[sim.NodeID]uint64{}}
+	n := sendCounts{sent: map[sim.NodeID]uint64{}, links: map[[2]sim.NodeID]uint64{}, refused: map[sim.NodeID]uint64{}, starting: map[sim.NodeID]uint64{}}
 	for _, id := range c.nodes() {
 		n.sent[id] = c.net.Sent(id)
 	}
@@ -215,6 +228,8 @@ func (c *Cluster) sendCounts() sendCounts {
 			n.links[[2]sim.NodeID{b.Node, k}] = c.net.SentTo(b.Node, k)
 			n.links[[2]sim.NodeID{k, b.Node}] = c.net.SentTo(k, b.Node)
 		}
+		n.starting[b.Node] = b.StartingHeartbeats()
+		n.links[[2]sim.NodeID{kraft.ControllerNode, b.Node}] = c.net.SentTo(kraft.ControllerNode, b.Node)
 	}
 	for _, p := range c.producers {
 		n.refused[p.ID], _ = p.CoordinatorRefusals()
@@ -260,12 +275,79 @@ func (c *Cluster) rates(before sendCounts, d time.Duration) []Rate {
 			n, by := p.CoordinatorRefusals()
 			if refused := since(n, before.refused[id]); refused > 0 && c.net.IsDown(kraft.BrokerNode(by)) {
 				r.Explained = min(refused, r.Sent)
+				r.What = "FindCoordinator again at once"
 				r.Fault = fmt.Sprintf("its coordinator b%d refused the connection (b%d is down, and the brokers it asked still named it)", by, by)
 			}
 		}
 		rs = append(rs, r)
 	}
+	c.explainStartingHeartbeats(rs, before)
 	return rs
+}
+
+// explainStartingHeartbeats marks, in rs, a starting broker's heartbeats
+// and the controller's answers to them as Kafka's own loop while a fault
+// lasts: Kafka's BrokerLifecycleManager, in STARTING, sends the next
+// heartbeat 10 ms after each answer until the controller says the broker
+// caught up to its registration record (BrokerLifecycleManagerTest), and
+// a broker that cannot reach the KRaft quorum's leader (or whose quorum
+// has none) cannot replay that record, so it loops so for as long as the
+// fault lasts. Only a broker registered, never unfenced, behind its own
+// registration and cut off from the leader now is explained so.
+func (c *Cluster) explainStartingHeartbeats(rs []Rate, before sendCounts) {
+	ctl := slices.IndexFunc(rs, func(r Rate) bool { return r.Node == kraft.ControllerNode })
+	var ctlFaults []string
+	for _, b := range c.brokers {
+		fault := c.startingCutOff(b)
+		i := slices.IndexFunc(rs, func(r Rate) bool { return r.Node == b.Node })
+		if fault == "" || i < 0 {
+			continue
+		}
+		hb := min(since(b.StartingHeartbeats(), before.starting[b.Node]), rs[i].Sent)
+		if hb == 0 {
+			continue
+		}
+		rs[i].Explained += hb
+		rs[i].What = "heartbeats while starting (Kafka's BrokerLifecycleManager: every 10 ms until caught up)"
+		rs[i].Fault = fault
+		if ctl < 0 {
+			continue
+		}
+		answers := min(since(c.net.SentTo(kraft.ControllerNode, b.Node), before.links[[2]sim.NodeID{kraft.ControllerNode, b.Node}]), hb)
+		rs[ctl].Explained = min(rs[ctl].Explained+answers, rs[ctl].Sent)
+		ctlFaults = append(ctlFaults, fault)
+	}
+	if ctl >= 0 && len(ctlFaults) > 0 {
+		rs[ctl].What = "answers to starting brokers' heartbeats"
+		rs[ctl].Fault = strings.Join(ctlFaults, "; ")
+	}
+}
+
+// startingCutOff says what keeps broker b from replaying its own
+// registration record while it is starting (registered, not unfenced
+// yet, its metadata behind that record): a cut link or partition between
+// it and the KRaft quorum's leader, or a quorum without a leader; "" when
+// b is not starting so or nothing keeps it from catching up.
+func (c *Cluster) startingCutOff(b *broker.Broker) string {
+	if !b.Starting() || b.MetadataOffset() >= b.Epoch() {
+		return ""
+	}
+	leader := c.ActiveController()
+	if leader == 0 {
+		return fmt.Sprintf("b%d has not replayed its registration (offset %d) and the KRaft quorum has no leader", b.ID, b.Epoch())
+	}
+	n := c.ControllerNode(leader)
+	if !c.net.Connected(b.Node, n) {
+		return fmt.Sprintf("b%d has not replayed its registration (offset %d): %s cuts it off from the quorum's leader c%d", b.ID, b.Epoch(), c.separator(b.Node, n), leader)
+	}
+	// The quorum's leader is the active controller, which answers the
+	// heartbeats: a broker cut off from it is cut off from ctl as well, so
+	// it hears nothing and does not loop. What keeps a registered broker
+	// from the records while its heartbeats are answered is a drop rule.
+	if c.net.Drops(b.Node, n, (protocol.QuorumFetchRequest{}).Kind()) || c.net.Drops(n, b.Node, (protocol.QuorumFetchResponse{}).Kind()) {
+		return fmt.Sprintf("b%d has not replayed its registration (offset %d): a net drop rule loses its metadata fetches to the quorum's leader c%d", b.ID, b.Epoch(), leader)
+	}
+	return ""
 }
 
 // isBrokerNode reports whether id is a broker's.

@@ -266,7 +266,7 @@ func (c *Controller) register(from sim.NodeID, m protocol.BrokerRegistrationRequ
 func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatRequest) {
 	b := c.image.Broker(m.BrokerID)
 	if b == nil || b.Epoch != m.BrokerEpoch {
-		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Error: protocol.StaleBrokerEpoch, Fenced: true})
+		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Error: protocol.StaleBrokerEpoch, Fenced: true, Seq: m.Seq})
 		return
 	}
 	c.lastHeartbeat[m.BrokerID] = c.sched.Clock.Elapsed()
@@ -286,10 +286,12 @@ func (c *Controller) heartbeat(from sim.NodeID, m protocol.BrokerHeartbeatReques
 	}
 	if _, async := c.log.(committedLog); async {
 		// The broker fetches the metadata log itself, as an observer.
-		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Fenced: b.Fenced})
+		c.net.Send(ControllerNode, from, protocol.BrokerHeartbeatResponse{Fenced: b.Fenced, Seq: m.Seq})
 		return
 	}
-	c.net.Send(ControllerNode, from, c.catchUp(b, m.MetadataOffset))
+	resp := c.catchUp(b, m.MetadataOffset)
+	resp.Seq = m.Seq
+	c.net.Send(ControllerNode, from, resp)
 }
 
 // catchUp answers a heartbeat with the records the broker has not applied.

@@ -119,6 +119,10 @@ type BrokerHeartbeatRequest struct {
 	BrokerID       int32
 	BrokerEpoch    int64
 	MetadataOffset int64
+	// Seq numbers the broker's heartbeats; the answer echoes it, as Kafka
+	// matches an answer to its request by correlation id, so an answer to
+	// a heartbeat the broker gave up on is not taken for the newest one's.
+	Seq int64
 	// OfflineReplicas are the partitions this broker could not open (Kafka
 	// reports whole log directories, OfflineLogDirs): the controller moves
 	// their leadership away and never elects this broker for them.
@@ -143,6 +147,7 @@ type ReplicaLogEnd struct {
 type BrokerHeartbeatResponse struct {
 	Error   ErrorCode
 	Fenced  bool
+	Seq     int64 // the request's Seq
 	Records []MetadataRecord
 	// Snapshot, when set, replaces the broker's image: the records that
 	// rebuild the metadata as of SnapshotOffset. The controller sends it

@@ -332,6 +332,14 @@ func (n *Network) Faulty() bool { return n.groups != nil || len(n.cuts) > 0 || l
 // Dropping reports whether a drop rule is in force.
 func (n *Network) Dropping() bool { return len(n.drops) > 0 }
 
+// Drops reports whether a drop rule in force would drop a message of kind
+// from one node to the other (a rule with a count left drops it too).
+func (n *Network) Drops(from, to NodeID, kind string) bool {
+	return slices.ContainsFunc(n.drops, func(r *DropRule) bool {
+		return (r.From == "" || r.From == from) && (r.To == "" || r.To == to) && (r.Kind == "" || r.Kind == kind)
+	})
+}
+
 // Partitioning reports whether a partition is in force.
 func (n *Network) Partitioning() bool { return n.groups != nil }
 

@@ -66,17 +66,6 @@ type Options struct {
 	// by that fault (it used to name none, and the workload did not
 	// stabilize while a broker was cut off; testdata/seed32-*.lab).
 	ControllerPartitions bool
-	// UnsettledRegistrations lets a crashed broker restart while a
-	// partition or cut link separates controllers, or a broker from one,
-	// and controller faults strike while a broker has yet to register and
-	// replay its registration. A broker cut off from the quorum's leader
-	// cannot replay its own registration, so the controller keeps it
-	// fenced and it heartbeats every 50 ms for as long as the cut lasts
-	// (Kafka's BrokerLifecycleManager does every 10 ms while starting):
-	// the checker calls that a busy loop (seed 719 of 1000 at 200 steps).
-	// The bound also kept out registrations registered twice (seeds 418,
-	// 933, 944), fixed in b1d0039.
-	UnsettledRegistrations bool
 	// afterLine, when set, runs after every line of the script: a test's
 	// way to break a rule the lab cannot type (a replay must run it too).
 	afterLine func(*cluster.Cluster)
@@ -173,7 +162,14 @@ type Mix struct {
 //     wait until that is healed.
 //
 // Plain crashes are otherwise not bounded (beyond keeping one broker up):
-// the disk survives them.
+// the disk survives them. Registrations are not either: a crashed broker
+// may restart while a partition or cut link separates controllers, or a
+// broker from one, and controller faults strike before every broker has
+// replayed its registration. A bound (UnsettledRegistrations) kept that
+// out until the engine heartbeated as Kafka's BrokerLifecycleManager does
+// (one loop, 10 ms apart while starting) and the checker told that loop,
+// behind a cut from the quorum's leader, from a busy one
+// (testdata/seed719-*.lab).
 func DefaultMix() Mix {
 	return Mix{
 		Produce: 30, TickSmall: 14, TickLarge: 4, Step: 8, Stabilize: 3, Consume: 3,

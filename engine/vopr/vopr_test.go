@@ -22,7 +22,7 @@ var (
 	stepsFlag = flag.Int("steps", 0, "workload steps per seed (0: the default)")
 	seedFlag  = flag.Uint64("seed", 0, "run only this seed and log its report (script included)")
 	liftFlag  = flag.String("lift", "", "comma-separated bounds TestVOPR lifts, to reproduce what they keep out: "+
-		"quick-restarts, unbounded-power-loss, controller-partitions, unsettled-registrations")
+		"quick-restarts, unbounded-power-loss, controller-partitions")
 	topicsFlag = flag.String("topics", "", "the workload's topics: all (plain, unclean, retention, compact) or plain; "+
 		"empty: all once fullWorkloadPasses, plain until then")
 )
@@ -85,8 +85,6 @@ func testOptions(t *testing.T) Options {
 			opts.UnboundedPowerLoss = true
 		case "controller-partitions":
 			opts.ControllerPartitions = true
-		case "unsettled-registrations":
-			opts.UnsettledRegistrations = true
 		default:
 			t.Fatalf("-lift=%s: no such bound", name)
 		}

@@ -195,18 +195,18 @@ func (w *workload) next(c *cluster.Cluster) []string {
 		{m.PowerLoss, func() bool {
 			return len(w.alive(c)) > 1 && w.calm() && !w.brokersCutFromControllers(c) && w.metadataCommitted(c) && len(w.mayLosePower(c)) > 0
 		}, func() []string { return w.crash(c, w.mayLosePower(c), true) }},
-		{m.Restart, func() bool { return len(w.restartable(c)) > 0 && w.registrationsMaySettle(c) }, func() []string { return w.restart(c) }},
+		{m.Restart, func() bool { return len(w.restartable(c)) > 0 }, func() []string { return w.restart(c) }},
 		{m.Partition, w.calm, w.partition},
 		{m.Heal, always, func() []string { w.delayed = false; return []string{"net heal"} }},
 		{m.Drop, always, w.drop},
 		{m.Delay, always, w.delay},
-		{m.ControllerCrash, func() bool { return len(w.crashableControllers(c)) > 0 && w.registrationsDone(c) }, func() []string { return w.crashController(c) }},
+		{m.ControllerCrash, func() bool { return len(w.crashableControllers(c)) > 0 }, func() []string { return w.crashController(c) }},
 		{m.ControllerRestart, func() bool { return len(c.ControllersDown()) > 0 }, func() []string {
 			down := c.ControllersDown()
 			return []string{fmt.Sprintf("controller restart %d", down[w.rng.IntN(len(down))])}
 		}},
-		{m.ControllerPartition, func() bool { return w.calm() && w.quorumHealthy(c) && w.registrationsDone(c) }, func() []string { return w.controllerPartition(c) }},
-		{m.ControllerCut, func() bool { return w.calm() && w.registrationsDone(c) && len(w.cuttableLinks(c)) > 0 }, func() []string { return w.controllerCut(c) }},
+		{m.ControllerPartition, func() bool { return w.calm() && w.quorumHealthy(c) }, func() []string { return w.controllerPartition(c) }},
+		{m.ControllerCut, func() bool { return w.calm() && len(w.cuttableLinks(c)) > 0 }, func() []string { return w.controllerCut(c) }},
 		{m.UncleanLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.uncleanLeaders(c)) > 0 }, func() []string { return w.uncleanLoss(c) }},
 		{m.LeaderLoss, func() bool { return len(w.alive(c)) > 1 && w.calm() && len(w.liveLeaders(c)) > 0 }, func() []string { return w.leaderLoss(c) }},
 	}

@@ -185,41 +185,6 @@ func (w *workload) crashController(c *cluster.Cluster) []string {
 	return []string{fmt.Sprintf("controller crash %d", id)}
 }
 
-// registrationsMaySettle says whether a broker may restart now: no
-// partition or cut link separates two controllers, or a broker from a
-// controller, so it replays its registration from whichever controller
-// leads (see Options.UnsettledRegistrations).
-func (w *workload) registrationsMaySettle(c *cluster.Cluster) bool {
-	if w.opts.UnsettledRegistrations {
-		return true
-	}
-	n := c.Config().Controllers
-	connected := w.controllersConnected(c)
-	for a := 1; a <= n; a++ {
-		for b := a + 1; b <= n; b++ {
-			if !connected(a, b) {
-				return false
-			}
-		}
-	}
-	return !w.brokersCutFromControllers(c)
-}
-
-// registrationsDone says whether every running broker has registered
-// and replayed its registration, so a controller fault may strike (see
-// Options.UnsettledRegistrations).
-func (w *workload) registrationsDone(c *cluster.Cluster) bool {
-	if w.opts.UnsettledRegistrations {
-		return true
-	}
-	for _, b := range c.Brokers() {
-		if b.Alive() && (!b.Registered() || b.MetadataOffset() < b.Epoch()) {
-			return false
-		}
-	}
-	return true
-}
-
 // metadataCommitted says whether a controller is active and everything
 // its image holds is committed. The active controller applies its writes
 // at once, committed or not: an image read without a majority may show an
