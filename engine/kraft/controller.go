@@ -480,9 +480,18 @@ func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]s
 	if c.image.Topic(name) != nil {
 		return fmt.Errorf("%w: topic %q already exists", ErrTopicExists, name)
 	}
-	brokers := c.image.Brokers
+	// Replicas go to usable brokers only, the unfenced ones, as Kafka's
+	// ReplicaPlacer draws from ClusterControlManager.usableBrokers: a
+	// fenced broker (down, or cut off from the controller) gets none.
+	var brokers []*BrokerInfo
+	for _, b := range c.image.Brokers {
+		if !b.Fenced {
+			brokers = append(brokers, b)
+		}
+	}
 	if rf > len(brokers) {
-		return fmt.Errorf("%w: replication factor %d needs that many brokers, %d are registered", ErrReplicationFactor, rf, len(brokers))
+		return fmt.Errorf("%w: Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered.",
+			ErrReplicationFactor, rf, rf, len(brokers))
 	}
 	recs := []protocol.MetadataRecord{{Type: "Topic", Topic: name, Partitions: int32(partitions)}}
 	for _, kv := range configs {
@@ -500,20 +509,8 @@ func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]s
 			idx := (first + 1 + (shift+j)%(n-1)) % n
 			replicas = append(replicas, brokers[idx].ID)
 		}
-		var isr []int32
-		for _, r := range replicas {
-			if c.live(r) {
-				isr = append(isr, r)
-			}
-		}
-		leader := int32(-1)
-		if len(isr) > 0 {
-			leader = isr[0]
-		} else {
-			isr = slices.Clone(replicas)
-		}
 		recs = append(recs, protocol.MetadataRecord{Type: "Partition", Topic: name, Partition: int32(i),
-			Replicas: replicas, ISR: isr, Leader: leader, LeaderEpoch: 0, PartitionEpoch: 0})
+			Replicas: replicas, ISR: slices.Clone(replicas), Leader: replicas[0], LeaderEpoch: 0, PartitionEpoch: 0})
 	}
 	// The request succeeds only once the topic is committed: the lab
 	// waits for its leaders next, and would wait on a topic no image holds.

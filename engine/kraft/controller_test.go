@@ -3,6 +3,7 @@ package kraft
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,5 +211,25 @@ func TestFenceMultipleBrokers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Replicas go to unfenced brokers only (ReplicationControlManagerTest's
+// testCreateTopics: with too few usable brokers the request fails with
+// InvalidReplicationFactorException's words).
+func TestCreateTopicPlacesOnUnfencedBrokersOnly(t *testing.T) {
+	c := controllerWithBrokers(t, 3, 1)
+	c.fence(2)
+	err := c.CreateTopic("three", 1, 3, nil)
+	if err == nil || !strings.Contains(err.Error(), "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered.") {
+		t.Fatalf("rf=3 with broker 2 fenced: %v", err)
+	}
+	if err := c.CreateTopic("two", 6, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Image().Topic("two").Partitions {
+		if slices.Contains(p.Replicas, 2) {
+			t.Errorf("a replica placed on fenced broker 2: %v", p.Replicas)
+		}
 	}
 }
