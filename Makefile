@@ -85,7 +85,7 @@ precompress: wasm
 
 ## run: build everything and serve http://localhost:$(PORT)
 run: build precompress
-	./bin/loglab serve -addr :$(PORT) -static static $(if $(DATA_DIR),-data-dir $(DATA_DIR))
+	./bin/loglab serve -addr :$(PORT) -static static -data-dir $(or $(DATA_DIR),data)
 
 ## test: everything, from a fresh clone
 test: setup vet check-generated test-unit test-wasm e2e

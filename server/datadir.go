@@ -24,6 +24,13 @@ import (
 // partition logs and the controllers' metadata log on disk.
 const clusterFile = "loglab-cluster.cmd"
 
+// HoldsCluster reports whether dataDir holds a cluster a server resumes
+// (its remembered `cluster` command), for the start-up line.
+func HoldsCluster(dataDir string) bool {
+	_, err := os.Stat(filepath.Join(dataDir, clusterFile))
+	return err == nil
+}
+
 // openLab returns the live lab and the commands that bring it up: the
 // starter script for a new data directory (or none), or the remembered
 // `cluster` command for one that holds a cluster.
@@ -133,13 +140,13 @@ func logStorageAlarms(logger *slog.Logger, dataDir, output string) {
 	}
 }
 
-// withoutParticipants leaves out the participants' clusters and the
-// instructor's token, which live in the instructor's data directory but
-// are not its cluster's files.
+// withoutParticipants leaves out the participants' clusters, the
+// instructor's token and the server's lock, which live in the
+// instructor's data directory but are not its cluster's files.
 func withoutParticipants(entries []os.DirEntry) []os.DirEntry {
 	var out []os.DirEntry
 	for _, e := range entries {
-		if e.Name() != participantsDir && e.Name() != instructorTokenFile {
+		if e.Name() != participantsDir && e.Name() != instructorTokenFile && e.Name() != lockFile {
 			out = append(out, e)
 		}
 	}

@@ -45,13 +45,13 @@ const (
 var renameEntry = os.Rename
 
 // keptInPlace are the data directory's entries that are not its
-// cluster's: a rewind leaves them where they are. The participants'
+// cluster's: a rewind leaves them where they are. The server's lock, the participants'
 // clusters and the instructor's token live in the instructor's
 // directory; a participant's record in theirs; the command log goes on
 // across a rewind (it logs the rebuild).
 func keptInPlace(name string) bool {
 	switch name {
-	case participantsDir, instructorTokenFile, participantFile, participantFile + ".tmp",
+	case lockFile, participantsDir, instructorTokenFile, participantFile, participantFile + ".tmp",
 		commandLogFile, commandLogFile + ".1", movingDir, asideDir, backDir, asideDoneDir:
 		return true
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loglab/loglab/server"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -109,5 +111,27 @@ func TestScriptWritesSegmentFiles(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, script, "script", "-data-dir", dir, "-"); code != 1 || !strings.Contains(stderr, "not empty") {
 		t.Fatalf("reusing a non-empty data dir: exit %d, %s", code, stderr)
+	}
+}
+
+// A second server on a data directory another one holds refuses at once,
+// naming the holder, before it opens or writes anything there.
+func TestServeRefusesADataDirectoryAnotherServerHolds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	release, err := server.LockDataDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	static := t.TempDir()
+	if err := os.WriteFile(filepath.Join(static, "app.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "serve", "-addr", "127.0.0.1:0", "-static", static, "-data-dir", dir)
+	if code != 1 || !strings.Contains(stderr, "is in use by the loglab server with pid") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the refused server wrote into the held directory: %v", entries)
 	}
 }

@@ -51,6 +51,19 @@ func serve(args []string, stderr io.Writer) int {
 	if *dataDir == "" && !*inMemory {
 		logger.Warn("no data directory (no user cache directory and no -data-dir): the clusters live in memory and a restart starts afresh")
 	}
+	clusterWords := "in memory: a restart starts afresh"
+	if *dataDir != "" {
+		clusterWords = "new: started from the starter script"
+		if server.HoldsCluster(*dataDir) {
+			clusterWords = "resumed from the data directory"
+		}
+		release, err := server.LockDataDir(*dataDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "loglab serve: %v\n", err)
+			return 1
+		}
+		defer release()
+	}
 	token, err := server.InstructorTokenIn(*dataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
@@ -86,7 +99,7 @@ func serve(args []string, stderr io.Writer) int {
 		close(closed)
 	}()
 	base := "http://" + displayAddr(ln.Addr())
-	logger.Info("loglab is serving", "lab", base+"/lab", "live", base+"/live", "dataDir", *dataDir)
+	logger.Info("loglab is serving", "lab", base+"/lab", "live", base+"/live", "dataDir", *dataDir, "cluster", clusterWords)
 	// The one line the instructor needs, apart from the log's: open the
 	// first URL yourself, share the second with the room.
 	fmt.Fprintf(stderr, "\n  instructor (keep this one to yourself): %s/live?token=%s\n  participants (share this one):          %s/live\n\n", base, srv.InstructorToken(), base)
