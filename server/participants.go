@@ -79,8 +79,29 @@ func participantName(name string, n int) (string, error) {
 		if unicode.IsControl(r) {
 			return "", fmt.Errorf("%w: a name may not hold control characters", errBadName)
 		}
+		// Format characters draw nothing yet change what others see:
+		// right-to-left overrides reorder the names around them on the
+		// instructor's page, zero-width ones make two names look alike.
+		if unicode.Is(unicode.Cf, r) {
+			return "", fmt.Errorf("%w: a name may not hold invisible or direction-changing characters (U+%04X)", errBadName, r)
+		}
+	}
+	if reservedName(name) {
+		return "", fmt.Errorf("%w: %q is a name the room would take for someone else's; choose another", errBadName, name)
 	}
 	return name, nil
+}
+
+// reservedName reports whether name is one a participant could pass off
+// as the instructor's, loglab's or another participant's default name.
+func reservedName(name string) bool {
+	folded := strings.ToLower(strings.Join(strings.Fields(name), " "))
+	switch folded {
+	case "instructor", "the instructor", "teacher", "trainer", "admin", "loglab", "server":
+		return true
+	}
+	n, ok := strings.CutPrefix(folded, "participant ")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // openParticipantCluster makes a participant's cluster: a fresh lab running
