@@ -54,6 +54,10 @@ type participantRecord struct {
 	Owner       string    `json:"owner"` // ownerKey of the participant's token
 	LastCommand string    `json:"lastCommand"`
 	LastActive  time.Time `json:"lastActive"`
+	// OpenedFrom is the client address that opened the cluster: the
+	// per-address limit counts restored clusters too, or a restart would
+	// hand every address its places again.
+	OpenedFrom string `json:"openedFrom,omitempty"`
 }
 
 // errTooManyClusters refuses a cluster beyond Options.MaxParticipants;
@@ -188,7 +192,7 @@ func (s *liveSession) saveParticipant() error {
 	if s.dataDir == "" || s.owner == "" {
 		return nil
 	}
-	rec := participantRecord{ID: s.id, Name: s.ownerName, Owner: s.owner, LastCommand: s.lastCommand, LastActive: s.lastActive}
+	rec := participantRecord{ID: s.id, Name: s.ownerName, Owner: s.owner, LastCommand: s.lastCommand, LastActive: s.lastActive, OpenedFrom: s.openedFrom}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -251,7 +255,7 @@ func (s *Server) restoreParticipant(dir, id string) (*liveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess.lastCommand = rec.LastCommand
+	sess.lastCommand, sess.openedFrom = rec.LastCommand, rec.OpenedFrom
 	// The idle clock goes on from the record, with a grace period: a
 	// participant back after a restart finds their cluster, and last
 	// week's clusters are removed soon after the next workshop starts

@@ -318,6 +318,7 @@ func TestParticipantClustersComeBackAfterARestartAndGoWhenIdle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(clusterDir, clusterFile)); err != nil {
 		t.Fatalf("the participant's cluster is not in its own directory: %v", err)
 	}
+	from := s.clusters.get(p.ID).openedFrom
 	ts.Close()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -327,6 +328,11 @@ func TestParticipantClustersComeBackAfterARestartAndGoWhenIdle(t *testing.T) {
 	back := s2.clusters.get(p.ID)
 	if back == nil || back.ownerName != "Ana" || back.summary().LastCommand != "produce orders key=k value=kept partition=0" {
 		t.Fatalf("after a restart the cluster is %+v", back)
+	}
+	// The per-address limit still counts it: a restart gives no address
+	// its places again.
+	if from == "" || s2.clusters.openedFrom(from) != 1 {
+		t.Errorf("after a restart %d clusters count as opened from %q, want 1", s2.clusters.openedFrom(from), from)
 	}
 	// Her token still drives it, and her record is still there.
 	status, got, _ := command(t, ts2, p.ID, p.Token, "show log orders/0")
