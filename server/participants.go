@@ -229,9 +229,22 @@ func (s *Server) restoreParticipants() {
 		if !e.IsDir() || !participantIDPattern.MatchString(e.Name()) {
 			continue
 		}
-		sess, err := s.restoreParticipant(filepath.Join(root, e.Name()), e.Name())
+		dir := filepath.Join(root, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, participantFile)); errors.Is(err, os.ErrNotExist) {
+			// The record is written before the participant hears of the
+			// cluster: without it, the server stopped while opening it
+			// (kill -9), and nobody holds its token. Kept, it would be
+			// reported at every start and never removed.
+			if err := os.RemoveAll(dir); err != nil {
+				s.logger.Error("removing a participant cluster that was never handed out", "dir", dir, "err", err)
+			} else {
+				s.logger.Warn("removed a participant cluster the server stopped while opening (no "+participantFile+"): nobody had been given it", "dir", dir)
+			}
+			continue
+		}
+		sess, err := s.restoreParticipant(dir, e.Name())
 		if err != nil {
-			s.logger.Error("a participant's cluster could not be opened again; its files are left as they are", "dir", filepath.Join(root, e.Name()), "err", err)
+			s.logger.Error("a participant's cluster could not be opened again; its files are left as they are", "dir", dir, "err", err)
 			continue
 		}
 		restored = append(restored, sess)

@@ -424,3 +424,28 @@ func TestTheCommandLogDownloadsAsAScript(t *testing.T) {
 		l.Close()
 	}
 }
+
+// A participant cluster whose record was never written (the server was
+// killed while opening it, before its owner heard of it) is removed at
+// the next start, not reported at every start for ever; a directory that
+// is not loglab's (another name) is left alone.
+func TestOrphanedParticipantFolderIsRemovedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	orphan := filepath.Join(dir, participantsDir, "p-0123abcd")
+	notOurs := filepath.Join(dir, participantsDir, "slides")
+	for _, d := range []string{filepath.Join(orphan, "broker-1"), notOurs} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := newRolesServer(t, Options{DataDir: dir, InstructorToken: "teacher"})
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("the orphaned cluster folder is still there: %v", err)
+	}
+	if _, err := os.Stat(notOurs); err != nil {
+		t.Errorf("a folder that is not loglab's was touched: %v", err)
+	}
+	if s.clusters.count() != 0 {
+		t.Errorf("%d participant clusters listed", s.clusters.count())
+	}
+}
