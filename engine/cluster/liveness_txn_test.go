@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,91 @@ func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
 	}
 	if why := w.underMinISR(tp); !strings.Contains(why, "is below min.insync.replicas=2") {
 		t.Fatalf("the leader alone in the ISR: %q", why)
+	}
+}
+
+// The cluster describes a transaction as kafka-transactions.sh describe
+// does: FindCoordinator for the transactional id's __transaction_state
+// partition (Kafka's TransactionStateManager.partitionFor), then
+// DescribeTransactions to that partition's leader, which answers from its
+// loaded state as in Kafka's TransactionCoordinatorTest.testDescribeTransactions.
+// The partition comes from the committed metadata, not from broker 1's:
+// broker 1 restarted while cut off from the quorum's leader has replayed
+// nothing, and asking it made the coordinator of every transactional id
+// look unavailable, so the liveness checker called a transaction its
+// coordinator held Ongoing one that "no transaction coordinator knows",
+// with no fault to name (VOPR seed 583).
+func TestDescribeTransactionWhileBroker1HasNoMetadata(t *testing.T) {
+	c := txnLivenessCluster(t)
+	cfg := client.DefaultProducerConfig()
+	cfg.TransactionalID = "tx"
+	cfg.EnableIdempotence = true
+	cfg.TransactionTimeout = 5 * time.Second
+	if err := cfg.ValidateIdempotence(func(k string) bool { return k == "transactional.id" }); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.CreateProducer("tp", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOp(t, c, "initTransactions", p.InitTransactions())
+	if err := p.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Produce(p, "out", []Message{{Value: []byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	// Seed 583's 'net cut ctl3 1' with c3 active, then 'broker restart 1'.
+	if err := c.CutLink("b1", controllerNode(c.activeID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CrashBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RestartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	txnLeader := func() int32 {
+		if pi := c.controller.Image().Partition(broker.TransactionStateTopic, 0); pi != nil {
+			return pi.Leader
+		}
+		return -1
+	}
+	if ok, err := c.RunUntil(func() bool {
+		b := c.controller.Image().Broker(1)
+		return b != nil && b.Fenced && txnLeader() > 1 && c.leaderReplica(protocol.TopicPartition{Topic: broker.TransactionStateTopic}) != nil &&
+			!c.Broker(int(txnLeader())).TxnLoading(0)
+	}, time.Minute); err != nil || !ok {
+		t.Fatalf("b1 was never fenced with __transaction_state/0 loaded elsewhere (%v)", err)
+	}
+	if got := c.Broker(1).TxnCoordinatorPartition("tx"); got != -1 {
+		t.Fatalf("b1 cut off from the quorum's leader replayed the metadata (partition %d): the test lost its point", got)
+	}
+	if got := c.TxnPartition("tx"); got != 0 {
+		t.Fatalf("TxnPartition(tx) = %d, want 0", got)
+	}
+	d, code := c.DescribeTransaction("tx")
+	pid, _ := p.ProducerIDAndEpoch()
+	if code != protocol.None || d.ProducerID != pid || d.CoordinatorID != txnLeader() || !slices.Contains(d.Partitions, protocol.TopicPartition{Topic: "out"}) {
+		t.Fatalf("DescribeTransaction(tx) = %+v, %s; want producer id %d's transaction on out/0 at b%d", d, code.Name(), pid, txnLeader())
+	}
+	if err := c.CrashProducer("tp"); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lagsOf(c, TransactionEnded) {
+		if strings.Contains(l.Detail, "no transaction coordinator knows") || strings.Contains(l.Detail, "does not answer") {
+			t.Fatalf("a transaction its coordinator knows: %s", l.Detail)
+		}
+	}
+	// Two of three replicas run: the coordinator aborts the crashed
+	// producer's transaction after transaction.timeout.ms.
+	if _, err := c.Stabilize(); err != nil {
+		t.Fatal(err)
+	}
+	if lags := lagsOf(c, TransactionEnded); len(lags) != 0 {
+		t.Fatalf("the transaction did not end: %v", lags)
+	}
+	if vs := c.Checker().Violations(); len(vs) > 0 {
+		t.Fatalf("violations: %v", vs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
 	"github.com/loglab/loglab/engine/txn/coordinator"
+	"github.com/loglab/loglab/engine/txn/txnlog"
 )
 
 // CrashProducer kills producer name's process: everything it had queued
@@ -57,9 +58,19 @@ func (c *Cluster) RunTxnOp(op *client.TxnOp, timeout time.Duration) error {
 }
 
 // TxnPartition is the __transaction_state partition of a transactional
-// id: abs(hashCode) % transaction.state.log.num.partitions.
+// id, -1 while the topic does not exist: Kafka's
+// TransactionStateManager.partitionFor, abs(hashCode) % the topic's
+// partition count, read from the controller's metadata as Coordinator
+// reads __consumer_offsets' for a group. Not from a broker's: one that
+// restarted cut off from the quorum's leader has replayed nothing (its
+// image has no __transaction_state), and asking it made every
+// transactional id look coordinator-less (VOPR seed 583).
 func (c *Cluster) TxnPartition(txnID string) int32 {
-	return c.brokers[0].TxnCoordinatorPartition(txnID)
+	t := c.controller.Image().Topic(broker.TransactionStateTopic)
+	if t == nil {
+		return -1
+	}
+	return txnlog.PartitionFor(txnID, int32(len(t.Partitions)))
 }
 
 // DescribeTransaction is DescribeTransactions to the coordinator of

@@ -108,6 +108,12 @@ func TestVOPRRegressionScripts(t *testing.T) {
 		// the checker says with the cut. The workload no longer keeps such
 		// restarts out (Options.UnsettledRegistrations is gone).
 		{"seed719-starting-broker-cut-off-from-the-quorum-leader.lab", "a starting broker's 10 ms heartbeats while cut off from the quorum's leader", "\n  busy loop:"},
+		// 200 steps: broker 1 restarted cut off from the quorum's leader
+		// and replayed no metadata; the cluster looked transactional ids'
+		// coordinator partitions up in broker 1's metadata, so liveness
+		// called a transaction its coordinator held Ongoing (its abort
+		// blocked under min ISR) one no coordinator knows, unexcused.
+		{"seed583-txn-coordinator-read-from-a-broker-without-metadata.lab", "a transaction's coordinator looked up in a broker without metadata", "no transaction coordinator knows"},
 	} {
 		script, err := os.ReadFile(filepath.Join("testdata", c.file))
 		if err != nil {
