@@ -5,7 +5,9 @@ import (
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/producerstate"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/txn/coordinator"
 	"github.com/loglab/loglab/engine/txn/txnlog"
 )
@@ -122,7 +124,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 	if i < 0 {
 		// No coordinator that answers knows the producer id: one that
 		// does not answer may be the one.
-		blocked := w.uncleanElected(tp)
+		blocked := firstReason(w.uncleanElected(tp), w.markerCleanedBeforeReplicated(tp, r, e))
 		for j, d := range w.descs {
 			if d.code != protocol.None {
 				blocked = firstReason(blocked, w.txnCoordinatorBlocked(w.ids[j], d.code))
@@ -154,7 +156,7 @@ func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) 
 			firstReason(w.txnCoordinatorBlocked(id, protocol.None), w.markersBlocked(d.CoordinatorID, d.Partitions))})
 	}
 	return yield(Lag{TransactionEnded, which() + w.say(" a transaction from offset %d that its coordinator has %s at epoch %d (a hanging transaction)", e.CurrentTxnFirstOffset, d.State, d.ProducerEpoch),
-		firstReason(w.uncleanElected(tp), w.txnCoordinatorBlocked(id, protocol.None))})
+		firstReason(w.uncleanElected(tp), w.markerCleanedBeforeReplicated(tp, r, e), w.txnCoordinatorBlocked(id, protocol.None))})
 }
 
 // coordinatorTxnLag is a transactional id's lag at its coordinator: a
@@ -252,6 +254,52 @@ func (w lagWalk) uncleanElected(tp protocol.TopicPartition) string {
 		return ""
 	}
 	return w.say("an unclean election on %s may have lost the transaction's marker (kafka-transactions.sh abort ends such a hanging transaction)", name(tp))
+}
+
+// markerCleanedBeforeReplicated is what excuses a transaction that the
+// leader replica r of tp holds open for ever because the marker ending it
+// reached r empty: the producer's control batch above the transaction's
+// first offset is in r's log with its record cleaned away. Kafka's cleaner
+// keeps an ABORT marker until the transaction's batches are gone from its
+// own log (CleanedTransactionMetadata.onControlBatchRead: "Retain the
+// marker until all batches from the transaction have been removed"), then
+// sets its delete horizon and, delete.retention.ms later, drops its record
+// (discardBatchRecords needs deleteHorizonMs <= now; a COMMIT marker goes
+// the same way once no batch of its transaction is traversed), keeping
+// the batch empty when it is the producer's last (isBatchLastRecordOfProducer).
+// Nothing holds that back for a replica that still has the transaction's
+// batches but not yet the marker: a follower cut off, or one whose
+// unflushed tail a power cut took (the marker with it, the flushed data
+// staying), that fetches again after the leader's cleaner emptied the
+// marker. It appends the empty control batch, and
+// ProducerAppendInfo.append skips it ("An empty control batch means the
+// entire transaction has been cleaned from the log, so no need to
+// append"), so the transaction stays open in that replica's producer
+// state; once it leads, its last stable offset stays at the transaction's
+// first offset. Kafka has the same hanging transaction, which its
+// operators end with kafka-transactions.sh abort: delete.retention.ms
+// bounds how long a replica may lag behind the cleaner, as it bounds a
+// consumer's read from offset 0. A replica's own cleaner never empties a
+// marker above batches of its transaction that it keeps, so an empty one
+// above the open transaction's first offset was appended empty.
+func (w lagWalk) markerCleanedBeforeReplicated(tp protocol.TopicPartition, r *broker.Replica, e producerstate.Entry) string {
+	var at int64 = -1
+	_ = r.Log.EachValidBatch(e.CurrentTxnFirstOffset, r.Log.EndOffset(), func(h record.BatchHeader, _ []byte) bool {
+		if h.IsControl() && h.ProducerID == e.ProducerID && h.ProducerEpoch >= e.Epoch && h.RecordCount == 0 && h.BaseOffset > e.CurrentTxnFirstOffset {
+			at = h.BaseOffset
+			return false
+		}
+		return true
+	})
+	if at < 0 {
+		return ""
+	}
+	leader := int32(0)
+	if pi := w.c.controller.Image().Partition(tp.Topic, tp.Partition); pi != nil {
+		leader = pi.Leader
+	}
+	return w.say("%s's leader b%d holds producer id %d's marker at offset %d as an empty control batch: the leader it replicated from had cleaned its record away (delete.retention.ms=%d) before b%d fetched it, and Kafka's ProducerAppendInfo skips an empty control batch, so the transaction hangs there (kafka-transactions.sh abort ends such a hanging transaction)",
+		name(tp), leader, e.ProducerID, at, r.Log.Config().DeleteRetentionMs, leader)
 }
 
 // partitionBlocked is the fault excusing tp's first converged lag, if any.
