@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loglab/loglab/engine/cluster"
 )
 
 // A rewind on a data directory replays the session on a fresh cluster
@@ -44,16 +46,29 @@ const (
 // fail midway, as a full or failing disk (or a crash) would.
 var renameEntry = os.Rename
 
-// keptInPlace are the data directory's entries that are not its
-// cluster's: a rewind leaves them where they are. The server's lock, the participants'
-// clusters and the instructor's token live in the instructor's
-// directory; a participant's record in theirs; the command log goes on
-// across a rewind (it logs the rebuild).
-func keptInPlace(name string) bool {
+// clusterEntry says whether a data directory entry is one its cluster
+// wrote: the brokers' logs (broker-N), the controllers' metadata logs
+// (controller-N), the remembered `cluster` command and the acknowledged
+// records' file. A rewind moves those and nothing else: an allow-list,
+// so the server's lock, the participants' clusters, the instructor's
+// token, the command log (it goes on across a rewind and logs the
+// rebuild), the rewind directories, and whatever else someone keeps
+// there (notes, slides) stay where they are. A symbolic link is never
+// the cluster's, even under one of those names: a rename would move the
+// link, but a deletion must not follow it out of the directory.
+func clusterEntry(e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink != 0 {
+		return false
+	}
+	name := e.Name()
 	switch name {
-	case lockFile, participantsDir, instructorTokenFile, participantFile, participantFile + ".tmp",
-		commandLogFile, commandLogFile + ".1", movingDir, asideDir, backDir, asideDoneDir:
-		return true
+	case clusterFile, cluster.AckedFile:
+		return !e.IsDir()
+	}
+	for _, prefix := range []string{"broker-", "controller-"} {
+		if n, ok := strings.CutPrefix(name, prefix); ok && e.IsDir() && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
 	}
 	return false
 }
@@ -122,7 +137,7 @@ func moveEntries(dataDir, dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if keptInPlace(e.Name()) {
+		if !clusterEntry(e) {
 			continue
 		}
 		if err := renameEntry(filepath.Join(dataDir, e.Name()), filepath.Join(dir, e.Name())); err != nil {
@@ -177,7 +192,7 @@ func putBack(dataDir string) error {
 			return fmt.Errorf("%w: %w", errNotPutBack, err)
 		}
 		for _, e := range entries {
-			if keptInPlace(e.Name()) {
+			if !clusterEntry(e) {
 				continue
 			}
 			if err := os.RemoveAll(filepath.Join(dataDir, e.Name())); err != nil {

@@ -22,7 +22,7 @@ func clusterFiles(t *testing.T, dataDir string) []string {
 			return err
 		}
 		rel, _ := filepath.Rel(dataDir, path)
-		if top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); keptInPlace(top) {
+		if rel != "." && !strings.Contains(filepath.ToSlash(rel), "/") && !clusterEntry(d) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -242,5 +242,53 @@ func TestARewindThatCannotPutTheFilesBackStopsTheSession(t *testing.T) {
 	}
 	if left, _ := leftAside(dir); len(left) > 0 {
 		t.Errorf("%v left after the restart", left)
+	}
+}
+
+// A rewind moves only what the cluster wrote (an allow-list): notes and
+// folders someone keeps in the data directory, and a symbolic link even
+// under a cluster's name, are neither moved nor deleted, and nothing a
+// link points to outside the directory is touched.
+func TestRewindMovesOnlyTheClustersEntries(t *testing.T) {
+	dataDir, outside := t.TempDir(), t.TempDir()
+	for _, d := range []string{"broker-1/orders-0", "controller-2/__cluster_metadata-0", "slides", "broker-x"} {
+		if err := os.MkdirAll(filepath.Join(dataDir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{clusterFile, "workshop-notes.txt", "slides/1.pdf", "broker-1/orders-0/00000000000000000000.log"} {
+		if err := os.WriteFile(filepath.Join(dataDir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "precious"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dataDir, "broker-9")); err != nil {
+		t.Fatal(err)
+	}
+	if err := moveAside(dataDir); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dataDir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{asideDir, "broker-9", "broker-x", "slides", "workshop-notes.txt"}
+	if !slices.Equal(left, want) {
+		t.Fatalf("after moving aside the data directory holds %v, want %v", left, want)
+	}
+	// The replay writes its own cluster; putting back deletes only that.
+	if err := os.MkdirAll(filepath.Join(dataDir, "broker-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := putBack(dataDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"workshop-notes.txt", "slides/1.pdf", "broker-1/orders-0/00000000000000000000.log", clusterFile, "broker-9/precious"} {
+		if _, err := os.Stat(filepath.Join(dataDir, f)); err != nil {
+			t.Errorf("%s is gone after a rewind put the cluster back: %v", f, err)
+		}
 	}
 }
