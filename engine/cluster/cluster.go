@@ -74,6 +74,16 @@ const (
 	MaxBrokers     = 9
 	MaxControllers = 5
 	MaxPartitions  = 64
+	// MaxReplicasPerCluster caps the partition replicas a cluster holds,
+	// counted over every topic and broker, __consumer_offsets and
+	// __transaction_state included (50 partitions x rf 3 each by
+	// default). Not Kafka's: on a server's data directory every replica
+	// keeps its segment files open, 3 descriptors per segment (.log,
+	// .index, .timeindex), so 1,000 replicas hold about 3,000 descriptors;
+	// without a cap, 34 topics of 64 partitions x rf 3 ran a workshop
+	// server out of its 20,000. Enforced by the controller as it creates
+	// a topic (POLICY_VIOLATION), the same in the browser lab.
+	MaxReplicasPerCluster = 1000
 )
 
 // Validate reports the first setting outside what loglab supports.

@@ -67,7 +67,8 @@ func (c *Cluster) deactivate() {
 
 func (c *Cluster) controllerConfig() kraft.ControllerConfig {
 	return kraft.ControllerConfig{SessionTimeout: c.config.SessionTimeout,
-		AutoLeaderRebalance: c.config.AutoLeaderRebalance, ImbalanceCheckInterval: c.config.ImbalanceCheckInterval}
+		AutoLeaderRebalance: c.config.AutoLeaderRebalance, ImbalanceCheckInterval: c.config.ImbalanceCheckInterval,
+		MaxReplicas: MaxReplicasPerCluster}
 }
 
 func (c *Cluster) controllersUp() int {

@@ -24,6 +24,11 @@ type ControllerConfig struct {
 	// in its replica list, when that one is in sync and live.
 	AutoLeaderRebalance    bool
 	ImbalanceCheckInterval time.Duration
+	// MaxReplicas caps the partition replicas the cluster holds, every
+	// topic's, internal ones included (0: no cap). Not Kafka's: on files
+	// each replica keeps descriptors open, and a cap refuses a topic
+	// before the process runs out of them (cluster.MaxReplicasPerCluster).
+	MaxReplicas int
 }
 
 // Controller is the active controller's logic: it tracks broker liveness
@@ -470,6 +475,9 @@ func (c *Controller) alterPartition(from sim.NodeID, m protocol.AlterPartitionRe
 var (
 	ErrTopicExists       = errors.New("TOPIC_ALREADY_EXISTS")
 	ErrReplicationFactor = errors.New("INVALID_REPLICATION_FACTOR")
+	// ErrPolicyViolation is Kafka's PolicyViolationException, a topic a
+	// create-topic policy refuses; loglab's policy is the replica cap.
+	ErrPolicyViolation = errors.New("POLICY_VIOLATION")
 )
 
 // CreateTopic places replicas and commits the topic (CreateTopics). Placement
@@ -492,6 +500,9 @@ func (c *Controller) CreateTopic(name string, partitions, rf int, configs [][2]s
 	if rf > len(brokers) {
 		return fmt.Errorf("%w: Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered.",
 			ErrReplicationFactor, rf, rf, len(brokers))
+	}
+	if err := c.replicaCapAllows(name, partitions, rf); err != nil {
+		return err
 	}
 	recs := []protocol.MetadataRecord{{Type: "Topic", Topic: name, Partitions: int32(partitions)}}
 	for _, kv := range configs {

@@ -1,6 +1,7 @@
 package kraft
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/loglab/loglab/engine/protocol"
@@ -31,6 +32,9 @@ func (c *Controller) createTopics(from sim.NodeID, m protocol.CreateTopicsReques
 	default:
 		if err := c.CreateTopic(m.Name, int(m.NumPartitions), int(m.ReplicationFactor), m.Configs); err != nil {
 			resp.Error, resp.ErrorMessage = protocol.InvalidReplicationFactor, err.Error()
+			if errors.Is(err, ErrPolicyViolation) {
+				resp.Error = protocol.PolicyViolation
+			}
 			break
 		}
 		// Answered once the topic is committed.

@@ -52,6 +52,7 @@ const (
 	InvalidCommitOffsetSize   ErrorCode = 28
 	TopicAlreadyExists        ErrorCode = 36
 	InvalidReplicationFactor  ErrorCode = 38
+	PolicyViolation           ErrorCode = 44 // a topic a policy refuses (loglab's replica cap, kraft.ErrPolicyViolation)
 	NonEmptyGroup             ErrorCode = 68
 	GroupIDNotFound           ErrorCode = 69
 	MemberIDRequired          ErrorCode = 79
@@ -115,7 +116,7 @@ var names = map[ErrorCode]string{
 	IllegalGeneration: "ILLEGAL_GENERATION", InconsistentGroupProtocol: "INCONSISTENT_GROUP_PROTOCOL",
 	InvalidGroupID: "INVALID_GROUP_ID", UnknownMemberID: "UNKNOWN_MEMBER_ID", InvalidSessionTimeout: "INVALID_SESSION_TIMEOUT",
 	RebalanceInProgress: "REBALANCE_IN_PROGRESS", InvalidCommitOffsetSize: "INVALID_COMMIT_OFFSET_SIZE",
-	TopicAlreadyExists: "TOPIC_ALREADY_EXISTS", InvalidReplicationFactor: "INVALID_REPLICATION_FACTOR", NonEmptyGroup: "NON_EMPTY_GROUP", GroupIDNotFound: "GROUP_ID_NOT_FOUND",
+	TopicAlreadyExists: "TOPIC_ALREADY_EXISTS", InvalidReplicationFactor: "INVALID_REPLICATION_FACTOR", PolicyViolation: "POLICY_VIOLATION", NonEmptyGroup: "NON_EMPTY_GROUP", GroupIDNotFound: "GROUP_ID_NOT_FOUND",
 	MemberIDRequired: "MEMBER_ID_REQUIRED", GroupMaxSizeReached: "GROUP_MAX_SIZE_REACHED", FencedInstanceID: "FENCED_INSTANCE_ID",
 	UnstableOffsetCommit: "UNSTABLE_OFFSET_COMMIT", FencedMemberEpoch: "FENCED_MEMBER_EPOCH",
 	UnreleasedInstanceID: "UNRELEASED_INSTANCE_ID", UnsupportedAssignor: "UNSUPPORTED_ASSIGNOR", StaleMemberEpoch: "STALE_MEMBER_EPOCH",
