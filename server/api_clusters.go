@@ -167,6 +167,8 @@ func (s *Server) apiCreateCluster(c echo.Context) error {
 		return answerClusterError(c, http.StatusServiceUnavailable, "CLUSTER_LIMIT_REACHED", fmt.Sprintf("this server runs at most %d participant clusters (serve -max-participants); ask the instructor", s.maxParticipants))
 	case errors.Is(err, errTooManyOfYours):
 		return answerClusterError(c, http.StatusTooManyRequests, "CLUSTER_LIMIT_REACHED", fmt.Sprintf("%d participant clusters were opened from your address already (serve -max-clusters-per-address): use one of them, or ask the instructor", s.maxPerAddress))
+	case errors.Is(err, errDescriptorBudget):
+		return answerClusterError(c, http.StatusServiceUnavailable, errDescriptorBudget.Error(), strings.TrimPrefix(err.Error(), errDescriptorBudget.Error()+": "))
 	case errors.Is(err, errServerClosing):
 		return answerClusterError(c, http.StatusServiceUnavailable, "UNKNOWN_SERVER_ERROR", "the server is shutting down")
 	case errors.Is(err, errBadName):

@@ -68,10 +68,16 @@ type liveSession struct {
 	// makeLessonLab makes the labs a lesson replays on; nil is newLab. A
 	// field so that a test can make a lesson's replay panic.
 	makeLessonLab func(dataDir string, controllers []string) *lab.Lab
+	// drawingSnapshot, when set, runs as a page's snapshot is about to be
+	// drawn: a test checks that the cluster's mutex is free meanwhile.
+	drawingSnapshot func()
 	// commands is the session's command log (commandlog.go), realtime
 	// its real-time driver (realtime.go); both made on first use.
 	commands *commandLog
 	realtime *realtimeDriver
+	// descriptors is the server's descriptor budget (descriptors.go),
+	// nil in memory: a command that opens files is checked against it.
+	descriptors *descriptorBudget
 	// broken says why the session refuses everything: a failed replay
 	// left its cluster's files where it cannot run (rewind.go's
 	// breakLocked); empty otherwise.
@@ -166,6 +172,15 @@ func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 	}
 	if s.broken != "" {
 		return web.Entry{Command: strings.TrimSpace(line), Output: "error: " + s.broken}
+	}
+	if err := s.descriptorsAllow(line); err != nil {
+		// Refused before the lab saw it, like a rate-limited command: not
+		// logged (a replay would run it), told to its sender alone.
+		e := web.Entry{Command: strings.TrimSpace(line), Output: "error: " + err.Error()}
+		if sub != nil {
+			s.tellLocked(sub, e)
+		}
+		return e
 	}
 	if s.lesson != nil {
 		e, ran := s.runInLesson(line)

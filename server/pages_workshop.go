@@ -28,6 +28,9 @@ func (s *Server) clusterPage(c echo.Context) error {
 // the token (so it is not left in the history or shown on a projector);
 // a visitor with no credential is given a participant's.
 func (s *Server) showCluster(c echo.Context, sess *liveSession) error {
+	if refused, err := s.pageLoadRefused(c); refused {
+		return err
+	}
 	r, done, err := s.visitor(c)
 	if done {
 		return err
@@ -66,6 +69,9 @@ func (s *Server) visitor(c echo.Context) (r role, done bool, err error) {
 // instructorPage is /instructor, the overview of every cluster; only the
 // instructor sees it (participants' names and commands are theirs).
 func (s *Server) instructorPage(c echo.Context) error {
+	if refused, err := s.pageLoadRefused(c); refused {
+		return err
+	}
 	r, done, err := s.visitor(c)
 	if done {
 		return err

@@ -115,6 +115,9 @@ func (s *Server) openParticipantCluster(id, name, owner, dir string) (*liveSessi
 	if err != nil {
 		return nil, err
 	}
+	if dir != "" {
+		sess.descriptors = s.descriptors
+	}
 	sess.id, sess.owner, sess.ownerName = id, owner, name
 	sess.lastActive = s.now()
 	sess.lessonReplays = newLessonReplayLimiter()
@@ -143,6 +146,11 @@ func (s *Server) createParticipantCluster(owner, name, addr string) (sess *liveS
 	}
 	if s.clusters.openedFrom(addr) >= s.maxPerAddress {
 		return nil, false, errTooManyOfYours
+	}
+	if s.dataDir != "" {
+		if err := s.descriptors.allow("a new participant cluster", descriptorsPerCluster); err != nil {
+			return nil, false, err
+		}
 	}
 	id, dir := s.freshParticipantID()
 	sess, err = s.openParticipantCluster(id, name, owner, dir)

@@ -58,10 +58,22 @@ func newCommandLimiter() *rate.Limiter {
 	return rate.NewLimiter(commandsPerSecond, commandBurst)
 }
 
-// clientLimiters are POST /api/command's buckets, one per remote address.
+// clientLimiters are buckets, one per remote address: POST /api/command's
+// (the zero value: commandsPerSecond, commandBurst), or page loads'.
 type clientLimiters struct {
+	perSecond rate.Limit
+	burst     int // 0: the command budget
+
 	mu sync.Mutex
 	m  map[string]*rate.Limiter
+}
+
+// limits are the bucket's rate and burst.
+func (c *clientLimiters) limits() (rate.Limit, int) {
+	if c.burst == 0 {
+		return commandsPerSecond, commandBurst
+	}
+	return c.perSecond, c.burst
 }
 
 // clientHost is a request's client address without its port.
@@ -81,18 +93,19 @@ func (c *clientLimiters) allow(remoteAddr string, now time.Time) bool {
 	if c.m == nil {
 		c.m = make(map[string]*rate.Limiter)
 	}
+	every, burst := c.limits()
 	l := c.m[host]
 	if l == nil {
 		if len(c.m) >= clientLimitersKept {
 			for h, x := range c.m {
 				// A full bucket is what a new limiter would be: forgetting
 				// it changes nothing for its client.
-				if x.TokensAt(now) >= commandBurst {
+				if x.TokensAt(now) >= float64(burst) {
 					delete(c.m, h)
 				}
 			}
 		}
-		l = newCommandLimiter()
+		l = rate.NewLimiter(every, burst)
 		c.m[host] = l
 	}
 	return l.AllowN(now, 1)

@@ -47,6 +47,15 @@ type Options struct {
 	// MaxClustersPerAddress bounds the participant clusters opened from
 	// one client address; zero is DefaultMaxClustersPerAddress.
 	MaxClustersPerAddress int
+	// MaxPagesPerAddress and MaxPages bound the open websockets (live
+	// pages) from one client address and in all; zero is
+	// DefaultMaxPagesPerAddress, DefaultMaxPages.
+	MaxPagesPerAddress, MaxPages int
+	// DescriptorLimit is the process's RLIMIT_NOFILE (soft), the base of
+	// the descriptor budget (descriptors.go); zero reads it (and raises
+	// it to the hard limit). The budget applies to clusters on a data
+	// directory only: in memory they open no files.
+	DescriptorLimit uint64
 }
 
 // Server is the native driver's state: the instructor's cluster that
@@ -71,6 +80,13 @@ type Server struct {
 	// now is the rate limiters' clock; a test freezes it.
 	now        func() time.Time
 	apiLimiter clientLimiters
+	// pageLoads bounds page loads per address, pages the websockets
+	// (pagelimits.go).
+	pageLoads clientLimiters
+	pages     *pageConns
+	// descriptors is the descriptor budget every cluster's commands and
+	// every new participant cluster are checked against; nil in memory.
+	descriptors *descriptorBudget
 }
 
 // New builds the server and runs the starter script on its live cluster.
@@ -78,10 +94,12 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+	descriptors := descriptorBudgetFor(opts)
 	live, err := newLiveSession(opts.DataDir, opts.Controllers, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
+	live.descriptors = descriptors
 	if len(opts.Controllers) > 0 {
 		// Controllers in their own processes elect on their own, in real
 		// time: follow them while nobody types. The server's own quorum
@@ -93,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	live.lastActive = time.Now()
 	s := &Server{echo: echo.New(), live: live, clusters: &clusterRegistry{live: live}, logger: opts.Logger, dataDir: opts.DataDir,
 		instructorToken: opts.InstructorToken, participantIdle: opts.ParticipantIdle, maxParticipants: opts.MaxParticipants,
-		closed: make(chan struct{}), now: time.Now}
+		closed: make(chan struct{}), now: time.Now, descriptors: descriptors}
 	if s.instructorToken == "" {
 		s.instructorToken = newToken()
 	}
@@ -105,6 +123,14 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxPerAddress = opts.MaxClustersPerAddress; s.maxPerAddress <= 0 {
 		s.maxPerAddress = DefaultMaxClustersPerAddress
+	}
+	s.pageLoads = newPageLoadLimiters()
+	s.pages = &pageConns{maxPerAddress: opts.MaxPagesPerAddress, max: opts.MaxPages}
+	if s.pages.maxPerAddress <= 0 {
+		s.pages.maxPerAddress = DefaultMaxPagesPerAddress
+	}
+	if s.pages.max <= 0 {
+		s.pages.max = DefaultMaxPages
 	}
 	s.restoreParticipants()
 	go s.janitor()

@@ -39,6 +39,14 @@ func (s *Server) websocket(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "no cluster "+strconv.Quote(id)+" on this server")
 	}
 	who := s.roleOf(c.Request())
+	// Refused before the upgrade, with a status and words the page's
+	// console shows; the page retries with backoff.
+	release, status, err := s.pages.admit(clientHost(c.Request().RemoteAddr))
+	if err != nil {
+		c.Response().Header().Set("Retry-After", "10")
+		return echo.NewHTTPError(status, err.Error())
+	}
+	defer release()
 	// Updates are fragments of the view's HTML (a whole view is tens of
 	// KB), alike from one to the next: permessage-deflate sends about a
 	// sixth of them (about a millisecond of CPU per page for a whole view).

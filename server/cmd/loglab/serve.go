@@ -34,6 +34,8 @@ func serve(args []string, stderr io.Writer) int {
 	participantIdle := fs.Duration("participant-idle", server.DefaultParticipantIdle, "remove a participant's cluster, with its files, after this long without a command or a page watching it")
 	maxParticipants := fs.Int("max-participants", server.DefaultMaxParticipants, "at most this many participant clusters (each is a whole cluster: brokers and a controller quorum)")
 	maxPerAddress := fs.Int("max-clusters-per-address", server.DefaultMaxClustersPerAddress, "at most this many participant clusters opened from one client address")
+	maxPagesPerAddress := fs.Int("max-pages-per-address", server.DefaultMaxPagesPerAddress, "at most this many live pages (websockets) open from one client address")
+	maxPages := fs.Int("max-pages", server.DefaultMaxPages, "at most this many live pages (websockets) open on the server")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
@@ -64,13 +66,21 @@ func serve(args []string, stderr io.Writer) int {
 		}
 		defer release()
 	}
+	soft, hard, err := server.RaiseDescriptorLimit()
+	if err != nil {
+		logger.Warn("could not read the open-file limit (RLIMIT_NOFILE): no descriptor budget", "error", err)
+	} else if *dataDir != "" {
+		logger.Info("open-file limit (RLIMIT_NOFILE, soft raised to hard)", "soft", soft, "hard", hard,
+			"budget", server.DescriptorBudget(soft), "note", "commands that open files and new participant clusters are refused past the budget")
+	}
 	token, err := server.InstructorTokenIn(*dataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
 	srv, err := server.New(server.Options{StaticDir: *static, Logger: logger, DataDir: *dataDir, Controllers: splitList(*controllers),
-		InstructorToken: token, ParticipantIdle: *participantIdle, MaxParticipants: *maxParticipants, MaxClustersPerAddress: *maxPerAddress})
+		InstructorToken: token, ParticipantIdle: *participantIdle, MaxParticipants: *maxParticipants, MaxClustersPerAddress: *maxPerAddress, DescriptorLimit: soft,
+		MaxPagesPerAddress: *maxPagesPerAddress, MaxPages: *maxPages})
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1

@@ -1,0 +1,118 @@
+package server
+
+import (
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// fakeDescriptors makes b's budget 700 of a limit of 1,000, with open
+// descriptors counted as *open.
+func fakeDescriptors(b *descriptorBudget, open *int) {
+	b.limit, b.budget = 1000, 700
+	b.open = func() (int, bool) { return *open, true }
+}
+
+// The issue's first reproduction, at the server: each `topic create tN
+// partitions=64 rf=3` on a cluster on files keeps 576 descriptors open,
+// and nothing stopped them before the process's limit. With the process
+// near its budget the topic is refused, naming the budget and what to do;
+// a topic that fits still runs, and the refused line is not in the
+// command log (a replay of the log would run it).
+func TestATopicThatWouldPassTheDescriptorBudgetIsRefused(t *testing.T) {
+	s, ts := newRolesServer(t, Options{DataDir: t.TempDir(), InstructorToken: "teacher"})
+	open := 600
+	fakeDescriptors(s.descriptors, &open)
+
+	_, got, _ := command(t, ts, "live", "teacher", "topic create t1 partitions=64 rf=3")
+	for _, want := range []string{"DESCRIPTOR_BUDGET_REACHED", "600 files and connections open", "about 576 more", "budget of 700", "limit of 1,000", "nothing ran"} {
+		if got.OK || !strings.Contains(got.Output, want) {
+			t.Errorf("the refusal does not say %q: %+v", want, got)
+		}
+	}
+	if _, got, _ := command(t, ts, "live", "teacher", "topic create t2 partitions=10 rf=3"); !got.OK {
+		t.Fatalf("a topic of 90 descriptors, 600 + 90 within 700: %+v", got)
+	}
+	if _, got, _ := command(t, ts, "live", "teacher", "topic describe t1"); got.OK {
+		t.Fatalf("the refused topic exists: %+v", got)
+	}
+	if log, _ := s.live.commandLogText(); strings.Contains(log, "topic create t1") {
+		t.Errorf("the refused command is in the command log:\n%s", log)
+	}
+
+	// Past the budget, a produce (which may roll segments) is refused
+	// too; a command that opens no files is not.
+	open = 701
+	if _, got, _ := command(t, ts, "live", "teacher", "produce orders value=x"); got.OK || !strings.Contains(got.Output, "DESCRIPTOR_BUDGET_REACHED") {
+		t.Errorf("a produce past the budget: %+v", got)
+	}
+	if _, got, _ := command(t, ts, "live", "teacher", "topic describe orders"); !got.OK {
+		t.Errorf("a describe past the budget: %+v", got)
+	}
+}
+
+// A new participant cluster (about 47 descriptors) is refused at the
+// budget with 503 and the budget's name; a server in memory opens no
+// files and has no budget.
+func TestANewParticipantClusterPastTheDescriptorBudgetIsRefused(t *testing.T) {
+	s, ts := newRolesServer(t, Options{DataDir: t.TempDir()})
+	open := 690
+	fakeDescriptors(s.descriptors, &open)
+	var refused clusterError
+	status := call(t, http.MethodPost, ts.URL+"/api/v1/clusters", "", createClusterRequest{Name: "Ana"}, &refused)
+	if status != http.StatusServiceUnavailable || refused.Error != "DESCRIPTOR_BUDGET_REACHED" || !strings.Contains(refused.Message, "a new participant cluster") {
+		t.Fatalf("a participant cluster past the budget: %d %+v", status, refused)
+	}
+	open = 100
+	openCluster(t, ts, "", "Ana")
+
+	mem, _ := newRolesServer(t, Options{})
+	if mem.descriptors != nil {
+		t.Error("a server in memory has a descriptor budget")
+	}
+}
+
+func TestDescriptorsForReadsTheCommand(t *testing.T) {
+	for line, want := range map[string]int{
+		"topic create t":                                   3,
+		"topic create t partitions=64 rf=3":                576,
+		"topic create t rf=2 partitions=5 retention.ms=1":  30,
+		"topic create t partitions=5 replication.factor=3": 45,
+		"topic create t partitions=100000 rf=3":            64 * 3 * 3, // the lab refuses it; never more than its bounds
+		"cluster brokers=9 controllers=5":                  descriptorsPerCluster,
+		"produce orders value=1":                           0,
+	} {
+		if got, checked := descriptorsFor(line); !checked || got != want {
+			t.Errorf("%q: %d (checked %v), want %d", line, got, checked, want)
+		}
+	}
+	for _, line := range []string{"", "tick 1s", "topic describe", "show log orders/0"} {
+		if _, checked := descriptorsFor(line); checked {
+			t.Errorf("%q is checked against the budget: it opens no files", line)
+		}
+	}
+}
+
+// The real counter counts: a file opened is one more descriptor.
+func TestOpenDescriptorsCountsTheProcesssFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if _, ok := openDescriptors(); ok {
+			t.Fatal("counted descriptors without /proc/self/fd")
+		}
+		return
+	}
+	before, ok := openDescriptors()
+	if !ok || before < 3 {
+		t.Fatalf("open descriptors: %d %v", before, ok)
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if after, _ := openDescriptors(); after != before+1 {
+		t.Errorf("%d descriptors before opening a file, %d after", before, after)
+	}
+}
