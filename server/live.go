@@ -271,16 +271,12 @@ func (s *liveSession) renderUpdate(entries []web.Entry, clear bool) (*viewChange
 	return s.updates.next(ctx, html, clear, frags)
 }
 
-// snapshotChange is the whole state as of the last update, for a page
-// that (re)connects with nothing to build on, with s.mu held.
-func (s *liveSession) snapshotChange() (*viewChange, error) {
-	ctx := context.Background()
-	html, err := renderEntries(ctx, s.history)
-	if err != nil {
-		return nil, err
-	}
-	return s.updates.snapshot(ctx, html, func() ([]web.RenderedFragment, error) {
-		return web.RenderFragments(ctx, s.lab.View())
+// snapshotDraft is the whole state as of the last update, for a page
+// that (re)connects with nothing to build on, taken with s.mu held and
+// drawn (snapshotDraft.render) after it is released.
+func (s *liveSession) snapshotDraft() (*snapshotDraft, error) {
+	return s.updates.snapshotDraft(s.history, func() ([]web.RenderedFragment, error) {
+		return web.RenderFragments(context.Background(), s.lab.View())
 	})
 }
 

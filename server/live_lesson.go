@@ -307,19 +307,21 @@ func (s *liveSession) lessonMessage(refusal string) []byte {
 
 // catchUp is what a page that connects while a lesson is open receives
 // first, with s.mu held: the transcript and the view as they are now (the
-// page may have loaded before the lesson opened), then the lesson status.
-func (s *liveSession) catchUp(sub *subscriber) {
+// page may have loaded before the lesson opened), returned as a draft
+// to draw once s.mu is released and queue first (sendSnapshot), then the
+// lesson status.
+func (s *liveSession) catchUp(sub *subscriber) *snapshotDraft {
 	s.tellRealtime(sub)
 	if s.lesson == nil {
-		return
+		return nil
 	}
-	snap, err := s.snapshotChange()
+	draft, err := s.snapshotDraft()
 	if err != nil {
 		s.logger.Error("rendering the lesson's catch-up", "error", err)
-		return
+		return nil
 	}
-	sub.enqueue(queued{change: snap})
 	s.send(sub, s.lessonMessage(""))
+	return draft
 }
 
 // parseStep reads a step index (0 is the first step) given as a JSON

@@ -143,6 +143,21 @@ func (sub *subscriber) pendingEntries() int {
 	return n
 }
 
+// lead puts m before everything queued: a snapshot drawn after the page
+// subscribed, which the updates published meanwhile apply on top of.
+func (sub *subscriber) lead(m queued) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if sub.gone {
+		return
+	}
+	sub.queue = append([]queued{m}, sub.queue...)
+	select {
+	case sub.ready <- struct{}{}:
+	default:
+	}
+}
+
 // take empties the queue for the page's writer.
 func (sub *subscriber) take() []queued {
 	sub.mu.Lock()
@@ -167,8 +182,11 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 	s.subscribers = append(s.subscribers, sub)
 	// Queued before any later change: a page connecting mid-lesson
 	// catches up, then follows the room.
-	s.catchUp(sub)
+	draft := s.catchUp(sub)
 	s.mu.Unlock()
+	if draft != nil {
+		s.sendSnapshot(sub, draft)
+	}
 	return sub
 }
 
@@ -181,17 +199,28 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 // what it has.
 func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
 	sub := newSubscriber(closeSlow, &s.updateStats)
+	if draft := s.resumeLocked(sub, since); draft != nil {
+		s.sendSnapshot(sub, draft)
+	}
+	return sub
+}
+
+// resumeLocked is resume's part under s.mu: it subscribes sub and queues
+// what the ring replays, or returns the snapshot to draw once s.mu is
+// released (nil: none).
+func (s *liveSession) resumeLocked(sub *subscriber, since uint64) *snapshotDraft {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closedLocked() {
-		go closeSlow()
-		return sub
+		go sub.closeSlow()
+		return nil
 	}
 	s.subscribers = append(s.subscribers, sub)
 	missed, ok := s.updates.since(since)
 	if since == 0 {
 		ok = false
 	}
+	var draft *snapshotDraft
 	switch {
 	case ok:
 		s.updateStats.replayed.Add(1)
@@ -199,21 +228,38 @@ func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
 			sub.enqueue(queued{change: missed})
 		}
 	default:
-		snap, err := s.snapshotChange()
+		d, err := s.snapshotDraft()
 		if err != nil {
 			s.logger.Error("rendering a snapshot for a page", "error", err)
-			go closeSlow()
-			return sub
+			go sub.closeSlow()
+			return nil
 		}
 		s.updateStats.snapshots.Add(1)
-		sub.enqueue(queued{change: snap})
+		draft = d
 	}
 	s.tellRealtime(sub)
 	if s.lesson != nil || since != 0 {
 		// A returning page may have missed its lesson closing.
 		s.send(sub, s.lessonMessage(""))
 	}
-	return sub
+	return draft
+}
+
+// sendSnapshot draws a snapshot without s.mu and puts it first in sub's
+// queue, before the updates published while it was drawn. The page's
+// writer has not started yet (resume and subscribe return first), so the
+// page is sent nothing before it.
+func (s *liveSession) sendSnapshot(sub *subscriber, d *snapshotDraft) {
+	if s.drawingSnapshot != nil {
+		s.drawingSnapshot()
+	}
+	snap, err := d.render(context.Background())
+	if err != nil {
+		s.logger.Error("rendering a snapshot for a page", "error", err)
+		go sub.closeSlow()
+		return
+	}
+	sub.lead(queued{change: snap})
 }
 
 func (s *liveSession) unsubscribe(sub *subscriber) {

@@ -270,11 +270,25 @@ func (st *updateStream) since(n uint64) (*viewChange, bool) {
 	return missed, true
 }
 
-// snapshot is the whole state as of the last update: the view, and the
-// transcript history replacing the page's (clear). entries is the history
-// rendered; frags is the view now, used only when nothing was published
-// yet (it becomes the view later updates are compared with).
-func (st *updateStream) snapshot(ctx context.Context, entries []string, frags func() ([]web.RenderedFragment, error)) (*viewChange, error) {
+// snapshotDraft is what a snapshot is drawn from: the whole state as of
+// the last update, taken with the session's mutex held, to be drawn
+// without it. Drawing it (the transcript's entries, the whole view) is
+// the expensive part, and pages reconnecting in a loop with ?since=0
+// held every command of the cluster up while it was drawn under the lock.
+// Nothing in it changes after it is taken: the history is a copy, and
+// the fragments are never changed in place (nextHolding makes a new list).
+type snapshotDraft struct {
+	id      uint64
+	at      int64
+	history []web.Entry
+	shown   []web.RenderedFragment
+}
+
+// snapshotDraft takes a snapshot of the stream with history, the
+// session's transcript; frags is the view now, drawn only when nothing
+// was published yet (it becomes the view later updates are compared
+// with), with the session's mutex held.
+func (st *updateStream) snapshotDraft(history []web.Entry, frags func() ([]web.RenderedFragment, error)) (*snapshotDraft, error) {
 	if st.shown == nil {
 		f, err := frags()
 		if err != nil {
@@ -282,9 +296,19 @@ func (st *updateStream) snapshot(ctx context.Context, entries []string, frags fu
 		}
 		st.shown = f
 	}
-	view, err := web.RenderString(ctx, web.RenderedView(st.shown))
+	return &snapshotDraft{id: st.lastID(), at: st.clock().UnixMilli(), history: append([]web.Entry(nil), history...), shown: st.shown}, nil
+}
+
+// render draws the snapshot: the view, and the transcript history
+// replacing the page's (clear). It needs no lock.
+func (d *snapshotDraft) render(ctx context.Context) (*viewChange, error) {
+	entries, err := renderEntries(ctx, d.history)
 	if err != nil {
 		return nil, err
 	}
-	return &viewChange{id: st.lastID(), at: st.clock().UnixMilli(), entries: entries, clear: true, view: view}, nil
+	view, err := web.RenderString(ctx, web.RenderedView(d.shown))
+	if err != nil {
+		return nil, err
+	}
+	return &viewChange{id: d.id, at: d.at, entries: entries, clear: true, view: view}, nil
 }
