@@ -104,6 +104,7 @@ type Cluster struct {
 	rng          *rand.Rand
 	fs           storage.FS              // shared real storage, or nil: one crashable memory disk per broker
 	disks        []*storage.CrashableMem // per broker, when fs is nil
+	diskFaults   []*storage.Faulty       // over each of disks: a disk the lab can fill (faults_disk.go)
 	voters       []*voter                // the simulated KRaft quorum (quorum_sim.go), or nil
 	remote       kraft.Quorum            // controllers that are separate processes, or nil
 	meta         *metadataLog
@@ -187,6 +188,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMemWithWriteback(clock.Elapsed))
+			c.diskFaults = append(c.diskFaults, storage.NewFaulty(c.disks[i]))
 		}
 		b, err := c.newBroker(i + 1)
 		if err != nil {
@@ -233,7 +235,7 @@ func (c *Cluster) diskOf(id int32) storage.FS {
 	if c.fs != nil {
 		return c.fs
 	}
-	return c.disks[id-1]
+	return c.diskFaults[id-1]
 }
 
 func (c *Cluster) allUnfenced() bool {
