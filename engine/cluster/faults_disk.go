@@ -1,6 +1,10 @@
 package cluster
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/loglab/loglab/engine/storage"
+)
 
 // FillDisk makes broker id's disk full once after more bytes have been
 // written (0: now): the write that crosses it writes what fits and fails
@@ -43,4 +47,39 @@ func (c *Cluster) checkFillable(id int) error {
 		return fmt.Errorf("a disk can be filled only on the in-memory disks; this cluster writes real files")
 	}
 	return nil
+}
+
+// FillControllerDisk makes controller id's disk full once after more
+// bytes (0: now); FreeControllerDisk frees it. Only controllers that keep
+// their metadata in files have a disk to fill (a data directory, or a
+// MetadataDir over any storage.FS); the simulation's in-memory
+// controllers keep it in memory.
+func (c *Cluster) FillControllerDisk(id int, after int64) error {
+	d, err := c.controllerDisk(id)
+	if err != nil {
+		return err
+	}
+	d.FillAfter(after)
+	return nil
+}
+
+// FreeControllerDisk makes controller id's disk accept writes again; a
+// controller that halted stays down until restarted, as in Kafka.
+func (c *Cluster) FreeControllerDisk(id int) error {
+	d, err := c.controllerDisk(id)
+	if err != nil {
+		return err
+	}
+	d.Free()
+	return nil
+}
+
+func (c *Cluster) controllerDisk(id int) (*storage.Faulty, error) {
+	if err := c.checkControllerID(id); err != nil {
+		return nil, err
+	}
+	if id > len(c.controllerDisks) {
+		return nil, fmt.Errorf("controller %d keeps its metadata in memory: it has no disk to fill", id)
+	}
+	return c.controllerDisks[id-1], nil
 }
