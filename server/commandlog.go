@@ -1,9 +1,7 @@
 package server
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +88,11 @@ type commandLog struct {
 	// leaves no file that a restart would take for a cluster's data.
 	pending []string
 	written int64 // the file's size
-	failed  error // the first write error, told once to the server log
+	// failed is the error of the last write while writes fail (a full
+	// disk); unwritten is what the file lacks meanwhile, written first
+	// once it takes writes again (commandlog_write.go).
+	failed    error
+	unwritten string
 	// version counts the changes to the memory copy, so that what is
 	// computed from it (the share script, api_timeline.go) is kept until
 	// it changes; shared is that script for version sharedAt.
@@ -258,55 +260,6 @@ func (s *liveSession) commandLogText() (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.commandLog().text()
-}
-
-// flushCommandLog appends the pending lines to the file, with s.mu held.
-// Each command is written when it ran (the file is opened for each batch,
-// so a cluster holds no descriptor while idle and a kill -9 loses nothing
-// written); a failure is logged once, and the session goes on: a workshop
-// must not stop because its log cannot be written.
-func (s *liveSession) flushCommandLog() {
-	l := s.commands
-	if l.path == "" || len(l.pending) == 0 || l.failed != nil {
-		l.pending = nil
-		return
-	}
-	if s.lab == nil || s.lab.Cluster() == nil {
-		if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) && len(l.pending) < 1024 {
-			return // no cluster yet: see pending
-		}
-	}
-	var b strings.Builder
-	for _, line := range l.pending {
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	l.pending = nil
-	if l.written > 0 && l.written+int64(b.Len()) > commandLogFileMax {
-		if err := os.Rename(l.path, l.path+".1"); err != nil {
-			l.failed = err
-			s.logger.Error("rotating the cluster's command log; the commands from here on are not logged to the file", "path", l.path, "error", err)
-			return
-		}
-		l.written = 0
-		rotated := fmt.Sprintf("# the command log reached %d MiB and was rotated: the commands before these are in %s.1 (replay it first)\n", commandLogFileMax>>20, commandLogFile)
-		b2 := rotated + b.String()
-		b.Reset()
-		b.WriteString(b2)
-	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err == nil {
-		var n int
-		n, err = f.WriteString(b.String())
-		l.written += int64(n)
-		if closeErr := f.Close(); err == nil {
-			err = closeErr
-		}
-	}
-	if err != nil {
-		l.failed = err
-		s.logger.Error("writing the cluster's command log; the commands from here on are not logged to the file", "path", l.path, "error", err)
-	}
 }
 
 // replayable is the memory copy's commands (its lines less comments and

@@ -66,6 +66,8 @@ func (b *Broker) checkFetch(r *Replica, m protocol.FetchRequest) protocol.ErrorC
 	switch {
 	case r == nil && b.image.Topic(m.TP.Topic) == nil:
 		return protocol.UnknownTopicOrPartition
+	case b.isOffline(m.TP) || (r != nil && r.failing):
+		return protocol.KafkaStorageError
 	case r == nil || !r.leader:
 		return protocol.NotLeaderOrFollower
 	case m.CurrentLeaderEpoch >= 0 && m.CurrentLeaderEpoch < r.LeaderEpoch:

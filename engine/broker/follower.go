@@ -14,7 +14,7 @@ import (
 // its current leader epoch and the epoch of its last record, so the leader
 // can spot a diverging suffix.
 func (b *Broker) fetchFromLeader(r *Replica) {
-	if r.leader || r.Leader < 0 || r.fetchInFlight || !b.alive {
+	if r.leader || r.Leader < 0 || r.fetchInFlight || !b.alive || r.offline || r.failing {
 		return
 	}
 	b.sendToLeader(r, func(corr int64) sim.Message {
@@ -82,11 +82,14 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 			// log start, or a retention cut, fell mid-batch) starts again at
 			// the batch's base offset; refusing the batch would refuse every
 			// later fetch from the same offset.
-			if err := r.Log.TruncateFullyAndStartAt(first); err != nil {
+			if err := r.Log.TruncateFullyAndStartAt(first); err != nil && !b.storageFailed(r, "truncating", err) {
 				b.events(fmt.Sprintf("%s: cannot restart the empty log of %s/%d at %d: %v", b.Node, r.TP.Topic, r.TP.Partition, first, err))
 			}
 		}
 		if _, err := r.Log.AppendEncoded(m.Records); err != nil {
+			if b.storageFailed(r, "appending records to", err) {
+				return // the fetcher stops with the replica
+			}
 			b.events(fmt.Sprintf("%s: cannot append fetched data to %s/%d: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 			b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
 			return
@@ -104,7 +107,7 @@ func (b *Broker) handleFetchResponse(m protocol.FetchResponse) {
 	// start, and come back if this replica is elected. Kafka refuses a
 	// log start past the high watermark.
 	if m.LogStartOffset <= r.HW {
-		if err := r.Log.MaybeIncrementLogStartOffset(m.LogStartOffset); err != nil {
+		if err := r.Log.MaybeIncrementLogStartOffset(m.LogStartOffset); err != nil && !b.storageFailed(r, "incrementing the log start offset of", err) {
 			b.events(fmt.Sprintf("%s: moving the log start offset of %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 		}
 	}
@@ -124,6 +127,9 @@ func (b *Broker) truncateDiverging(r *Replica, div protocol.EpochEndOffset) {
 		return
 	}
 	if err := r.Log.TruncateTo(to); err != nil {
+		if b.storageFailed(r, "truncating", err) {
+			return
+		}
 		b.events(fmt.Sprintf("%s: truncating %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 		return
 	}

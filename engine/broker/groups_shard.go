@@ -174,6 +174,7 @@ func (b *Broker) appendGroupRecords(cs *coordShard, recs []offsets.Record, txn *
 	r := cs.r
 	info, err := appendCoordinatorBatch(r, &batch)
 	if err != nil {
+		b.storageFailed(r, "appending records to", err)
 		return err
 	}
 	if txn != nil {

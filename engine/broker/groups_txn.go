@@ -11,6 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // The group coordinator's side of transactions: TxnOffsetCommit, the
@@ -85,6 +86,9 @@ func groupAppendError(err error) protocol.ErrorCode {
 	if errors.As(err, &pe) {
 		return coordinatorOperationError(protocol.ErrorCode(pe.Code))
 	}
+	if storage.IsDiskFailure(err) {
+		return coordinatorOperationError(protocol.KafkaStorageError)
+	}
 	return protocol.CoordinatorNotAvailable
 }
 
@@ -99,7 +103,7 @@ func coordinatorOperationError(c protocol.ErrorCode) protocol.ErrorCode {
 		return protocol.CoordinatorLoadInProgress
 	case protocol.UnknownTopicOrPartition, protocol.NotEnoughReplicas, protocol.RequestTimedOut:
 		return protocol.CoordinatorNotAvailable
-	case protocol.NotLeaderOrFollower:
+	case protocol.NotLeaderOrFollower, protocol.KafkaStorageError:
 		return protocol.NotCoordinator
 	}
 	return c

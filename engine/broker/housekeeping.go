@@ -10,6 +10,9 @@ func (b *Broker) runRetention() {
 	b.maybeRemoveExpiredProducers()
 	for _, r := range b.replicas {
 		dels, err := r.Log.DeleteOldSegments(now, r.HW)
+		if err != nil && b.storageFailed(r, "deleting segments of", err) {
+			continue
+		}
 		if err != nil {
 			b.events(fmt.Sprintf("%s: retention on %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 			continue
@@ -25,10 +28,15 @@ func (b *Broker) runRetention() {
 func (b *Broker) runCleaner() {
 	now := b.sched.Clock.NowMs()
 	for _, r := range b.replicas {
-		r.Log.FlushRolled()
+		if err := r.Log.FlushRolled(); b.storageFailed(r, "flushing", err) {
+			continue
+		}
 		// The cleaner never goes past the last stable offset: an undecided
 		// transaction's records (and its marker) must stay as written.
 		c, err := r.Log.CleanUpTo(now, r.LastStableOffset())
+		if err != nil && b.storageFailed(r, "cleaning", err) {
+			continue
+		}
 		if err != nil {
 			b.events(fmt.Sprintf("%s: cleaning %s/%d failed: %v", b.Node, r.TP.Topic, r.TP.Partition, err))
 			continue

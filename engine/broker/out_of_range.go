@@ -64,6 +64,9 @@ func (b *Broker) handleListOffsetsResponse(m protocol.ListOffsetsResponse) {
 			}
 		}
 	}
+	if err != nil && b.storageFailed(r, "truncating", err) {
+		return
+	}
 	if err != nil {
 		b.events(fmt.Sprintf("%s: resetting after OFFSET_OUT_OF_RANGE failed: %v", name, err))
 		b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })

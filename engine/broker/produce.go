@@ -10,6 +10,7 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // delayedProduce is an acks=all request waiting for the high watermark
@@ -41,6 +42,9 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 	switch {
 	case r == nil && b.image.Topic(m.TP.Topic) == nil:
 		reply(protocol.UnknownTopicOrPartition, -1)
+		return
+	case b.isOffline(m.TP) || (r != nil && r.failing):
+		reply(protocol.KafkaStorageError, -1)
 		return
 	case r == nil || !r.leader:
 		reply(protocol.NotLeaderOrFollower, -1)
@@ -121,6 +125,9 @@ func appendError(err error) protocol.ErrorCode {
 		return protocol.RecordListTooLarge
 	case errors.Is(err, log.ErrInvalidRecord):
 		return protocol.InvalidRecord
+	case storage.IsDiskFailure(err):
+		// UnifiedLog.maybeHandleIOException: a KafkaStorageException.
+		return protocol.KafkaStorageError
 	}
 	return protocol.CorruptMessage
 }
@@ -139,6 +146,7 @@ func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Re
 	if err != nil {
 		b.produceFailed(appendError(err))
 		reply(appendError(err), -1)
+		b.storageFailed(r, "appending records to", err)
 		return
 	}
 	if !info.Duplicate {

@@ -22,6 +22,13 @@ type Replica struct {
 	HW     int64
 	MinISR int // min.insync.replicas as configured
 	leader bool
+	// offline: a write to its log failed for the disk (logdir_failure.go);
+	// it serves nothing more and is no longer among the broker's replicas,
+	// but timers and waits scheduled before may still hold it.
+	offline bool
+	// failing: a write failed for the disk and the replica is about to be
+	// taken offline (the log refuses appends already).
+	failing bool
 
 	// Leader only: what it knows of each follower (in assignment order),
 	// where its leadership began, and the ISR an AlterPartition in flight

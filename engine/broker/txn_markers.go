@@ -66,6 +66,7 @@ func (b *Broker) handleWriteTxnMarkers(from sim.NodeID, m protocol.WriteTxnMarke
 		info, err := r.Log.AppendMarker(&batch, r.LeaderEpoch, int16(m.TransactionVersion))
 		if err != nil {
 			d.results[i].Error = appendError(err)
+			b.storageFailed(r, "appending records to", err)
 			continue
 		}
 		if tp.Topic == offsetsTopic {

@@ -196,7 +196,10 @@ func (b *Broker) appendTxnRecord(tp *txnPart, w coordinator.Write) {
 		Records: []record.Record{{Key: k, Value: v}}}
 	info, err := r.Log.AppendAsLeader(&batch, r.LeaderEpoch)
 	if err != nil {
-		fail(protocol.CorruptMessage)
+		// NOT_ENOUGH_REPLICAS and KAFKA_STORAGE_ERROR are what the
+		// coordinator turns into COORDINATOR_NOT_AVAILABLE for the client.
+		fail(appendError(err))
+		b.storageFailed(r, "appending records to", err)
 		return
 	}
 	tw := &txnWrite{id: w.ID, required: info.LastOffset + 1}

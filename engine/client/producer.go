@@ -704,7 +704,9 @@ func (p *Producer) onResult(b *producerBatch, code protocol.ErrorCode, base, log
 			// later batch may already have been written, and order is lost.
 			p.queues = append([]*producerBatch{b}, p.queues...)
 		}
-		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.NetworkException || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch {
+		// KAFKA_STORAGE_ERROR too: the leader's log directory failed and
+		// the controller is moving the leadership (an InvalidMetadataException).
+		if code == protocol.NotLeaderOrFollower || code == protocol.RequestTimedOut || code == protocol.NetworkException || code == protocol.FencedLeaderEpoch || code == protocol.UnknownLeaderEpoch || code == protocol.KafkaStorageError {
 			p.meta.refresh()
 		}
 		p.scheduleDrain(wait)

@@ -107,36 +107,40 @@ func (c Config) Validate() error {
 
 // Cluster is one simulated Kafka cluster.
 type Cluster struct {
-	config       Config
-	clock        *sim.Clock
-	sched        *sim.Scheduler
-	net          *sim.Network
-	rng          *rand.Rand
-	fs           storage.FS              // shared real storage, or nil: one crashable memory disk per broker
-	disks        []*storage.CrashableMem // per broker, when fs is nil
-	voters       []*voter                // the simulated KRaft quorum (quorum_sim.go), or nil
-	remote       kraft.Quorum            // controllers that are separate processes, or nil
-	meta         *metadataLog
-	controllerUp []bool            // index = id - 1
-	activeID     int               // the active controller, 0 for none
-	partition    [][]sim.NodeID    // the groups of the last net partition, as named (nil: none)
-	controller   *kraft.Controller // the active controller, or the last one (stopped) while there is none
-	started      bool              // New has returned
-	brokerStarts int64             // broker incarnations started, numbering them
-	stepped      uint64            // events run, for Config.Pace
-	brokers      []*broker.Broker  // index = id - 1
-	producers    []*client.Producer
-	consumers    []*client.Consumer
-	events       []string
-	pending      []*client.Delivery // sent, not yet completed
-	acked        []AckedRecord
-	failed       []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
-	ackFile      storage.File  // AckedFile on real storage, appended to; nil in memory
-	checker      *Checker
-	budget       budget                  // the current command's events (budget.go)
-	ledger       ledger                  // what each consumer's application processed (processing.go)
-	specs        map[string]consumerSpec // how each consumer was created, for a restart
-	sideEffects  sideEffects             // the eos loop's external side effects (eos.go)
+	config     Config
+	clock      *sim.Clock
+	sched      *sim.Scheduler
+	net        *sim.Network
+	rng        *rand.Rand
+	fs         storage.FS              // shared real storage, or nil: one crashable memory disk per broker
+	disks      []*storage.CrashableMem // per broker, when fs is nil
+	diskFaults []*storage.Faulty       // over each of disks: a disk the lab can fill (faults_disk.go)
+	// controllerDisks: each controller's view of fs, when their stores are
+	// files (quorum_sim.go), so that one controller's disk can be filled.
+	controllerDisks []*storage.Faulty
+	voters          []*voter     // the simulated KRaft quorum (quorum_sim.go), or nil
+	remote          kraft.Quorum // controllers that are separate processes, or nil
+	meta            *metadataLog
+	controllerUp    []bool            // index = id - 1
+	activeID        int               // the active controller, 0 for none
+	partition       [][]sim.NodeID    // the groups of the last net partition, as named (nil: none)
+	controller      *kraft.Controller // the active controller, or the last one (stopped) while there is none
+	started         bool              // New has returned
+	brokerStarts    int64             // broker incarnations started, numbering them
+	stepped         uint64            // events run, for Config.Pace
+	brokers         []*broker.Broker  // index = id - 1
+	producers       []*client.Producer
+	consumers       []*client.Consumer
+	events          []string
+	pending         []*client.Delivery // sent, not yet completed
+	acked           []AckedRecord
+	failed          []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
+	ackFile         storage.File  // AckedFile on real storage, appended to; nil in memory
+	checker         *Checker
+	budget          budget                  // the current command's events (budget.go)
+	ledger          ledger                  // what each consumer's application processed (processing.go)
+	specs           map[string]consumerSpec // how each consumer was created, for a restart
+	sideEffects     sideEffects             // the eos loop's external side effects (eos.go)
 
 	// pendingFrom are the producers of pending deliveries, and
 	// pendingSeen the sum of their Completions when collectAcks last looked
@@ -197,6 +201,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	for i := range cfg.Brokers {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMemWithWriteback(clock.Elapsed))
+			c.diskFaults = append(c.diskFaults, storage.NewFaulty(c.disks[i]))
 		}
 		b, err := c.newBroker(i + 1)
 		if err != nil {
@@ -243,7 +248,7 @@ func (c *Cluster) diskOf(id int32) storage.FS {
 	if c.fs != nil {
 		return c.fs
 	}
-	return c.disks[id-1]
+	return c.diskFaults[id-1]
 }
 
 func (c *Cluster) allUnfenced() bool {

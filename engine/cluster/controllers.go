@@ -156,6 +156,14 @@ func (c *Cluster) RestartController(id int) error {
 	} else {
 		v := c.voter(id)
 		v.image = kraft.NewImage()
+		if v.node.Halted() != nil {
+			// A process that exited opens its files afresh: the store's
+			// state in memory ended with the write that failed.
+			v.node.Close()
+			if err := c.newVoterNode(v); err != nil {
+				return fmt.Errorf("controller %d: %w", id, err)
+			}
+		}
 		c.net.SetDown(controllerNode(id), false)
 		if err := v.node.Start(); err != nil {
 			return fmt.Errorf("controller %d: %w", id, err)
@@ -239,4 +247,21 @@ func (c *Cluster) FollowRemoteQuorum() bool {
 	}
 	c.activateRemote()
 	return true
+}
+
+// controllerHalted marks controller v down once its KRaft node halted
+// because its store failed a write (engine/kraft/raft/halt.go): in Kafka
+// the fault handler exits the process, so this is a crash the controller
+// did to itself. The others go on; a restart brings it back on what its
+// files hold.
+func (c *Cluster) controllerHalted(v *voter, err error) {
+	if !c.controllerUp[v.id-1] {
+		return
+	}
+	c.net.SetDown(controllerNode(v.id), true)
+	c.controllerUp[v.id-1] = false
+	c.event(fmt.Sprintf("controller %d stopped: its metadata store failed a write (%v); free the disk and restart it (controller restart %d)", v.id, err, v.id))
+	if v.id == c.activeID {
+		c.deactivate()
+	}
 }

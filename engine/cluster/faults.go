@@ -26,6 +26,7 @@ func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
 	b.Stop()
 	if powerLoss {
 		c.disks[id-1] = c.disks[id-1].Crash()
+		c.diskFaults[id-1].SetInner(c.disks[id-1]) // still full, if it was
 		c.checker.lostPower(b)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/loglab/loglab/engine/kraft/raft"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/storage"
 )
 
 // The controller quorum, simulated: each controller is a KRaft voter
@@ -91,13 +92,10 @@ func (c *Cluster) startVoters() error {
 	c.net.SetDown(kraft.ControllerNode, true)
 	for id := 1; id <= c.config.Controllers; id++ {
 		v := &voter{id: id, c: c, image: kraft.NewImage()}
-		addr := controllerNode(id)
-		store, err := c.voterStore(id)
-		if err != nil {
+		if err := c.newVoterNode(v); err != nil {
 			return err
 		}
-		v.node = raft.NewNode(c.quorumConfig(int32(id), addr), c.net, c.sched, c.quorumRand(addr), store, v, c.event)
-		c.net.Attach(addr, func(env *sim.Envelope) { v.node.Handle(env) })
+		c.net.Attach(controllerNode(id), func(env *sim.Envelope) { v.node.Handle(env) })
 		c.voters = append(c.voters, v)
 	}
 	for _, v := range c.voters {
@@ -108,13 +106,31 @@ func (c *Cluster) startVoters() error {
 	return nil
 }
 
+// newVoterNode opens v's store and makes its KRaft node, not started.
+func (c *Cluster) newVoterNode(v *voter) error {
+	addr := controllerNode(v.id)
+	store, err := c.voterStore(v.id)
+	if err != nil {
+		return err
+	}
+	v.node = raft.NewNode(c.quorumConfig(int32(v.id), addr), c.net, c.sched, c.quorumRand(addr), store, v, c.event)
+	v.node.SetOnHalt(func(err error) { c.controllerHalted(v, err) })
+	return nil
+}
+
 // voterStore is where controller id keeps its quorum-state, log and
 // snapshots: files under MetadataDir, or the simulation's memory.
 func (c *Cluster) voterStore(id int) (raft.Store, error) {
 	if c.config.MetadataDir == "" || c.fs == nil {
 		return raft.NewMemStore(), nil
 	}
-	return raft.OpenFileStore(c.fs, fmt.Sprintf("%s/controller-%d", c.config.MetadataDir, id))
+	// Its own view of the disk, so that the lab can fill one controller's
+	// (faults_disk.go) and leave the brokers' alone.
+	if id > len(c.controllerDisks) {
+		c.controllerDisks = append(c.controllerDisks, storage.NewFaulty(c.fs))
+	}
+	disk := c.controllerDisks[id-1]
+	return raft.OpenFileStore(disk, fmt.Sprintf("%s/controller-%d", c.config.MetadataDir, id))
 }
 
 // onLeaderChange follows the voters' leadership: a voter ready to lead

@@ -71,7 +71,7 @@ func (c *Controller) storageReports(m protocol.BrokerHeartbeatRequest) {
 		if leader == -1 {
 			what = "no other in-sync replica can lead it, so the partition is offline"
 		}
-		c.events(fmt.Sprintf("controller: broker %d reports %s/%d offline (its log cannot be opened): %s", m.BrokerID, tp.Topic, tp.Partition, what))
+		c.events(fmt.Sprintf("controller: broker %d reports %s/%d offline (its log could not be opened or written: a failed log directory): %s", m.BrokerID, tp.Topic, tp.Partition, what))
 		if leader != p.Leader || !slices.Equal(isr, p.ISR) {
 			changes = append(changes, c.change(tp.Topic, tp.Partition, p, leader, isr, false))
 		}

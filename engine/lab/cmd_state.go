@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loglab/loglab/engine/protocol"
@@ -42,7 +43,12 @@ var showISRCommand = &command{
 				fmt.Fprintf(&b, "\n  broker %d: down", id)
 				continue
 			}
-			r := br.Replica(protocol.TopicPartition{Topic: topic, Partition: int32(partition)})
+			tp := protocol.TopicPartition{Topic: topic, Partition: int32(partition)}
+			r := br.Replica(tp)
+			if r == nil && slices.Contains(br.Offline(), tp) {
+				fmt.Fprintf(&b, "\n  broker %d: offline (its log directory failed: KAFKA_STORAGE_ERROR until the broker restarts)", id)
+				continue
+			}
 			if r == nil {
 				fmt.Fprintf(&b, "\n  broker %d: no replica yet", id)
 				continue

@@ -35,6 +35,8 @@ func init() {
 		consumerResumeCommand,
 		brokerCrashCommand,
 		brokerRestartCommand,
+		brokerDiskFullCommand,
+		brokerDiskFreeCommand,
 		controllerCrashCommand,
 		controllerRestartCommand,
 		netPartitionCommand,

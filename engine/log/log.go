@@ -61,6 +61,9 @@ type Log struct {
 	// lastSnapOffset is ProducerStateManager.lastSnapOffset: the state has
 	// a snapshot up to here, so taking one at or below it is skipped.
 	lastSnapOffset int64
+	// diskFailure is the disk's failure of a write (disk_failure.go): the
+	// log refuses appends from then on.
+	diskFailure error
 }
 
 // Open opens the log in dir, creating it if needed, and recovers what a
@@ -325,7 +328,7 @@ func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin pr
 	if err != nil || !track {
 		return info, err
 	}
-	return info, l.applyProducerBatch(l.active(), pb, origin, true)
+	return info, l.noteDiskFailure(l.applyProducerBatch(l.active(), pb, origin, true))
 }
 
 // AppendEncoded appends batches that already have their offsets, as a
@@ -382,7 +385,7 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 		}
 		if tracked[i] {
 			if err := l.applyProducerBatch(l.active(), pbs[i], producerstate.Replication, true); err != nil {
-				return infos, err
+				return infos, l.noteDiskFailure(err)
 			}
 		}
 		infos = append(infos, info)
@@ -392,6 +395,16 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 }
 
 func (l *Log) appendEncoded(batch []byte) (AppendInfo, error) {
+	if l.diskFailure != nil {
+		return AppendInfo{}, l.offlineError()
+	}
+	info, err := l.writeEncoded(batch)
+	return info, l.noteDiskFailure(err)
+}
+
+// writeEncoded writes one batch at the log end: a roll first if it is due,
+// the segment's bytes and indexes, the leader epoch.
+func (l *Log) writeEncoded(batch []byte) (AppendInfo, error) {
 	h, err := record.ReadHeader(batch)
 	if err != nil {
 		return AppendInfo{}, err

@@ -31,6 +31,9 @@ const (
 	OffsetNotAvailable           ErrorCode = 78
 	DuplicateBrokerRegistration  ErrorCode = 101
 	IneligibleReplica            ErrorCode = 107
+	// KafkaStorageError: the replica's log directory failed (a write
+	// answered ENOSPC or EIO); the partition is offline on that broker.
+	KafkaStorageError ErrorCode = 56
 
 	// KRaft's errors.
 	NotController         ErrorCode = 41
@@ -105,8 +108,8 @@ var names = map[ErrorCode]string{
 	InvalidRequiredAcks: "INVALID_REQUIRED_ACKS", InvalidRecord: "INVALID_RECORD", InvalidRequest: "INVALID_REQUEST",
 	FencedLeaderEpoch: "FENCED_LEADER_EPOCH", UnknownLeaderEpoch: "UNKNOWN_LEADER_EPOCH",
 	InvalidUpdateVersion: "INVALID_UPDATE_VERSION", StaleBrokerEpoch: "STALE_BROKER_EPOCH",
-	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE",
-	DeliveryTimeout:    "TimeoutException", MaxBlockTimeout: "TimeoutException",
+	OffsetNotAvailable: "OFFSET_NOT_AVAILABLE", KafkaStorageError: "KAFKA_STORAGE_ERROR",
+	DeliveryTimeout: "TimeoutException", MaxBlockTimeout: "TimeoutException",
 	TransactionAborted: "TransactionAbortedException", IllegalState: "IllegalStateException", KafkaException: "KafkaException",
 	DuplicateBrokerRegistration: "DUPLICATE_BROKER_REGISTRATION", IneligibleReplica: "INELIGIBLE_REPLICA",
 	NotController: "NOT_CONTROLLER", InconsistentVoterSet: "INCONSISTENT_VOTER_SET",
@@ -144,7 +147,8 @@ func (e ErrorCode) Retriable() bool {
 	switch e {
 	case NotLeaderOrFollower, LeaderNotAvailable, RequestTimedOut, NetworkException, NotEnoughReplicas,
 		NotEnoughReplicasAfterAppend, UnknownTopicOrPartition, FencedLeaderEpoch, UnknownLeaderEpoch, CorruptMessage,
-		CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator, ConcurrentTransactions:
+		CoordinatorLoadInProgress, CoordinatorNotAvailable, NotCoordinator, ConcurrentTransactions,
+		KafkaStorageError: // KafkaStorageException is an InvalidMetadataException
 		return true
 	}
 	return false

@@ -22,6 +22,8 @@
 //     diverging suffix, FetchSnapshot, the fetch timeout
 //   - log.go       the log and its snapshot
 //   - store.go     what survives a crash (quorum-state, log, snapshot)
+//   - halt.go      a store that fails a write stops the node, as Kafka's
+//     fatal fault handler stops the process
 //
 // Differences from Kafka are written next to the code they concern and in
 // README's "Differences from Kafka".

@@ -19,7 +19,9 @@ type electionState struct {
 func (n *Node) becomeUnattached(epoch, voted int32) {
 	n.transition(Unattached)
 	n.epoch, n.leaderID, n.votedID = epoch, -1, voted
-	n.saveState()
+	if !n.saveState() {
+		return
+	}
 	n.announce(-1)
 	if n.IsVoter() {
 		n.setTimer(n.randomElectionTimeout(), "election timeout", n.becomeProspective)
@@ -60,7 +62,9 @@ func (n *Node) prospectiveLost() {
 func (n *Node) becomeCandidate() {
 	n.transition(Candidate)
 	n.epoch, n.leaderID, n.votedID = n.epoch+1, -1, n.cfg.ID
-	n.saveState()
+	if !n.saveState() {
+		return
+	}
 	n.announce(-1)
 	n.election = &electionState{granted: map[int32]bool{n.cfg.ID: true}, rejected: map[int32]bool{}}
 	n.events(fmt.Sprintf("%s: candidate in epoch %d: votes for itself and asks the voters", n.cfg.Node, n.epoch))
@@ -121,6 +125,9 @@ func (n *Node) handleVote(from sim.NodeID, m protocol.VoteRequest) {
 		// A later epoch, even in a pre-vote: whatever this node was, it is
 		// unattached there.
 		n.becomeUnattached(m.ReplicaEpoch, -1)
+		if !n.up {
+			return // it could not write the new epoch: halted
+		}
 	}
 	if m.VoterID != n.cfg.ID {
 		refuse(protocol.InconsistentVoterSet)
@@ -147,7 +154,9 @@ func (n *Node) handleVote(from sim.NodeID, m protocol.VoteRequest) {
 	}
 	if granted && !m.PreVote && n.votedID < 0 {
 		n.votedID = m.CandidateID
-		n.saveState()
+		if !n.saveState() {
+			return // the vote is not on disk: it is never sent
+		}
 		n.events(fmt.Sprintf("%s: votes for %s in epoch %d", n.cfg.Node, n.cfg.VoterNode(m.CandidateID), n.epoch))
 		n.setTimer(n.randomElectionTimeout(), "election timeout", n.becomeProspective)
 	}

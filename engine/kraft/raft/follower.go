@@ -57,7 +57,9 @@ func (n *Node) becomeFollower(epoch, leader int32) {
 	}
 	n.transition(Follower)
 	n.epoch, n.leaderID = epoch, leader
-	n.saveState()
+	if !n.saveState() {
+		return
+	}
 	n.announce(leader)
 	n.fetching = &fetchState{lastSuccess: n.sched.Clock.Elapsed(), bootstrap: n.rng.IntN(len(n.cfg.Voters))}
 	n.armFetchTimeout()
@@ -166,9 +168,7 @@ func (n *Node) handleFetchResponse(m protocol.QuorumFetchResponse) {
 	default:
 		if len(m.Entries) > 0 && m.Entries[0].Record.Offset == n.log.EndOffset() {
 			if _, err := n.appendLocal(m.Entries); err != nil {
-				n.events(fmt.Sprintf("%s: %v", n.cfg.Node, err))
-				n.retryFetch()
-				return
+				return // the node halted
 			}
 		}
 		if m.HighWatermark >= 0 {
@@ -215,7 +215,7 @@ func (n *Node) truncateDiverging(d protocol.SnapshotID) {
 	n.events(fmt.Sprintf("%s: its metadata log diverges from the leader's after epoch %d: truncating %s", n.cfg.Node, d.Epoch, cut))
 	n.log.TruncateTo(to)
 	if err := n.store.TruncateTo(to); err != nil {
-		n.errorText = err.Error()
+		n.halt(err)
 	}
 }
 
@@ -251,11 +251,13 @@ func (n *Node) handleFetchSnapshotResponse(m protocol.FetchSnapshotResponse) {
 	}
 	if !keep {
 		if err := n.store.TruncateTo(n.log.StartOffset()); err != nil {
-			n.errorText = err.Error()
+			n.halt(err)
+			return
 		}
 	}
 	if err := n.store.SaveSnapshot(snap); err != nil {
-		n.errorText = err.Error()
+		n.halt(err)
+		return
 	}
 	n.log.InstallSnapshot(snap)
 	n.lastCommit = snap.ID.EndOffset

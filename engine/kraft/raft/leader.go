@@ -48,7 +48,9 @@ func (n *Node) becomeLeader() {
 	votes := n.election.granted
 	n.transition(Leader)
 	n.leaderID = n.cfg.ID
-	n.saveState()
+	if !n.saveState() {
+		return
+	}
 	ls := &leaderState{epochStart: n.log.EndOffset(), fetched: map[int32]bool{n.cfg.ID: true}}
 	for _, v := range n.cfg.Voters {
 		r := &replicaState{id: v, voter: true, endOffset: -1, lastFetch: -1, lastCaughtUp: -1}
@@ -67,9 +69,7 @@ func (n *Node) becomeLeader() {
 	n.events(fmt.Sprintf("%s: leader in epoch %d (votes from %s); its epoch starts at offset %d", n.cfg.Node, n.epoch, protocol.JoinIDs(voted), ls.epochStart))
 	change := protocol.MetadataRecord{Type: "LeaderChange", BrokerID: n.cfg.ID, Replicas: slices.Clone(n.cfg.Voters)}
 	if _, err := n.appendLocal([]protocol.MetadataEntry{{Epoch: n.epoch, Record: change}}); err != nil {
-		n.events(fmt.Sprintf("%s: cannot write the LeaderChange record: %v; resigning", n.cfg.Node, err))
-		n.becomeResigned(nil)
-		return
+		return // the node halted
 	}
 	n.sendBeginQuorumEpoch()
 	n.scheduleCheckQuorum()

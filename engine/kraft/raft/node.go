@@ -64,6 +64,10 @@ type Node struct {
 	election  *electionState
 	fetching  *fetchState
 	errorText string // the last storage failure, for Status
+	// halted is the store failure that stopped the node (halt.go); onHalt
+	// tells the owner.
+	halted error
+	onHalt func(err error)
 }
 
 // NewNode makes a node; Start boots it.
@@ -102,7 +106,7 @@ func (n *Node) Start() error {
 		n.log.entries = entries
 	}
 	n.epoch, n.leaderID, n.votedID = st.LeaderEpoch, st.LeaderID, st.VotedID
-	n.up, n.gen = true, n.gen+1
+	n.up, n.gen, n.halted = true, n.gen+1, nil
 	n.hw, n.applied, n.announced, n.announcedEpoch = 0, 0, -2, -1
 	n.leader, n.election, n.fetching = nil, nil, nil
 	// The listener starts from the snapshot: what follows it is handed
@@ -201,8 +205,8 @@ func (n *Node) appendLocal(entries []protocol.MetadataEntry) ([]protocol.Metadat
 	out := n.log.Append(entries)
 	if err := n.store.Append(out); err != nil {
 		n.log.TruncateTo(out[0].Record.Offset)
-		n.errorText = err.Error()
-		return nil, fmt.Errorf("metadata log: %w", err)
+		n.halt(err)
+		return nil, err // the store's error says "metadata log: ..."
 	}
 	return out, nil
 }
@@ -260,12 +264,15 @@ func (n *Node) transition(role Role) {
 	n.leader, n.election, n.fetching = nil, nil, nil
 }
 
-// saveState makes the quorum state durable.
-func (n *Node) saveState() {
+// saveState makes the quorum state durable, and says whether it did: if
+// not, the node has halted and the caller must stop where it is (a vote
+// not on disk must not be sent).
+func (n *Node) saveState() bool {
 	if err := n.store.SaveState(QuorumState{LeaderID: n.leaderID, LeaderEpoch: n.epoch, VotedID: n.votedID}); err != nil {
-		n.errorText = err.Error()
-		n.events(fmt.Sprintf("%s: cannot write quorum-state: %v", n.cfg.Node, err))
+		n.halt(err)
+		return false
 	}
+	return true
 }
 
 // after schedules fire in the current role; it does nothing once the node
@@ -292,7 +299,13 @@ func (n *Node) cancelTimer() {
 	}
 }
 
-func (n *Node) send(to sim.NodeID, msg sim.Message) { n.net.Send(n.cfg.Node, to, msg) }
+// send sends msg, unless the node is down: one that halted in the middle
+// of a handler (halt.go) says nothing more.
+func (n *Node) send(to sim.NodeID, msg sim.Message) {
+	if n.up {
+		n.net.Send(n.cfg.Node, to, msg)
+	}
+}
 
 // otherVoters lists the voters but this node, ascending.
 func (n *Node) otherVoters() []int32 {
@@ -360,8 +373,7 @@ func (n *Node) maybeSnapshot() {
 	}
 	snap := Snapshot{ID: protocol.SnapshotID{EndOffset: n.applied, Epoch: last.Epoch}, Records: n.listener.SnapshotRecords()}
 	if err := n.store.SaveSnapshot(snap); err != nil {
-		n.errorText = err.Error()
-		n.events(fmt.Sprintf("%s: cannot write the metadata snapshot: %v", n.cfg.Node, err))
+		n.halt(err)
 		return
 	}
 	n.log.InstallSnapshot(snap)

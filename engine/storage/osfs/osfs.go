@@ -28,10 +28,10 @@ func wrap(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return errors.Join(storage.ErrNotExist, err)
 	}
-	return err
+	return diskFailure(err)
 }
 
-func (f *FS) MkdirAll(dir string) error { return os.MkdirAll(f.path(dir), 0o755) }
+func (f *FS) MkdirAll(dir string) error { return diskFailure(os.MkdirAll(f.path(dir), 0o755)) }
 
 func (f *FS) ReadDir(dir string) ([]string, error) {
 	entries, err := os.ReadDir(f.path(dir))
@@ -86,7 +86,7 @@ type File struct {
 }
 
 func (f *File) ReadAt(p []byte, off int64) (int, error) { return f.f.ReadAt(p, off) }
-func (f *File) Sync() error                             { return f.f.Sync() }
+func (f *File) Sync() error                             { return diskFailure(f.f.Sync()) }
 func (f *File) Close() error                            { return f.f.Close() }
 func (f *File) Name() string                            { return f.name }
 
@@ -95,12 +95,12 @@ func (f *File) Size() int64 { return f.size }
 func (f *File) Write(p []byte) (int, error) {
 	n, err := f.f.WriteAt(p, f.size)
 	f.size += int64(n)
-	return n, err
+	return n, diskFailure(err)
 }
 
 func (f *File) Truncate(size int64) error {
 	if err := f.f.Truncate(size); err != nil {
-		return err
+		return diskFailure(err)
 	}
 	f.size = size
 	return nil

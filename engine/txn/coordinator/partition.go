@@ -164,7 +164,7 @@ func appendError(code protocol.ErrorCode) protocol.ErrorCode {
 	switch code {
 	case protocol.UnknownTopicOrPartition, protocol.NotEnoughReplicas, protocol.NotEnoughReplicasAfterAppend, protocol.RequestTimedOut:
 		return protocol.CoordinatorNotAvailable
-	case protocol.NotLeaderOrFollower:
+	case protocol.NotLeaderOrFollower, protocol.KafkaStorageError:
 		return protocol.NotCoordinator
 	case protocol.MessageTooLarge, protocol.RecordListTooLarge:
 		return protocol.CoordinatorNotAvailable // Kafka: UNKNOWN_SERVER_ERROR, which loglab has no code for
