@@ -1862,6 +1862,8 @@ func leaderStateWords(p view.Partition) words {
 		return words{"down", "宕机"}
 	case "no replica yet":
 		return words{"no replica yet", "副本尚未打开"}
+	case "offline":
+		return words{"offline", "离线"}
 	case "not leading yet":
 		return words{"not leading yet", "尚未开始担任 leader"}
 	default:
@@ -1880,6 +1882,8 @@ func leaderStateTitle(p view.Partition) string {
 			s += fmt.Sprintf(" The records shown are broker %d's.", p.ShownBroker)
 		}
 		return s
+	case "offline":
+		return fmt.Sprintf("broker %d holds this partition offline (its log failed: a full or failing disk); the controller moves the leadership once the broker's heartbeat reports it", p.Leader)
 	case "not leading yet":
 		return fmt.Sprintf("broker %d has not yet applied the metadata that makes it leader at epoch %d", p.Leader, p.LeaderEpoch)
 	}

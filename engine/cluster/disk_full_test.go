@@ -63,6 +63,16 @@ func TestAFullDiskTakesTheReplicaOfflineAndLosesNothingAcknowledged(t *testing.T
 	if !slices.Contains(c.Broker(int(victim)).Offline(), tp) {
 		t.Errorf("broker %d does not list orders/0 offline", victim)
 	}
+	// The page says so too (not "no replica yet").
+	for _, tv := range c.View().Topics {
+		for _, pv := range tv.Partitions {
+			for _, r := range pv.Replicas {
+				if pv.Topic == "orders" && r.Broker == int(victim) && r.Role() != "offline" {
+					t.Errorf("the view shows broker %d's offline replica as %q", victim, r.Role())
+				}
+			}
+		}
+	}
 	if info, _ = c.PartitionInfo("orders", 0); slices.Contains(info.ISR, victim) {
 		t.Errorf("ISR %v still holds broker %d, whose replica is offline", info.ISR, victim)
 	}
@@ -99,3 +109,4 @@ func TestAFullDiskTakesTheReplicaOfflineAndLosesNothingAcknowledged(t *testing.T
 	}
 	noViolations(t, c)
 }
+

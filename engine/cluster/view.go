@@ -119,7 +119,8 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 		b := c.Broker(int(id))
 		if b != nil && b.Alive() {
 			rv.Alive = true
-			if r := b.Replica(tp); r != nil {
+			rv.Offline = slices.Contains(b.Offline(), tp)
+			if r := b.Replica(tp); r != nil && !rv.Offline {
 				rv.Opened = true
 				rv.Leader, rv.LEO, rv.HW, rv.Epoch = r.IsLeader(), r.Log.EndOffset(), r.HW, int(r.LeaderEpoch)
 				if r.IsLeader() || shown == nil {

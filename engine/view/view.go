@@ -193,6 +193,10 @@ type Replica struct {
 	// partition open: a restarted broker opens its logs once it has
 	// registered and replayed the metadata that assigns them.
 	Opened bool
+	// Offline: the running broker holds the partition offline, its log
+	// failed to open or to take a write (a full or failing disk), as
+	// Kafka's OfflineReplicas (its log directory failed).
+	Offline bool
 }
 
 // Role is what the replica row says the broker is for this partition.
@@ -200,6 +204,8 @@ func (r Replica) Role() string {
 	switch {
 	case !r.Alive:
 		return "down"
+	case r.Offline:
+		return "offline"
 	case !r.Opened:
 		return "no replica yet"
 	case r.Leader:
@@ -292,6 +298,8 @@ func (p Partition) LeaderState() string {
 		switch {
 		case !r.Alive:
 			return "down"
+		case r.Offline:
+			return "offline"
 		case !r.Opened:
 			return "no replica yet"
 		case !r.Leader || r.Epoch != p.LeaderEpoch:
