@@ -109,4 +109,3 @@ func TestAFullDiskTakesTheReplicaOfflineAndLosesNothingAcknowledged(t *testing.T
 	}
 	noViolations(t, c)
 }
-
