@@ -115,6 +115,21 @@ func awaitRemoteLeader(t *testing.T, r *Remote, not int) int {
 	return 0
 }
 
+// awaitKnownLeader waits until controller id reports leader as the leader
+// it knows, or another leader took over (the caller then asks again).
+func awaitKnownLeader(t *testing.T, r *Remote, id, leader int) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		st := r.Status()
+		if st[id-1].Leader == leader || leaderOf(st) == nil || leaderOf(st).ID != leader {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("controller %d did not learn that controller %d leads within %s: %+v", id, leader, wait, r.Status())
+}
+
 func getJSON(t *testing.T, url string, out any) int {
 	t.Helper()
 	client := http.Client{Timeout: wait}
@@ -234,6 +249,10 @@ func TestProcessAppendIsExactlyOnceAndRedirected(t *testing.T) {
 	// leadership can move meanwhile (the leader's lease is one heartbeat
 	// timeout): then ask again, of the follower of the leader now.
 	for deadline := time.Now().Add(wait); ; {
+		// A follower redirects to the leader it knows: wait until it has
+		// heard from this one (hashicorp/raft's followers learn the leader
+		// from its first AppendEntries, which a loaded machine delays).
+		awaitKnownLeader(t, r, follower, leader)
 		code, apiErr, err := r.do(t.Context(), http.MethodPost, pq.cfgs[0].APIs[follower-1], "/append", data, &again)
 		if err == nil && code == http.StatusMisdirectedRequest && apiErr.Leader == leader && apiErr.LeaderAPI == pq.cfgs[0].APIs[leader-1] {
 			break
