@@ -34,7 +34,7 @@ func HoldsCluster(dataDir string) bool {
 // openLab returns the live lab and the commands that bring it up: the
 // starter script for a new data directory (or none), or the remembered
 // `cluster` command for one that holds a cluster.
-func openLab(dataDir string) (*lab.Lab, []string, error) {
+func openLab(dataDir string, logger *slog.Logger) (*lab.Lab, []string, error) {
 	if dataDir == "" {
 		return lab.New(), strings.Split(lab.StarterScript, "\n"), nil
 	}
@@ -50,14 +50,15 @@ func openLab(dataDir string) (*lab.Lab, []string, error) {
 	if done, err := recoverRewind(dataDir); err != nil {
 		return nil, nil, err
 	} else if done != "" {
-		slog.Warn(done, "dataDir", dataDir)
+		logger.Warn(done, "dataDir", dataDir)
 	}
-	return openFiles(dataDir)
+	return openFiles(dataDir, logger)
 }
 
 // openFiles is openLab on a data directory with no rewind left aside: the
-// lab and the commands that resume its cluster (or start one).
-func openFiles(dataDir string) (*lab.Lab, []string, error) {
+// lab and the commands that resume its cluster (or start one), or why the
+// cluster's files cannot be resumed (metadatacheck.go).
+func openFiles(dataDir string, logger *slog.Logger) (*lab.Lab, []string, error) {
 	l := labOnDisk(dataDir)
 	line, err := os.ReadFile(filepath.Join(dataDir, clusterFile))
 	switch {
@@ -67,6 +68,9 @@ func openFiles(dataDir string) (*lab.Lab, []string, error) {
 		}
 		return l, strings.Split(lab.StarterScript, "\n"), nil
 	case err != nil:
+		return nil, nil, err
+	}
+	if err := checkMetadataFiles(dataDir, logger); err != nil {
 		return nil, nil, err
 	}
 	// The file is loglab's own, one line; anything else is damage. Running

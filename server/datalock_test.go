@@ -3,6 +3,7 @@
 package server
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -46,7 +47,7 @@ func TestLockFileIsNotTheClustersFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	l, _, err := openFiles(dir)
+	l, _, err := openFiles(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("a data directory holding only the lock: %v", err)
 	}

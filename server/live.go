@@ -132,7 +132,7 @@ func (s *liveSession) followQuorum() (pushed bool) {
 }
 
 func newLiveSession(dataDir string, controllers []string, logger *slog.Logger) (*liveSession, error) {
-	l, start, err := openLab(dataDir)
+	l, start, err := openLab(dataDir, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode"
@@ -321,13 +322,28 @@ func (s *Server) removeCluster(sess *liveSession) bool {
 	if !s.clusters.remove(sess) {
 		return false
 	}
-	sess.shutdown()
+	s.shutdownCluster(sess)
 	if sess.dataDir != "" {
 		if err := os.RemoveAll(sess.dataDir); err != nil {
 			s.logger.Error("removing a participant cluster's files", "dir", sess.dataDir, "err", err)
 		}
 	}
 	return true
+}
+
+// shutdownCluster closes a cluster being removed. The janitor's goroutine
+// has no caller to recover for it: a panic closing one cluster's engine
+// would end the server and every other cluster with it, so it is logged
+// and the removal goes on (the cluster is unregistered already).
+func (s *Server) shutdownCluster(sess *liveSession) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("closing a participant cluster panicked; it is removed all the same", "cluster", sess.id, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	if err := sess.shutdown(); err != nil {
+		s.logger.Error("closing a participant cluster", "cluster", sess.id, "err", err)
+	}
 }
 
 // janitor removes idle participant clusters until the server closes.

@@ -365,7 +365,7 @@ func (s *liveSession) replaceLab(lines []string, ok []bool) ([]web.Entry, error)
 // would (every file back in place: no rewind directory is left); it
 // returns the replay's error, said whole.
 func (s *liveSession) resumeFromFiles(cause error) error {
-	l, start, err := openFiles(s.dataDir)
+	l, start, err := openFiles(s.dataDir, s.logger)
 	if err == nil {
 		s.lab = l
 		for _, line := range start {

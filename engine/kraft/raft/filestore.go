@@ -407,6 +407,13 @@ type fileStoreQuorumStateAny struct {
 	DataVersion *int   `json:"data_version"`
 }
 
+// ReadQuorumState reads the quorum-state in dir, as OpenFileStore would,
+// without opening the metadata log: a driver checks a data directory with
+// it before starting anything on it. A missing file is a new node's state.
+func ReadQuorumState(fs storage.FS, dir string) (QuorumState, error) {
+	return (&FileStore{fs: fs, dir: dir}).readState()
+}
+
 // readState reads quorum-state; a missing file is a new node's state.
 func (s *FileStore) readState() (QuorumState, error) {
 	name := path.Join(s.dir, fileStoreQuorumState)

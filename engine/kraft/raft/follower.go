@@ -213,7 +213,10 @@ func (n *Node) truncateDiverging(d protocol.SnapshotID) {
 		cut = fmt.Sprintf("offset %d", to)
 	}
 	n.events(fmt.Sprintf("%s: its metadata log diverges from the leader's after epoch %d: truncating %s", n.cfg.Node, d.Epoch, cut))
-	n.log.TruncateTo(to)
+	if err := n.log.TruncateTo(to); err != nil {
+		n.halt(err)
+		return
+	}
 	if err := n.store.TruncateTo(to); err != nil {
 		n.halt(err)
 	}

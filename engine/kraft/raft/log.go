@@ -71,15 +71,21 @@ func (l *Log) Append(entries []protocol.MetadataEntry) []protocol.MetadataEntry 
 	return out
 }
 
-// TruncateTo removes every entry at offset and above.
-func (l *Log) TruncateTo(offset int64) {
+// TruncateTo removes every entry at offset and above. Below the snapshot
+// it changes nothing and answers an error: the entries there are gone, so
+// the log cannot end at offset. Kafka's KafkaMetadataLog.truncateTo throws
+// below the high watermark, and the raft IO thread's fatal fault handler
+// stops the node; the node halts likewise (halt.go). It used to panic,
+// and a panic in a controller ended the whole workshop server.
+func (l *Log) TruncateTo(offset int64) error {
 	if offset >= l.EndOffset() {
-		return
+		return nil
 	}
 	if offset < l.start {
-		panic(fmt.Sprintf("metadata log: truncating to %d, below the snapshot at %d", offset, l.start))
+		return fmt.Errorf("metadata log: truncating to %d, below the snapshot at %d", offset, l.start)
 	}
 	l.entries = l.entries[:offset-l.start]
+	return nil
 }
 
 // EndOffsetForEpoch is Kafka's LeaderEpochFileCache.endOffsetFor as the

@@ -2,6 +2,7 @@ package raft
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,14 +110,14 @@ func TestLogOperations(t *testing.T) {
 	if _, ok := l.Entry(1); ok {
 		t.Fatalf("entry 1 is still held below the snapshot")
 	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatalf("truncating below the snapshot did not panic")
-			}
-		}()
-		l.TruncateTo(1)
-	}()
+	// Below the snapshot: an error, and the log as it was (it panicked,
+	// and took the server down with it).
+	if err := l.TruncateTo(1); err == nil || !strings.Contains(err.Error(), "below the snapshot at 2") {
+		t.Fatalf("truncating below the snapshot: %v", err)
+	}
+	if l.StartOffset() != 2 || l.EndOffset() != 3 {
+		t.Fatalf("a refused truncation changed the log: [%d,%d)", l.StartOffset(), l.EndOffset())
+	}
 	// A snapshot the log does not match (another epoch at its last
 	// offset) replaces the whole log.
 	l.InstallSnapshot(Snapshot{ID: protocol.SnapshotID{EndOffset: 3, Epoch: 5}})

@@ -204,7 +204,8 @@ func (n *Node) Append(records []protocol.MetadataRecord) ([]protocol.MetadataRec
 func (n *Node) appendLocal(entries []protocol.MetadataEntry) ([]protocol.MetadataEntry, error) {
 	out := n.log.Append(entries)
 	if err := n.store.Append(out); err != nil {
-		n.log.TruncateTo(out[0].Record.Offset)
+		// Back to where the append began, which is at or past the start.
+		_ = n.log.TruncateTo(out[0].Record.Offset)
 		n.halt(err)
 		return nil, err // the store's error says "metadata log: ..."
 	}

@@ -90,7 +90,7 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
-	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpServer := newHTTPServer(srv.Handler(), logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	closed := make(chan struct{})
