@@ -12,10 +12,7 @@ var brokerDiskFullCommand = &command{
 	summary: "fill a broker's disk: after BYTES more bytes (default 0) its writes fail with ENOSPC (eio=true: EIO at once); " +
 		"the producer is told KAFKA_STORAGE_ERROR and the replica goes offline on that broker until it restarts",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		id, err := brokerArg(a)
+		id, err := l.brokerTarget(a)
 		if err != nil {
 			return "", err
 		}
@@ -42,10 +39,7 @@ var brokerDiskFreeCommand = &command{
 	usage:   "broker disk-free ID",
 	summary: "free a broker's disk: writes succeed again; replicas already offline come back only when the broker restarts, as in Kafka",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		id, err := brokerArg(a)
+		id, err := l.brokerTarget(a)
 		if err != nil {
 			return "", err
 		}

@@ -13,10 +13,7 @@ var brokerCrashCommand = &command{
 	usage:   "broker crash ID [power=false]",
 	summary: "kill a broker; power=true also loses the writes the OS had not written back (about the last 30 s; Kafka does not fsync by default)",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		id, err := brokerArg(a)
+		id, err := l.brokerTarget(a)
 		if err != nil {
 			return "", err
 		}
@@ -39,10 +36,7 @@ var brokerRestartCommand = &command{
 	usage:   "broker restart ID",
 	summary: "start a crashed broker again: it recovers its logs, registers and catches up",
 	run: func(l *Lab, a *args) (string, error) {
-		if err := l.requireCluster(); err != nil {
-			return "", err
-		}
-		id, err := brokerArg(a)
+		id, err := l.brokerTarget(a)
 		if err != nil {
 			return "", err
 		}
@@ -57,6 +51,14 @@ var brokerRestartCommand = &command{
 }
 
 func brokerArg(a *args) (int, error) { return idArg(a, "broker") }
+
+// brokerTarget is the broker a fault command acts on, once a cluster runs.
+func (l *Lab) brokerTarget(a *args) (int, error) {
+	if err := l.requireCluster(); err != nil {
+		return 0, err
+	}
+	return brokerArg(a)
+}
 
 // idArg reads the one positional argument, a broker or controller id.
 func idArg(a *args, what string) (int, error) {
