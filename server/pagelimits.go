@@ -89,3 +89,11 @@ func (s *Server) pageLoadRefused(c echo.Context) (handled bool, err error) {
 func newPageLoadLimiters() clientLimiters {
 	return clientLimiters{perSecond: pageLoadsPerSecond, burst: pageLoadBurst}
 }
+
+// OpenPages is how many websockets the server holds now, every cluster's:
+// the hostile-room check (server/loadtest) reports its peak.
+func (s *Server) OpenPages() int {
+	s.pages.mu.Lock()
+	defer s.pages.mu.Unlock()
+	return s.pages.total
+}
