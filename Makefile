@@ -14,7 +14,7 @@ DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build setup chromium driver generate check-generated vet static-deps wasm precompress run \
-        test test-unit test-wasm e2e bench loadtest fuzz fuzz-server sim
+        test test-unit test-wasm e2e bench loadtest chaos fuzz fuzz-server sim
 
 all: build
 
@@ -137,6 +137,18 @@ bench: precompress chromium driver
 LOADTEST_FLAGS ?= -clients 200 -participants 20 -duration 60s
 loadtest:
 	$(GO) run ./server/cmd/loglab loadtest $(LOADTEST_FLAGS)
+
+## chaos: the hostile-room check (docs/workshop.md): an in-process server on
+## loopback and its own data directory, attacked by a websocket flood from 40
+## addresses that never reads, slow readers, ?since=0 loops and participants
+## filling their budgets, while the instructor produces with acks=all. Prints
+## the connections and descriptors at the peak, refusals by reason and the
+## victim's latency per phase as a ratio; fails on an unanswered probe, a
+## refusal without its reason, the victim refused, an acknowledged record lost
+## or a goroutine leak, never on a latency. CHAOS_FLAGS overrides the sizes.
+CHAOS_FLAGS ?=
+chaos:
+	$(GO) run ./server/cmd/loglab chaos $(CHAOS_FLAGS)
 
 ## fuzz: a short run of every fuzz target (FUZZTIME=30s for longer)
 FUZZTIME ?= 10s

@@ -24,6 +24,9 @@ commands:
   loadtest [-clients 200 -participants 20 -duration 60s]
                                       the workshop load check: an in-process server on loopback, pages
                                       watching it, drivers typing; prints latency, bytes, memory, goroutines
+  chaos [-flood-addresses 40 -flood-per-address 80 -fillers 4 ...]
+                                      the hostile-room check: floods, slow readers, ?since=0 loops and full
+                                      budgets against an in-process server while the instructor types
   version                             print the version
   help                                print this message
 `
@@ -50,6 +53,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return controller(args[1:], stdout, stderr)
 	case "loadtest":
 		return loadTest(args[1:], stdout, stderr)
+	case "chaos":
+		return chaos(args[1:], stdout, stderr)
 	case "version":
 		return version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
