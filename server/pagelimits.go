@@ -31,25 +31,50 @@ const (
 	// address, not a loop.
 	pageLoadsPerSecond = 2
 	pageLoadBurst      = 20
+	// pageOpensPerSecond, pageOpenBurst: websockets opened per address. A
+	// page reconnects with backoff (0.5 s doubling to 10 s), so a room of
+	// 64 tabs behind one address reconnecting after a blip is one burst;
+	// a loop reconnecting with ?since=0 (a snapshot each time) is not.
+	pageOpensPerSecond = 4
+	pageOpenBurst      = DefaultMaxPagesPerAddress
+	// instructorPages are places kept for the instructor's own pages
+	// (the projector, a laptop, a phone): they count against neither
+	// limit, so a room that takes every place cannot lock the instructor
+	// out of their own cluster.
+	instructorPages = 16
 )
 
 // errTooManyPages refuses a websocket past a page limit.
 var errTooManyPages = errors.New("PAGE_LIMIT_REACHED")
 
-// pageConns counts the open websockets, per client address and in all.
+// pageConns counts the open websockets, per client address and in all,
+// and the instructor's apart.
 type pageConns struct {
 	maxPerAddress, max int
 
-	mu     sync.Mutex
-	byHost map[string]int
-	total  int
+	mu         sync.Mutex
+	byHost     map[string]int
+	total      int
+	instructor int // the instructor's pages, in instructorPages' places
 }
 
 // admit takes a place for a websocket from host, or says which limit
-// refuses it (with the HTTP status to answer); release gives it back.
-func (p *pageConns) admit(host string) (release func(), status int, err error) {
+// refuses it (with the HTTP status to answer); release gives it back. The
+// instructor's pages take their reserved places first.
+func (p *pageConns) admit(host string, instructor bool) (release func(), status int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if instructor && p.instructor < instructorPages {
+		p.instructor++
+		var once sync.Once
+		return func() {
+			once.Do(func() {
+				p.mu.Lock()
+				p.instructor--
+				p.mu.Unlock()
+			})
+		}, 0, nil
+	}
 	switch {
 	case p.byHost[host] >= p.maxPerAddress:
 		return nil, http.StatusTooManyRequests, fmt.Errorf("%w: %d live pages are open from your address already (serve -max-pages-per-address): close some tabs; this page retries on its own", errTooManyPages, p.maxPerAddress)
@@ -90,10 +115,27 @@ func newPageLoadLimiters() clientLimiters {
 	return clientLimiters{perSecond: pageLoadsPerSecond, burst: pageLoadBurst}
 }
 
-// OpenPages is how many websockets the server holds now, every cluster's:
-// the hostile-room check (server/loadtest) reports its peak.
+// newPageOpenLimiters are the websocket openings' buckets, one per address.
+func newPageOpenLimiters() clientLimiters {
+	return clientLimiters{perSecond: pageOpensPerSecond, burst: pageOpenBurst}
+}
+
+// pageOpenRefused takes a websocket opening from the request's address
+// bucket (the instructor's pages are not counted); when it is empty,
+// refused is the 429 to answer.
+func (s *Server) pageOpenRefused(r *http.Request, instructor bool) (refused error) {
+	if instructor || s.pageOpens.allow(r.RemoteAddr, s.now()) {
+		return nil
+	}
+	return echo.NewHTTPError(http.StatusTooManyRequests,
+		fmt.Sprintf("%v: too many live pages opened from your address: at most %d a second (bursts of %d); this page retries on its own", errTooManyPages, pageOpensPerSecond, pageOpenBurst))
+}
+
+// OpenPages is how many websockets the server holds now, every cluster's,
+// the instructor's included: the hostile-room check (server/loadtest)
+// reports its peak.
 func (s *Server) OpenPages() int {
 	s.pages.mu.Lock()
 	defer s.pages.mu.Unlock()
-	return s.pages.total
+	return s.pages.total + s.pages.instructor
 }

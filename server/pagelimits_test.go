@@ -25,9 +25,19 @@ func clientFrom(ip string) *http.Client {
 // a refusal is returned with the HTTP answer's status and body.
 func dialFrom(t *testing.T, ts *httptest.Server, ip string) (c *websocket.Conn, status int, body string) {
 	t.Helper()
+	return dialFromAs(t, ts, ip, "")
+}
+
+// dialFromAs is dialFrom with a credential (Bearer token; "" for none).
+func dialFromAs(t *testing.T, ts *httptest.Server, ip, token string) (c *websocket.Conn, status int, body string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws?since=0", &websocket.DialOptions{HTTPClient: clientFrom(ip)})
+	opts := &websocket.DialOptions{HTTPClient: clientFrom(ip)}
+	if token != "" {
+		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.URL, "http")+"/ws?since=0", opts)
 	if err != nil {
 		if resp == nil {
 			t.Fatalf("dialling from %s: %v", ip, err)
@@ -78,9 +88,7 @@ func waitForPages(t *testing.T, s *Server, n int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		s.pages.mu.Lock()
-		got := s.pages.total
-		s.pages.mu.Unlock()
+		got := s.OpenPages()
 		if got == n {
 			return
 		}
@@ -115,5 +123,60 @@ func TestPageLoadsPerAddressAreBounded(t *testing.T) {
 	}
 	if status, _ := get("127.0.0.2", "/live"); status != http.StatusOK {
 		t.Fatalf("another address's page load: %d", status)
+	}
+}
+
+// A room that takes every place (the flood of the hostile-room check held
+// all 1,024) locked the instructor out of their own cluster's page. The
+// instructor's pages have places of their own: they connect when the
+// server is full and from an address at its limit, and count against
+// neither limit; past those places they queue with everyone else.
+func TestTheInstructorConnectsWhenTheRoomHasTakenEveryPlace(t *testing.T) {
+	s, ts := newRolesServer(t, Options{MaxPagesPerAddress: 1, MaxPages: 1})
+	if _, status, body := dialFrom(t, ts, "127.0.0.1"); status != http.StatusSwitchingProtocols {
+		t.Fatalf("the room's page: %d %s", status, body)
+	}
+	if _, status, _ := dialFrom(t, ts, "127.0.0.2"); status != http.StatusServiceUnavailable {
+		t.Fatalf("a participant's page past the server's limit: %d, want 503", status)
+	}
+	for i := range instructorPages {
+		if _, status, body := dialFromAs(t, ts, "127.0.0.1", s.InstructorToken()); status != http.StatusSwitchingProtocols {
+			t.Fatalf("the instructor's page %d with the server full and their address at its limit: %d %s", i+1, status, body)
+		}
+	}
+	if got := s.OpenPages(); got != 1+instructorPages {
+		t.Fatalf("the server counts %d open pages, want %d", got, 1+instructorPages)
+	}
+	_, status, body := dialFromAs(t, ts, "127.0.0.1", s.InstructorToken())
+	if status != http.StatusTooManyRequests || !strings.Contains(body, "PAGE_LIMIT_REACHED") {
+		t.Fatalf("an instructor's page past their reserved places: %d %s, want the address's 429", status, body)
+	}
+}
+
+// A page looping on reconnect with ?since=0 is sent a whole snapshot each
+// time: 16 such loops made 45,000 connections in 40 s. Each address opens
+// at most pageOpenBurst websockets at once and pageOpensPerSecond after,
+// with a 429 naming the limit; another address, and the instructor, still
+// connect.
+func TestPageOpeningsPerAddressAreBounded(t *testing.T) {
+	s, ts := newRolesServer(t, Options{})
+	frozen := time.Now()
+	s.now = func() time.Time { return frozen } // no refill: the test counts tokens, not time
+	for i := range pageOpenBurst {
+		c, status, body := dialFrom(t, ts, "127.0.0.1")
+		if status != http.StatusSwitchingProtocols {
+			t.Fatalf("opening %d of the burst: %d %s", i+1, status, body)
+		}
+		c.CloseNow() // the place is given back: only the openings count here
+	}
+	_, status, body := dialFrom(t, ts, "127.0.0.1")
+	if status != http.StatusTooManyRequests || !strings.Contains(body, "PAGE_LIMIT_REACHED") || !strings.Contains(body, "too many live pages opened from your address") {
+		t.Fatalf("an opening past the burst: %d %s", status, body)
+	}
+	if _, status, body := dialFrom(t, ts, "127.0.0.2"); status != http.StatusSwitchingProtocols {
+		t.Fatalf("another address's page: %d %s", status, body)
+	}
+	if _, status, body := dialFromAs(t, ts, "127.0.0.1", s.InstructorToken()); status != http.StatusSwitchingProtocols {
+		t.Fatalf("the instructor's page from the refused address: %d %s", status, body)
 	}
 }

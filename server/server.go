@@ -83,6 +83,7 @@ type Server struct {
 	// pageLoads bounds page loads per address, pages the websockets
 	// (pagelimits.go).
 	pageLoads clientLimiters
+	pageOpens clientLimiters
 	pages     *pageConns
 	// descriptors is the descriptor budget every cluster's commands and
 	// every new participant cluster are checked against; nil in memory.
@@ -124,7 +125,7 @@ func New(opts Options) (*Server, error) {
 	if s.maxPerAddress = opts.MaxClustersPerAddress; s.maxPerAddress <= 0 {
 		s.maxPerAddress = DefaultMaxClustersPerAddress
 	}
-	s.pageLoads = newPageLoadLimiters()
+	s.pageLoads, s.pageOpens = newPageLoadLimiters(), newPageOpenLimiters()
 	s.pages = &pageConns{maxPerAddress: opts.MaxPagesPerAddress, max: opts.MaxPages}
 	if s.pages.maxPerAddress <= 0 {
 		s.pages.maxPerAddress = DefaultMaxPagesPerAddress

@@ -167,6 +167,9 @@ type updateStream struct {
 	// show); pace is when the paced ones were last sent (pacing.go).
 	withheld []string
 	pace     fragmentPace
+	// snapshots is the last snapshot drawn, shared by pages that connect
+	// before the next update.
+	snapshots snapshotCache
 }
 
 func (st *updateStream) clock() time.Time {
@@ -282,6 +285,7 @@ type snapshotDraft struct {
 	at      int64
 	history []web.Entry
 	shown   []web.RenderedFragment
+	cache   *snapshotCache // the stream's: drafts of one state share a drawing
 }
 
 // snapshotDraft takes a snapshot of the stream with history, the
@@ -296,12 +300,21 @@ func (st *updateStream) snapshotDraft(history []web.Entry, frags func() ([]web.R
 		}
 		st.shown = f
 	}
-	return &snapshotDraft{id: st.lastID(), at: st.clock().UnixMilli(), history: append([]web.Entry(nil), history...), shown: st.shown}, nil
+	return &snapshotDraft{id: st.lastID(), at: st.clock().UnixMilli(), history: append([]web.Entry(nil), history...), shown: st.shown, cache: &st.snapshots}, nil
 }
 
 // render draws the snapshot: the view, and the transcript history
-// replacing the page's (clear). It needs no lock.
+// replacing the page's (clear). It needs no lock: it shares the drawing
+// of the same state with every other page (snapshot_cache.go).
 func (d *snapshotDraft) render(ctx context.Context) (*viewChange, error) {
+	if d.cache == nil {
+		return d.draw(ctx)
+	}
+	return d.cache.get(ctx, d)
+}
+
+// draw draws the snapshot d is a draft of.
+func (d *snapshotDraft) draw(ctx context.Context) (*viewChange, error) {
 	entries, err := renderEntries(ctx, d.history)
 	if err != nil {
 		return nil, err

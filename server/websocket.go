@@ -41,7 +41,11 @@ func (s *Server) websocket(c echo.Context) error {
 	who := s.roleOf(c.Request())
 	// Refused before the upgrade, with a status and words the page's
 	// console shows; the page retries with backoff.
-	release, status, err := s.pages.admit(clientHost(c.Request().RemoteAddr))
+	if err := s.pageOpenRefused(c.Request(), who.instructor); err != nil {
+		c.Response().Header().Set("Retry-After", "1")
+		return err
+	}
+	release, status, err := s.pages.admit(clientHost(c.Request().RemoteAddr), who.instructor)
 	if err != nil {
 		c.Response().Header().Set("Retry-After", "10")
 		return echo.NewHTTPError(status, err.Error())

@@ -1,15 +1,13 @@
 package loadtest
 
-import "os"
+import "github.com/loglab/loglab/server/fdcount"
 
-// openDescriptors counts the process's open descriptors in /proc/self/fd,
-// -1 where there is none. The server runs in this process with its
-// clients, so a loopback connection counts twice: its server end and its
-// client end.
+// openDescriptors counts the process's open descriptors, -1 where it
+// cannot. The server runs in this process with its clients, so a
+// loopback connection counts twice: its server end and its client end.
 func openDescriptors() int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
+	if n, ok := fdcount.Open(); ok {
+		return n
 	}
-	return len(entries) - 1 // ReadDir's own descriptor on the directory
+	return -1
 }

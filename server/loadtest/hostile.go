@@ -249,7 +249,7 @@ func (r *HostileReport) lostAfterRestart(ctx context.Context, opts server.Option
 // sample keeps the peaks of the server's open pages, the process's
 // descriptors and its goroutines until ctx ends.
 func (r *HostileReport) sample(ctx context.Context, srv *server.Server) {
-	t := time.NewTicker(50 * time.Millisecond)
+	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
 		pages, fds, g := srv.OpenPages(), openDescriptors(), runtime.NumGoroutine()

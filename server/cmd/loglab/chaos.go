@@ -29,12 +29,21 @@ func chaos(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.VictimCommands, "victim-commands", 100, "acks=all produces the instructor types in each phase")
 	fs.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "bound on each wait (goroutines going away, the server closing)")
 	quiet := fs.Bool("q", false, "print only the report")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (server, attackers and victim: one process) to this file")
 	if code, done := parseFlags(fs, args, false); done {
 		return code
 	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "loglab chaos: %v\n\n%s", err, usage)
 		return 2
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "loglab chaos: %v\n", err)
+			return 1
+		}
+		defer stopProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
