@@ -37,9 +37,10 @@ const (
 	// topic: its controllers' metadata logs (4 each, at most 5
 	// controllers), and room for the starter script's topic.
 	descriptorsPerCluster = 4*cluster.MaxControllers + 3*3*descriptorsPerReplica
-	// descriptorsPerProduce is a produce's estimate: it opens files only
-	// when it rolls a segment, so it is refused only once the process
-	// has reached the budget, not on an estimate of its rolls.
+	// descriptorsPerProduce is a produce's estimate before its rolls: a
+	// produce smaller than a segment opens files only when it rolls one,
+	// so it is refused only once the process has reached the budget; a
+	// larger one adds the segments it may roll (descriptorsAllow).
 	descriptorsPerProduce = 0
 )
 
@@ -170,8 +171,16 @@ func (s *liveSession) descriptorsAllow(line string) error {
 	}
 	words := strings.Fields(line)
 	what := "`" + words[0] + "`"
-	if words[0] == "topic" {
+	switch words[0] {
+	case "topic":
 		what = fmt.Sprintf("`topic create` (%s replicas of %d descriptors each)", cluster.Thousands(int64(need/descriptorsPerReplica)), descriptorsPerReplica)
+	case "produce":
+		// The lab knows the topic's segment.bytes and replicas: a produce
+		// that may roll segments needs their files.
+		if rolls := s.lab.SegmentsAProduceMayRoll(line); rolls > 0 {
+			need += rolls * descriptorsPerReplica
+			what = fmt.Sprintf("this produce (it may roll about %s segments across the topic's replicas, %d descriptors each: see the topic's segment.bytes)", cluster.Thousands(int64(rolls)), descriptorsPerReplica)
+		}
 	}
 	return s.descriptors.allow(what, need)
 }

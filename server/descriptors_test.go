@@ -131,3 +131,30 @@ func TestAProduceReusesARecentReadingBelowTheBudget(t *testing.T) {
 		t.Fatalf("a produce a second after the last reading: %v after %d readings, want a fresh reading that refuses it", err, reads)
 	}
 }
+
+// One produce with a tiny segment.bytes could open thousands of files
+// before the budget refused the next command: `produce … count=10000`
+// rolls a segment per record on every replica. The lab's estimate of the
+// segments it may roll is asked first: past the budget it is refused,
+// naming segment.bytes; a produce that fits runs (one record a batch:
+// a batch larger than a segment is RECORD_LIST_TOO_LARGE, as in Kafka).
+func TestAProduceThatMayRollPastTheBudgetIsRefused(t *testing.T) {
+	s, ts := newRolesServer(t, Options{DataDir: t.TempDir(), InstructorToken: "teacher"})
+	if _, got, _ := command(t, ts, "live", "teacher", "topic create tiny partitions=1 rf=3 segment.bytes=100"); !got.OK {
+		t.Fatalf("topic create: %+v", got)
+	}
+	open := 600
+	fakeDescriptors(s.descriptors, &open)
+	_, got, _ := command(t, ts, "live", "teacher", "produce tiny value=x count=100")
+	for _, want := range []string{"DESCRIPTOR_BUDGET_REACHED", "may roll about 246 segments", "segment.bytes", "about 738 more", "nothing ran"} {
+		if got.OK || !strings.Contains(got.Output, want) {
+			t.Errorf("the refusal does not say %q: %+v", want, got)
+		}
+	}
+	if _, got, _ := command(t, ts, "live", "teacher", "produce tiny value=x count=10 interval=100ms"); !got.OK {
+		t.Fatalf("a produce of 10 records (about 81 descriptors, within the budget): %+v", got)
+	}
+	if _, got, _ := command(t, ts, "live", "teacher", "show log tiny/0"); !got.OK || strings.Count(got.Output, "payload: x") != 10 {
+		t.Fatalf("the log holds other than the 10 records of the produce that ran: %+v", got)
+	}
+}

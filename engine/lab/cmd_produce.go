@@ -199,6 +199,11 @@ var produceCommand = &command{
 	},
 }
 
+// produceRecordOverhead bounds what a record takes on disk beyond its key
+// and value: its own header (offset and timestamp deltas, lengths: a few
+// bytes) and, at worst alone in its batch, the batch's 61-byte header.
+const produceRecordOverhead = 80
+
 // checkProduce refuses, before anything is sent, a produce past the
 // lab's limits: records per command, key and value bytes per command, and
 // the bytes the cluster would hold once every replica has them.
@@ -214,11 +219,7 @@ func (l *Lab) checkProduce(count int, key, value string, hasKey bool, rf int) er
 	if bytes > lim.bytesPerProduce {
 		return fmt.Errorf("count=%d records of this key and value are %s bytes, past the limit of %s bytes per produce command", count, thousands(bytes), thousands(lim.bytesPerProduce))
 	}
-	// On disk a record also carries its own header (offset and timestamp
-	// deltas, lengths: a few bytes) and, at worst alone in its batch, the
-	// batch's 61-byte header: recordOverhead bounds both.
-	const recordOverhead = 80
-	grow := (bytes + int64(count)*recordOverhead) * int64(max(rf, 1))
+	grow := (bytes + int64(count)*produceRecordOverhead) * int64(max(rf, 1))
 	if held := l.bytesHeld(); held+grow > lim.bytesPerCluster {
 		return fmt.Errorf("the cluster holds %s bytes of partition logs (every replica counted); these records would add up to %s more, past the limit of %s bytes per cluster: produce fewer or smaller records, let retention free room on a topic created with retention.bytes or retention.ms, or start a new cluster",
 			thousands(held), thousands(grow), thousands(lim.bytesPerCluster))
