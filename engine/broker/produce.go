@@ -153,9 +153,14 @@ func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Re
 		b.meters.MessagesIn.Mark(b.sched.Clock.Elapsed(), info.LastOffset-info.FirstOffset+1)
 		// New data: parked follower fetches can be answered now.
 		b.completeFetches(r)
-		if b.maybeIncrementHW(r) { // a lone leader's HW moves at once
-			b.onHWChange(r)
-		}
+	}
+	// Partition.appendRecordsToLeader asks after every append, a
+	// duplicate's too: a lone leader's HW moves at once, and a follower
+	// that stopped fetching (its replica offline) stops holding the HW
+	// once replica.lag.time.max.ms has passed, which only an event like
+	// this retry notices.
+	if b.maybeIncrementHW(r) {
+		b.onHWChange(r)
 	}
 	switch m.Acks {
 	case 0:

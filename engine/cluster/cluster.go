@@ -202,6 +202,11 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 		if fs == nil {
 			c.disks = append(c.disks, storage.NewCrashableMemWithWriteback(clock.Elapsed))
 			c.diskFaults = append(c.diskFaults, storage.NewFaulty(c.disks[i]))
+		} else {
+			// Each broker writes its own broker-N folder of the data
+			// directory through a disk of its own that the lab can fill,
+			// as the controllers' metadata folders do.
+			c.diskFaults = append(c.diskFaults, storage.NewFaulty(fs))
 		}
 		b, err := c.newBroker(i + 1)
 		if err != nil {
@@ -245,9 +250,6 @@ func (c *Cluster) newBroker(id int) (*broker.Broker, error) {
 }
 
 func (c *Cluster) diskOf(id int32) storage.FS {
-	if c.fs != nil {
-		return c.fs
-	}
 	return c.diskFaults[id-1]
 }
 

@@ -109,3 +109,56 @@ func TestAFullDiskTakesTheReplicaOfflineAndLosesNothingAcknowledged(t *testing.T
 	}
 	noViolations(t, c)
 }
+
+// Two of three disks full, the leader's among them: the third broker
+// leads with an ISR of itself, but the follower whose replica went offline
+// had fetched within replica.lag.time.max.ms, so the high watermark still
+// waited for it (Partition.maybeIncrementLeaderHW's
+// shouldWaitForReplicaToJoinIsr) and nothing asked again once the lag had
+// passed: the producer's retries were never answered and the record,
+// written, was reported failed after delivery.timeout.ms. Kafka's
+// appendRecordsToLeader asks for the high watermark after every append, a
+// duplicate retry's too: the retry after request.timeout.ms is
+// acknowledged, and the record is in the log once.
+func TestARetryMovesTheHighWatermarkOnceTheOfflineFollowerHasLapsed(t *testing.T) {
+	c := newTestCluster(t, 11)
+	if err := c.CreateTopic("orders", 1, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	idempotent := client.DefaultProducerConfig()
+	idempotent.EnableIdempotence = true // Kafka's default: the retry is a duplicate the leader recognises
+	p, _ := c.CreateProducer("p1", idempotent)
+	if ds := produceN(t, c, p, "orders", 1, "before"); ds[0].Err != protocol.None {
+		t.Fatalf("produce: %+v", ds[0])
+	}
+	info, _ := c.PartitionInfo("orders", 0)
+	var survivor int32
+	for _, id := range info.Replicas {
+		if id != info.Leader && survivor == 0 {
+			survivor = id
+			continue
+		}
+		if err := c.FillDisk(int(id), 0, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds := produceN(t, c, p, "orders", 1, "full")
+	if ds[0].Err != protocol.None {
+		t.Fatalf("with one disk left the producer was told %s, want the record acknowledged by broker %d alone", ds[0].Err.Name(), survivor)
+	}
+	after, _ := c.PartitionInfo("orders", 0)
+	if after.Leader != survivor || !slices.Equal(after.ISR, []int32{survivor}) {
+		t.Fatalf("leader %d ISR %v, want broker %d alone", after.Leader, after.ISR, survivor)
+	}
+	recs, err := c.Broker(int(survivor)).Replica(protocol.TopicPartition{Topic: "orders", Partition: 0}).Log.Records(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, r := range recs {
+		held = append(held, string(r.Value))
+	}
+	if !slices.Equal(held, []string{"before-0", "full-0"}) {
+		t.Fatalf("broker %d holds %q, want each record once", survivor, held)
+	}
+}

@@ -29,6 +29,24 @@ type HostileConfig struct {
 	// Fillers participants each open a cluster and create 64 × 3 topics
 	// until the replica cap or the descriptor budget refuses one.
 	Fillers int
+	// PageLoadLoops loops, one address each from 127.0.6.1, reload the
+	// instructor's page (GET /live) as fast as they are answered.
+	PageLoadLoops int
+	// DiskFull adds a phase after the flood: the disk of the broker
+	// leading the victim's partition fills (ENOSPC) while the victim
+	// types; then it is freed and the broker restarted.
+	DiskFull bool
+	// CrashProduces > 0 adds the crash phase: a server in a process of its
+	// own takes that many acks=all produces, is killed with SIGKILL with a
+	// produce and a participant's new cluster in flight, and is started
+	// again on its data directory (hostile_crash.go). The program must
+	// call RunCrashChildIfAsked first thing.
+	CrashProduces int
+	// MaxSlowdown > 0 fails the run when a loaded phase's victim p50 is
+	// more than this many times the unloaded phase's. 0: latency is
+	// reported, never a failure (make test's short run: a loaded machine
+	// is not the server's fault).
+	MaxSlowdown float64
 	// VictimCommands is how many acks=all produces the instructor types
 	// in each phase (unloaded, churn, flood), one every VictimEvery.
 	VictimCommands int
@@ -51,14 +69,15 @@ func (c HostileConfig) withDefaults() HostileConfig {
 
 // Validate says what is wrong with c's sizes.
 func (c HostileConfig) Validate() error {
-	if c.FloodAddresses < 0 || c.FloodPerAddress < 0 || c.SlowReaders < 0 || c.ReconnectLoops < 0 || c.Fillers < 0 {
+	if c.FloodAddresses < 0 || c.FloodPerAddress < 0 || c.SlowReaders < 0 || c.ReconnectLoops < 0 || c.Fillers < 0 ||
+		c.PageLoadLoops < 0 || c.CrashProduces < 0 || c.MaxSlowdown < 0 {
 		return errors.New("a negative size")
 	}
 	if c.VictimCommands < 2 {
 		return errors.New("the victim needs at least 2 commands a phase for a median")
 	}
-	if c.SlowReaders > 250 || c.ReconnectLoops > 250 || c.Fillers > 250 {
-		return errors.New("at most 250 slow readers, reconnect loops and fillers (one address each)")
+	if c.SlowReaders > 250 || c.ReconnectLoops > 250 || c.Fillers > 250 || c.PageLoadLoops > 250 {
+		return errors.New("at most 250 slow readers, reconnect loops, page-load loops and fillers (one address each)")
 	}
 	return nil
 }
@@ -151,6 +170,13 @@ func RunHostile(ctx context.Context, cfg HostileConfig) (*HostileReport, error) 
 			loopMu.Unlock()
 		}()
 	}
+	for i := range cfg.PageLoadLoops {
+		loopWG.Add(1)
+		go func() {
+			defer loopWG.Done()
+			pageLoadLoop(runCtx, &r.PageLoads, base, "/live", loopbackIP(6, i))
+		}()
+	}
 	var fillWG sync.WaitGroup
 	r.Fills = make([]filled, cfg.Fillers)
 	fillErrs := make([]error, cfg.Fillers)
@@ -181,6 +207,13 @@ func RunHostile(ctx context.Context, cfg HostileConfig) (*HostileReport, error) 
 	phase("flood")
 	<-floodDone
 	progress("flood done")
+
+	// A full disk under the victim's partition, the room still there.
+	if cfg.DiskFull {
+		if err := r.diskFull(ctx, instructor, func() { phase("disk-full") }); err != nil {
+			r.fail("disk-full phase: %v", err)
+		}
+	}
 
 	stop()
 	loopWG.Wait()
@@ -213,6 +246,10 @@ func RunHostile(ctx context.Context, cfg HostileConfig) (*HostileReport, error) 
 	// A restart on the same data directory still holds every
 	// acknowledged record.
 	r.lostAfterRestart(ctx, opts, v, cfg.Timeout)
+	if cfg.CrashProduces > 0 {
+		progress("crash: a server process killed with SIGKILL mid-produce, then started again")
+		r.crash(ctx, dir, cfg.CrashProduces, cfg.VictimEvery, cfg.Timeout)
+	}
 
 	var gone bool
 	r.Goroutines.After, r.Goroutines.GoneIn, gone = waitGoroutines(r.Goroutines.Baseline+goroutineSlack, cfg.Timeout)

@@ -23,6 +23,9 @@ type HostileReport struct {
 	Phases                  []Phase
 	Flood, Slow, Reconnects Upgrades
 	Loops                   int64 // ?since=0 snapshots read
+	PageLoads               pageLoads
+	Disk                    DiskFigures
+	Crash                   CrashFigures
 	Fills                   []filled
 	Probes                  struct {
 		OK, Failed int
@@ -122,6 +125,16 @@ func (r *HostileReport) check() {
 	if r.ServerErrors > 0 {
 		r.fail("the server logged %d errors: %s", r.ServerErrors, strings.Join(r.ServerLog, "; "))
 	}
+	if r.PageLoads.other > 0 {
+		r.fail("page loads: %d answered neither the page nor the page-load limit: %s", r.PageLoads.other, r.PageLoads.firstOther)
+	}
+	if max := r.Config.MaxSlowdown; max > 0 && len(r.Phases) > 1 && r.Phases[0].P50 > 0 {
+		for _, ph := range r.Phases[1:] {
+			if ratio := ph.P50 / r.Phases[0].P50; ratio > max {
+				r.fail("the victim's p50 in the %s phase is %.1f× its unloaded p50 (%.1f ms vs %.1f ms), past %.1f×", ph.Name, ratio, ph.P50, r.Phases[0].P50, max)
+			}
+		}
+	}
 }
 
 // Print writes the report for a person.
@@ -140,6 +153,16 @@ func (r *HostileReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "server:           %d slow pages and %d dead pages closed, %d snapshots, %d updates coalesced, %d dropped\n",
 		r.Server.SlowPages, r.Server.DeadPages, r.Server.Snapshots, r.Server.Coalesced, r.Server.Dropped)
 	fmt.Fprintf(w, "probes:           %d answered, %d not\n", r.Probes.OK, r.Probes.Failed)
+	if r.Config.PageLoadLoops > 0 {
+		fmt.Fprintf(w, "page-load loops:  %s\n", &r.PageLoads)
+	}
+	if r.Disk.Broker > 0 {
+		fmt.Fprintf(w, "disk-full:        broker %d (leading orders/0) filled, then freed and restarted; orders/0 led by broker %d meanwhile\n", r.Disk.Broker, r.Disk.LeaderDuring)
+	}
+	if r.Crash.Ran {
+		fmt.Fprintf(w, "crash (SIGKILL):  %d acknowledged before the kill, the produce in flight %s, a participant cluster being created; after the restart %d lost, no participant folder without its record: %v\n",
+			r.Crash.Acked, r.Crash.InFlight, len(r.Crash.Lost), r.Crash.OrphansRemoved)
+	}
 	fmt.Fprintln(w, "victim's command latency (POST …/commands, produce acks=all):")
 	var unloaded float64
 	for i, ph := range r.Phases {

@@ -26,7 +26,8 @@ func TestShortHostileRoom(t *testing.T) {
 	}
 	r, err := RunHostile(context.Background(), HostileConfig{
 		FloodAddresses: 4, FloodPerAddress: server.DefaultMaxPagesPerAddress + 16,
-		SlowReaders: 8, ReconnectLoops: 4, Fillers: 1,
+		SlowReaders: 8, ReconnectLoops: 4, Fillers: 1, PageLoadLoops: 2,
+		DiskFull: true, CrashProduces: 5,
 		VictimCommands: 10, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -41,8 +42,17 @@ func TestShortHostileRoom(t *testing.T) {
 	if r.Flood.PerAddress() == 0 {
 		t.Errorf("flood: %s: want some refused for the per-address limit", r.Flood)
 	}
-	if r.Acked != 3*10 {
-		t.Errorf("the victim was acknowledged %d produces of 30", r.Acked)
+	if r.Acked != 4*10 {
+		t.Errorf("the victim was acknowledged %d produces of 40 (unloaded, churn, flood, disk-full)", r.Acked)
+	}
+	if r.Disk.Broker == 0 || r.Disk.LeaderDuring == r.Disk.Broker {
+		t.Errorf("the disk-full phase: %+v", r.Disk)
+	}
+	if !r.Crash.Ran || r.Crash.Acked != 5 || !r.Crash.OrphansRemoved || len(r.Crash.Lost) > 0 {
+		t.Errorf("the crash phase: %+v", r.Crash)
+	}
+	if r.PageLoads.ok == 0 {
+		t.Errorf("page loads: %s: want pages sent (how many are refused depends on the machine's speed)", &r.PageLoads)
 	}
 	if len(r.Fills) != 1 || r.Fills[0].Reason == "" {
 		t.Errorf("the filler met no budget: %+v", r.Fills)

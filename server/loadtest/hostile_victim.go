@@ -50,7 +50,7 @@ func (v *victim) run(ctx context.Context, n int) []float64 {
 		switch {
 		case err != nil:
 			v.failed = append(v.failed, fmt.Sprintf("%q: %v", line, err))
-		case !res.OK || !strings.Contains(res.Output, "(acks=all)"):
+		case !res.OK || !strings.Contains(res.Output, "(acks=all"):
 			v.failed = append(v.failed, fmt.Sprintf("%q: %s", line, firstLine(res.Output)))
 		default:
 			v.acked = append(v.acked, value)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/loglab/loglab/server/loadtest"
 	"io"
 	"os"
 )
@@ -32,6 +33,9 @@ commands:
 `
 
 func main() {
+	// `loglab chaos` starts this binary again as the server its crash
+	// phase kills with SIGKILL.
+	loadtest.RunCrashChildIfAsked()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
