@@ -49,8 +49,10 @@ type controllerOnDisk struct {
 // controllers' files cannot be what it ran on: a quorum-state that does
 // not read, or a metadata log emptied on every controller. The error
 // names each file and says what to do; nothing is changed. A metadata
-// log emptied on some controllers only is logged: the others hold the
-// metadata, and Kafka starts such a quorum too. A data directory with no
+// log emptied on a minority of the controllers is logged: the majority
+// holds the metadata and no leader can be elected without one of them,
+// and Kafka starts such a quorum too. Emptied on a majority, it is
+// refused like every controller's: they could elect one of their own. A data directory with no
 // controller-N/ (its controllers run as separate processes) is not
 // checked.
 func checkMetadataFiles(dataDir string, logger *slog.Logger) error {
@@ -80,10 +82,9 @@ func checkMetadataFiles(dataDir string, logger *slog.Logger) error {
 	if len(empty) == 0 {
 		return nil
 	}
-	if len(empty) < len(controllers) {
+	if len(empty) <= len(controllers)/2 {
 		for _, c := range empty {
-			logger.Warn("a controller's metadata log is empty while the others' are not: it catches up from them, "+
-				"unless the empty controllers are a majority and elect one of their own, which would erase the others'",
+			logger.Warn("a controller's metadata log is empty while a majority's are not: it catches up from them",
 				"dir", filepath.Join(dataDir, c.name, metadataPartitionDir), "quorumStateEpoch", c.epoch)
 		}
 		return nil
@@ -92,8 +93,17 @@ func checkMetadataFiles(dataDir string, logger *slog.Logger) error {
 	for _, c := range empty {
 		lines = append(lines, fmt.Sprintf("  %s (quorum-state records epoch %d)", describeEmptyLog(dataDir, c), c.epoch))
 	}
-	msg := fmt.Sprintf("the cluster's metadata is lost: %s says a cluster ran in %s, but every controller's metadata log is empty:\n%s\n",
-		clusterFile, dataDir, strings.Join(lines, "\n"))
+	var msg string
+	if len(empty) == len(controllers) {
+		msg = fmt.Sprintf("the cluster's metadata is lost: %s says a cluster ran in %s, but every controller's metadata log is empty:\n%s\n",
+			clusterFile, dataDir, strings.Join(lines, "\n"))
+	} else {
+		// A majority can elect one of its own without the others: a
+		// leader over an empty log, whose followers truncate theirs to it.
+		msg = fmt.Sprintf("the cluster's metadata would be erased: in %s, %d of the %d controllers' metadata logs are empty, a majority:\n%s\n"+
+			"they could elect one of their own without the others, and the controllers that still hold the metadata would truncate theirs to its empty log\n",
+			dataDir, len(empty), len(controllers), strings.Join(lines, "\n"))
+	}
 	if topics := partitionsOnDisk(dataDir); topics != "" {
 		msg += "while the brokers' folders hold partitions of topics this metadata would not know: " + topics + "\n"
 	}

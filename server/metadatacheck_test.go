@@ -110,11 +110,48 @@ func TestStartWarnsOfOneEmptiedControllerLog(t *testing.T) {
 		t.Fatalf("one emptied controller of three stopped the start: %v", err)
 	}
 	defer s.Close()
-	if !strings.Contains(logs.String(), "metadata log is empty while the others' are not") ||
+	if !strings.Contains(logs.String(), "metadata log is empty while a majority's are not") ||
 		!strings.Contains(logs.String(), filepath.Join(dir, "controller-2", metadataPartitionDir)) {
 		t.Errorf("the server's log does not name the emptied controller:\n%s", logs.String())
 	}
 	if e := s.live.run("produce orders value=v"); !e.OK {
 		t.Errorf("the resumed cluster: %s", e.Output)
+	}
+}
+
+// Two controllers of three emptied: the start-up only warned, and the two
+// could elect one of their own over an empty log (each votes for a log at
+// least as long as its own), after which the third truncates its metadata
+// to that leader's. A majority emptied is refused as every one is, naming
+// the emptied logs; nothing is changed.
+func TestStartRefusesAMajorityOfEmptiedControllerLogs(t *testing.T) {
+	dir := clusterOnDisk(t)
+	for _, id := range []string{"1", "3"} {
+		if err := os.Truncate(controllerLog(dir, id), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := reopen(t, dir, io.Discard)
+	if err == nil {
+		s.Close()
+		t.Fatal("the server started with two of three controllers' metadata logs emptied")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"2 of the 3 controllers' metadata logs are empty, a majority",
+		controllerLog(dir, "1") + ": 0 bytes",
+		controllerLog(dir, "3") + ": 0 bytes",
+		"restore the controller-N/ folders from a backup",
+		"Nothing was changed",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, controllerLog(dir, "2")) {
+		t.Errorf("the refusal names controller 2, whose log is whole:\n%s", msg)
+	}
+	if info, err := os.Stat(controllerLog(dir, "2")); err != nil || info.Size() == 0 {
+		t.Errorf("the refused start changed controller 2's log: %v %v", info, err)
 	}
 }

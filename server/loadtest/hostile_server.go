@@ -27,8 +27,9 @@ type inProcess struct {
 }
 
 // startServer opens a server on opts (its DataDir, its limits) and serves
-// it on 127.0.0.1:0 as `loglab serve` does: the same http.Server settings
-// that matter under attack (a header timeout, idle connections closed).
+// it on 127.0.0.1:0 as `loglab serve` does: the same connection limits
+// and http.Server settings that matter under attack (a header timeout,
+// idle connections closed).
 func startServer(opts server.Options) (*inProcess, error) {
 	p := &inProcess{logs: &serverLog{}, served: make(chan struct{})}
 	opts.Logger = slog.New(p.logs)
@@ -36,11 +37,13 @@ func startServer(opts server.Options) (*inProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		srv.Close()
 		return nil, err
 	}
+	perAddress, total := server.ConnectionLimits(descriptorLimit())
+	ln := server.LimitConnections(raw, perAddress, total)
 	p.srv, p.ln = srv, ln
 	p.hs = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {

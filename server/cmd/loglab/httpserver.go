@@ -24,8 +24,9 @@ const readHeaderWait = 10 * time.Second
 // Running out of descriptors (EMFILE, ENFILE) at accept does not end it:
 // net/http's Serve treats a temporary accept error (syscall.Errno's
 // Temporary covers both) by sleeping 5 ms, doubling up to 1 s, and
-// accepting again, and serve hands it the bare net.Listener, wrapped by
-// nothing that could turn the error permanent. Its message ("http: Accept
+// accepting again, and serve's listener (server.LimitConnections, which
+// bounds connections per address and in all) returns accept errors as
+// they are, never turning one permanent. Its message ("http: Accept
 // error: accept tcp …: too many open files; retrying in 40ms") goes to
 // logger as a warning, beside the rest of the server's log, instead of to
 // the standard library's log.

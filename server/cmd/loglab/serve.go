@@ -85,11 +85,13 @@ func serve(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *addr)
+	raw, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loglab serve: %v\n", err)
 		return 1
 	}
+	perAddress, total := server.ConnectionLimits(soft)
+	ln := server.LimitConnections(raw, perAddress, total)
 	httpServer := newHTTPServer(srv.Handler(), logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
