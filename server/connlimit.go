@@ -144,4 +144,3 @@ func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
 	}
 	return io.Copy(writerOnly{c.Conn}, r)
 }
-
