@@ -114,4 +114,3 @@ func TestARealFullDiskIsAnAnswerAndLosesNothingAcknowledged(t *testing.T) {
 	}
 	t.Logf("%d records acknowledged before the disk filled; the refusal: %.300s", len(acked), refusal)
 }
-
