@@ -153,6 +153,7 @@ func TestGroupsConvergeUnderEachProtocol(t *testing.T) {
 // the violation too. The same groups left alone converge
 // (TestGroupsConvergeUnderEachProtocol).
 func TestGroupRebalanceStormIsCaught(t *testing.T) {
+	nativeOnly(t, "two ten-minute stabilizes of a rebalance storm, 33 s under node")
 	// Cooperative-sticky loops as eager does (the classic barrier): two
 	// ten-minute stabilizes are enough.
 	for i, p := range []int{0, 2} {

@@ -21,7 +21,10 @@ import (
 // verifies the new epoch's first batch (hasOngoingTransaction(pid, epoch)),
 // gets CONCURRENT_TRANSACTIONS while the coordinator is PrepareCommit, and
 // retries; both transactions end and the LSO reaches the HW.
-func TestLostMarkerThenNextTransaction(t *testing.T) { slowMarkerThenNextTransaction(t, true) }
+func TestLostMarkerThenNextTransaction(t *testing.T) {
+	nativeOnly(t, "a marker lost until its retries run out, 11 s under node")
+	slowMarkerThenNextTransaction(t, true)
+}
 
 func slowMarkerThenNextTransaction(t *testing.T, drop bool) {
 	c := txnProducerCluster(t)

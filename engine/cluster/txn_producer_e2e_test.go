@@ -185,6 +185,7 @@ func committedOffset(c *Cluster, group string, tp protocol.TopicPartition) int64
 // consumer's group metadata) and become the group's committed offsets only
 // with the COMMIT marker; an aborted transaction's offsets never do.
 func TestTransactionalProducerCommitsConsumerOffsets(t *testing.T) {
+	nativeOnly(t, "a consume-transform-produce loop, 10 s under node")
 	// It guards two things it once caught: the group coordinator must
 	// append its transactional offset batch with the Coordinator origin
 	// (as a client's, the next transaction's epoch bump made it

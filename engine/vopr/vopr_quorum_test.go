@@ -75,6 +75,7 @@ func TestVOPRQuorumCheckerFailsAndReplays(t *testing.T) {
 // majority), so a stabilize, the run's last at the latest, finds the
 // quorum not converged: it stays a follower of an old epoch.
 func TestVOPRQuorumLivenessCanFail(t *testing.T) {
+	nativeOnly(t, "the liveness checker failing on a hung quorum, 24 s under node")
 	hung := 0
 	hang := func(c *cluster.Cluster) {
 		for i, n := range c.QuorumNodes() {
@@ -106,6 +107,7 @@ func TestVOPRQuorumLivenessCanFail(t *testing.T) {
 // that moved, they ask again at once, and the cluster spins; the report
 // names the lags, the frozen image among them.
 func TestVOPRFinalStabilizeBudget(t *testing.T) {
+	nativeOnly(t, "the final stabilize budget on a hung quorum, 23 s under node")
 	hang := func(c *cluster.Cluster) {
 		if b := c.Broker(1); c.MetadataLog().End() >= 30 && b.Alive() && b.MetadataObserver().Up() {
 			b.MetadataObserver().Crash()

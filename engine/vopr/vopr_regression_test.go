@@ -15,6 +15,7 @@ import (
 // show its absent text again. (Known bugs not fixed yet had a test of
 // their own, TestVOPRKnownEngineBugs, until the last of them was fixed.)
 func TestVOPRRegressionScripts(t *testing.T) {
+	nativeOnly(t, "every regression script replayed, 78 s under node")
 	for _, c := range []struct{ file, why, absent string }{
 		// The cleaner removed a compacted topic's aborted transaction
 		// (LogCleaner discards aborted transactions' records, KIP-98), and
