@@ -71,6 +71,7 @@ func refused(t *testing.T, l *Lab, line string, mentions ...string) {
 // clock moved. It is refused before anything runs, naming the limit and
 // what would fit, from the rate the cluster measured.
 func TestLongTickIsRefusedUpFront(t *testing.T) {
+	nativeOnly(t, "it then runs the longest tick the limit allows, about 2,000,000 events: 26 s under node")
 	l := setupLab(t)
 	mustRun(t, l, "tick 1h")
 	refused(t, l, "tick 1000h", "tick 1000h0m0s would run about", "per virtual second lately", "the limit is 2,000,000 events per command: tick at most ", "h at a time")
@@ -88,6 +89,7 @@ func TestLongTickIsRefusedUpFront(t *testing.T) {
 // Issue 10: `check invariants always=true` then `tick 1000h` froze a
 // server for 30 s: each event also ran the checker. Its walk counts.
 func TestCheckerAfterEveryEventCountsTowardTheBudget(t *testing.T) {
+	nativeOnly(t, "five hours of virtual time with the checker after every event: 8 s under node")
 	l := setupLab(t)
 	mustRun(t, l, "tick 1h", "check invariants always=true")
 	// Five hours fit without the checker (about 90 events a second, the
