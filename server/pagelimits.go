@@ -121,10 +121,11 @@ func newPageOpenLimiters() clientLimiters {
 }
 
 // pageOpenRefused takes a websocket opening from the request's address
-// bucket (the instructor's pages are not counted); when it is empty,
-// refused is the 429 to answer.
+// bucket (the instructor's pages and the serving machine's own are not
+// counted: tabs on the laptop that serves); when it is empty, refused is
+// the 429 to answer.
 func (s *Server) pageOpenRefused(r *http.Request, instructor bool) (refused error) {
-	if instructor || s.pageOpens.allow(r.RemoteAddr, s.now()) {
+	if instructor || servingMachine(clientHost(r.RemoteAddr)) || s.pageOpens.allow(r.RemoteAddr, s.now()) {
 		return nil
 	}
 	return echo.NewHTTPError(http.StatusTooManyRequests,
