@@ -169,6 +169,70 @@ func TestStaticIdentityWhenNoSiblingApplies(t *testing.T) {
 	}
 }
 
+// make run starts the server with quick siblings (brotli quality 6 in
+// .fast.br, a second of work) and writes quality 11 (.br, a CPU-minute)
+// in the background: the server sends .fast.br while .br is stale or
+// missing, and .br from the first request after it lands.
+func TestStaticSendsTheBestCurrentSibling(t *testing.T) {
+	dir, _, ts := staticServer(t)
+	write := func(name string, data []byte, mtime time.Time) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	brotliAt := func(quality int, data []byte) []byte {
+		var b bytes.Buffer
+		w := brotli.NewWriterLevel(&b, quality)
+		w.Write(data)
+		w.Close()
+		return b.Bytes()
+	}
+	// A rebuilt module: the .br and .gz of the last build are stale.
+	rebuilt := bytes.Repeat([]byte("rebuilt module, compressible "), 4000)
+	built := time.Now()
+	write("loglab.wasm", rebuilt, built)
+	quick, smallest := brotliAt(1, rebuilt), brotliAt(11, rebuilt)
+	if bytes.Equal(quick, smallest) {
+		t.Fatal("the two qualities wrote the same bytes: the test cannot tell them apart")
+	}
+	write("loglab.wasm.fast.br", quick, built)
+
+	resp, body := fetchStatic(t, ts, "/static/loglab.wasm", "Accept-Encoding", "gzip, deflate, br, zstd")
+	if ce := resp.Header.Get("Content-Encoding"); ce != "br" || !bytes.Equal(body, quick) {
+		t.Fatalf("stale .br, current .fast.br: Content-Encoding %q, %d bytes, want .fast.br's %d", ce, len(body), len(quick))
+	}
+	if !bytes.Equal(decode(t, "br", body), rebuilt) {
+		t.Errorf(".fast.br sent does not decode to the rebuilt module")
+	}
+	if resp.Header.Get("Content-Length") != strconv.Itoa(len(quick)) {
+		t.Errorf(".fast.br: Content-Length %q for %d bytes", resp.Header.Get("Content-Length"), len(quick))
+	}
+	quickTag := resp.Header.Get("ETag")
+
+	// Quality 11 lands while the server runs.
+	write("loglab.wasm.br", smallest, built)
+	resp, body = fetchStatic(t, ts, "/static/loglab.wasm", "Accept-Encoding", "gzip, deflate, br, zstd", "If-None-Match", quickTag)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "br" || !bytes.Equal(body, smallest) {
+		t.Fatalf("after .br landed: %d, Content-Encoding %q, %d bytes, want .br's %d", resp.StatusCode, resp.Header.Get("Content-Encoding"), len(body), len(smallest))
+	}
+	if tag := resp.Header.Get("ETag"); tag == quickTag || tag == "" {
+		t.Errorf(".br sent with ETag %q, .fast.br's was %q: a browser holding .fast.br would keep it", tag, quickTag)
+	}
+
+	// A stale .fast.br is not sent either.
+	rebuiltAgain := append([]byte("again "), rebuilt...)
+	write("loglab.wasm", rebuiltAgain, built.Add(time.Hour))
+	resp, body = fetchStatic(t, ts, "/static/loglab.wasm", "Accept-Encoding", "br")
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" || !bytes.Equal(body, rebuiltAgain) {
+		t.Errorf("every sibling stale, br only: Content-Encoding %q, body is the module %v", ce, bytes.Equal(body, rebuiltAgain))
+	}
+}
+
 func TestStaticETagRevalidates(t *testing.T) {
 	dir, _, ts := staticServer(t)
 	tags := map[string]string{}
@@ -217,9 +281,13 @@ func TestStaticETagRevalidates(t *testing.T) {
 }
 
 func TestStaticRefusesSiblingsAndEscapes(t *testing.T) {
-	_, _, ts := staticServer(t)
+	dir, _, ts := staticServer(t)
+	if err := os.WriteFile(filepath.Join(dir, "loglab.wasm.fast.br"), []byte("quick"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, path := range []string{
 		"/static/loglab.wasm.br",
+		"/static/loglab.wasm.fast.br",
 		"/static/loglab.wasm.gz",
 		"/static/%2e%2e/static.go",
 		"/static/..%2fstatic.go",
