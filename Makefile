@@ -13,13 +13,14 @@ PLAYWRIGHT_VERSION := 1.52.0
 DRIVER_DIR := $(CURDIR)/.cache/playwright-driver-$(PLAYWRIGHT_VERSION)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build setup chromium driver generate check-generated vet static-deps wasm precompress run \
+.PHONY: all build setup chromium driver generate check-generated vet static-deps wasm precompress precompress-fast run \
         test test-unit test-wasm e2e bench loadtest chaos fuzz fuzz-server sim
 
 all: build
 
 ## build: the CLI and the WASM module
 build: wasm
+	@echo "loglab: building bin/loglab (the first build compiles the server's packages: about 40 s on 2 cores; then seconds)"
 	$(GO) build -o bin/loglab ./server/cmd/loglab
 
 ## setup: what the e2e tests need; idempotent, and never downloads a browser
@@ -63,6 +64,7 @@ STATIC_DEPS := static/vendor/idiomorph.min.js
 static-deps: $(STATIC_DEPS)
 
 node_modules/.package-lock.json: package.json package-lock.json
+	@echo "loglab: npm ci: the pages' browser libraries, pinned in package-lock.json (once)"
 	npm ci --no-audit --no-fund --ignore-scripts
 	@touch $@
 
@@ -73,19 +75,35 @@ static/vendor/idiomorph.min.js: node_modules/.package-lock.json
 ## wasm: the browser lab's engine, and Go's JS loader beside it (and the
 ## pages' libraries: whatever builds the lab's page needs them too)
 wasm: static-deps
+	@echo "loglab: building static/loglab.wasm (the first build compiles Go's standard library for js/wasm too: about 30 s on 2 cores; then seconds)"
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o static/loglab.wasm ./wasm
 	cp -p $(WASM_LIB)/wasm_exec.js static/wasm_exec.js
 
-## precompress: .br and .gz beside each static file, for the server to send
-## as they are (brotli at quality 11 is what brings the module under 4 MB on
-## the wire, and takes minutes; skipped for files whose siblings are current).
-## `make run` does it; the tests serve the same files compressed on the fly.
+## precompress: .br (brotli quality 11) and .gz beside each static file, for
+## the server to send as they are; skipped for files whose siblings are
+## current. Quality 11 takes the 19 MB module to 3.25 MB on the wire in about
+## a CPU-minute. `make bench` needs it; `make run` does it in the background.
+## The tests serve the same files compressed on the fly.
+PRECOMPRESS_FILES = $(sort static/loglab.wasm static/wasm_exec.js $(STATIC_DEPS) $(wildcard static/*.js static/*.css static/*.svg))
 precompress: wasm
-	$(GO) run ./internal/precompress $(sort static/loglab.wasm static/wasm_exec.js $(STATIC_DEPS) $(wildcard static/*.js static/*.css static/*.svg))
+	@echo "loglab: brotli quality 11 of the static files (about a minute for a new loglab.wasm on 2 cores; nothing when current)"
+	$(GO) run ./internal/precompress $(PRECOMPRESS_FILES)
 
-## run: build everything and serve http://localhost:$(PORT)
-run: build precompress
-	./bin/loglab serve -addr :$(PORT) -static static -data-dir $(or $(DATA_DIR),data)
+## precompress-fast: .fast.br (brotli quality 6: the module to 3.8 MB in a
+## second) and .gz, unless a current .br is there: what `make run` serves
+## until quality 11 lands.
+precompress-fast: wasm
+	@echo "loglab: quick brotli (quality 6) of the static files: a few seconds"
+	@$(GO) run ./internal/precompress -fast $(PRECOMPRESS_FILES)
+
+## run: build everything and serve http://localhost:$(PORT). The server
+## starts with the quick siblings; brotli quality 11 runs in the background
+## (niced, a CPU-minute when the module changed) and the server sends its
+## .br from the first request after it lands. Ctrl-C stops both.
+run: build precompress-fast
+	@echo "loglab: starting the server; brotli quality 11 goes on in the background"
+	@nice -n 10 $(GO) run ./internal/precompress $(PRECOMPRESS_FILES) & \
+	exec ./bin/loglab serve -addr :$(PORT) -static static -data-dir $(or $(DATA_DIR),data)
 
 ## test: everything, from a fresh clone
 test: setup vet check-generated test-unit test-wasm e2e
@@ -118,7 +136,7 @@ e2e: wasm driver
 ## latency), printed as a table beside the budgets with the native and WASM
 ## produce figures of this run. docs/budgets.md explains each measure. It
 ## reports, never fails on a figure. It serves the precompressed module, so it
-## needs `make precompress` (minutes of brotli once per module build).
+## needs `make precompress` (a CPU-minute of brotli once per module build).
 BENCH_OUT := $(CURDIR)/.cache/bench
 bench: precompress chromium driver
 	@mkdir -p $(BENCH_OUT)
