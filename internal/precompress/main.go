@@ -45,11 +45,11 @@ const (
 	gzipSuffix = ".gz"
 )
 
-// The brotli settings of each pass, measured on the 19.1 MB module on a
-// 2-core machine: quality 11 3.25 MB in 60 s, 10 3.36 MB in 30 s, 9 3.72 MB
-// in 3 s, 6 3.80 MB in 1.0 s, 5 3.85 MB in 0.7 s, 4 4.25 MB; gzip -9 4.65
-// MB in 1.6 s. The fast pass keeps the module under the 4 MB budget while
-// the server waits for it; quality 11 leaves room for the module to grow.
+// The brotli settings of each pass, measured on the 19.1 MB module, one
+// core of a quiet machine: quality 11 3.25 MB in 60 s, 10 3.36 MB in 30 s,
+// 9 3.72 MB in 3 s, 6 3.80 MB in 1.0 s, 5 3.85 MB in 0.7 s, 4 4.25 MB;
+// gzip -9 4.65 MB in 1.6 s. The fast pass keeps the module under the 4 MB
+// budget while quality 11 runs; quality 11 leaves room for it to grow.
 // Window 2^24 lets quality 11's matches reach 16 MB back; at quality 6
 // 2^22 compresses slightly better (3.83 MB with 2^24).
 var (
