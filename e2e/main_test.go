@@ -75,13 +75,24 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	defer pw.Stop()
+	// Without these, Chromium reaches for Google's services, which this
+	// network refuses, and for a GPU and /dev/shm a container may lack.
+	args := []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-sync",
+		"--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"}
+	if os.Getenv("LOGLAB_BENCH") == "" {
+		// The engine's WASM compiled by V8's baseline compiler (Liftoff)
+		// alone, which compiles every function first anyway: each test's
+		// pages live seconds, and recompiling their hot functions with the
+		// optimizing one (TurboFan) cost the suite more CPU than it saved,
+		// on a machine where the suite is CPU-bound. The same code and
+		// semantics, run slower; make bench (TestBudgets) measures the
+		// browser as shipped.
+		args = append(args, "--js-flags=--liftoff-only")
+	}
 	browser, err = pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(chromiumPath),
 		Headless:       playwright.Bool(true),
-		// Without these, Chromium reaches for Google's services, which this
-		// network refuses, and for a GPU and /dev/shm a container may lack.
-		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-sync",
-			"--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"},
+		Args:           args,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: launching chromium:", err)
