@@ -11,6 +11,7 @@ import (
 // history across a reload (↑ recalls a command typed before it). On a
 // projector, then on a phone: the same page, resized.
 func TestConsoleCompletesExplainsAndRemembers(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	for _, size := range pageSizes {
@@ -118,7 +119,8 @@ func completeExplainAndRemember(t *testing.T, p *watchedPage) {
 
 // The live page completes the server's own commands too.
 func TestConsoleCompletesNativeCommandsOnLive(t *testing.T) {
-	p := newSizedPage(t, pageSizes[0])
+	t.Parallel()
+	p := newPageAt(t, ownServer(t), sizedContext(pageSizes[0]), true)
 	p.open(t, "/live")
 	for _, size := range pageSizes {
 		t.Run(sizeName(size), func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 // All of it on a projector and then, on the same cluster (every fault is
 // undone), on a phone: the targets must be big enough to hit there too.
 func TestFaultsAreClicks(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	p.command(t, "cluster brokers=3 controllers=3 seed=7")

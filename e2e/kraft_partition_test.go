@@ -18,6 +18,7 @@ import (
 // leader back as a Follower of the new one, in its epoch, at its high
 // watermark.
 func TestLabPartitionIsolatesAController(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 	p.command(t, "cluster brokers=3 controllers=3 seed=11")

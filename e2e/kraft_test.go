@@ -18,6 +18,7 @@ import (
 // back. The quorum runs in virtual time: it moves with the commands only,
 // the same on every run.
 func TestLabControllerFailover(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 	quorum := p.Locator("#cluster-view #quorum")
@@ -166,14 +167,15 @@ func TestLabControllerFailover(t *testing.T) {
 
 // The live page draws the same quorum panel, rendered by the server.
 func TestLiveShowsTheControllerQuorum(t *testing.T) {
-	p := newPage(t)
+	t.Parallel()
+	p := newPageOn(t, ownServer(t))
 	p.open(t, "/live")
 	quorum := p.Locator("#cluster-view #quorum")
 	if err := expect.Locator(quorum.Locator(".controller-card")).ToHaveCount(3); err != nil {
 		t.Fatal(err)
 	}
-	// The server's cluster is shared with the other live tests, which
-	// leave the controllers alone: one of them is active.
+	// The test's own server's cluster, as it starts: one controller is
+	// active.
 	active := quorum.Locator(`.controller-card[data-active="true"]`)
 	if err := expect.Locator(active).ToHaveCount(1); err != nil {
 		t.Fatal(err)

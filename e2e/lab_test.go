@@ -10,6 +10,7 @@ import (
 // The browser lab runs the engine inside the page: a command typed into the
 // console changes the rendered log, and the server's cluster never hears of it.
 func TestLabConsoleRunsTheEngineInThePage(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 

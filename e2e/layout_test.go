@@ -41,7 +41,7 @@ var layoutScript = []string{
 
 func newLayoutPage(t *testing.T, width, height int) *watchedPage {
 	t.Helper()
-	return newPageAs(t, layoutContext(width, height), true)
+	return newPageWith(t, layoutContext(width, height))
 }
 
 func layoutContext(width, height int) playwright.BrowserNewContextOptions {
@@ -69,8 +69,10 @@ func (w *watchedPage) runAll(t *testing.T, lines []string) {
 }
 
 func TestLayoutLab(t *testing.T) {
+	t.Parallel()
 	for _, vp := range layoutViewports {
 		t.Run(vp.name, func(t *testing.T) {
+			t.Parallel()
 			p := newLayoutPage(t, vp.width, vp.height)
 			p.open(t, "/lab")
 			p.runAll(t, layoutScript)
@@ -94,12 +96,13 @@ func TestLayoutLab(t *testing.T) {
 }
 
 // The live page draws the same panels, rendered by the server: a
-// participant's own cluster, so the shared one stays as other tests expect.
+// participant's own cluster, on a server of the test's own.
 func TestLayoutLive(t *testing.T) {
+	t.Parallel()
 	vp := layoutViewports[2]
-	// A participant: the instructor drives the shared cluster, and only a
+	// A participant: the instructor drives the room's cluster, and only a
 	// participant's page offers a cluster of their own.
-	p := newPageAs(t, layoutContext(vp.width, vp.height), false)
+	p := newPageAt(t, ownServer(t), layoutContext(vp.width, vp.height), false)
 	p.open(t, "/live")
 	if err := p.Locator(`#open-own-cluster input[name="name"]`).Fill("Layout"); err != nil {
 		t.Fatal(err)
@@ -123,6 +126,7 @@ func TestLayoutLive(t *testing.T) {
 // Projector mode is a switch the page remembers: larger type, and still
 // no sideways scrolling at 1280×720.
 func TestLayoutProjectorModePersists(t *testing.T) {
+	t.Parallel()
 	p := newLayoutPage(t, 1280, 720)
 	p.open(t, "/lab")
 	toggle := p.Locator(`[data-layout-toggle="projector"]`)
@@ -152,6 +156,7 @@ func TestLayoutProjectorModePersists(t *testing.T) {
 // A collapsed panel stays collapsed when the view is redrawn and when the
 // page is reloaded: its state is the page's, not the fragment's.
 func TestLayoutPanelsCollapse(t *testing.T) {
+	t.Parallel()
 	p := newLayoutPage(t, 1440, 900)
 	p.open(t, "/lab")
 	network := p.Locator("#cluster-view #network")
@@ -276,7 +281,7 @@ func assertInViewport(t *testing.T, p *watchedPage, sel string) {
 		if (!el) return false;
 		const r = el.getBoundingClientRect();
 		return r.top >= 0 && r.top < window.innerHeight - 20 && r.bottom > 0;
-	}`, sel, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(10000)}); err != nil {
+	}`, sel, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(expectTimeout)}); err != nil {
 		where, _ := p.Evaluate(`(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight, JSON.stringify(globalThis.loglabLayout.lastChange())]; }`, sel)
 		t.Errorf("%s is not in the viewport after the command that changed it (top, bottom, viewport height, last change: %v)", sel, where)
 	}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -23,50 +25,122 @@ import (
 // console. A native lessons.Session plays alongside: it tells which choice
 // is the engine's and what the step's element must show, which the page
 // must then show in sight and highlighted.
+//
+// lessonWalkers browsers walk at once, each a share of the lessons one
+// after another in one page: each lesson opens by its link, as from the
+// catalogue, the browser keeping the compiled module between them; then
+// that browser's catalogue lists every lesson and remembers that each of
+// its share was finished.
 func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
+	t.Parallel()
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One page for every lesson: each opens by its link, as from the
-	// catalogue, and the browser keeps the compiled module between them.
-	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
-	walked := 0
-	for i, l := range all {
-		if l.Native {
-			// `mode: native`: the browser lab refuses it (it needs the
-			// workshop server's own commands); the server's tests play it.
+	var walked []*lessons.Lesson
+	for _, l := range all {
+		// `mode: native`: the browser lab refuses it (it needs the
+		// workshop server's own commands); the server's tests play it.
+		if !l.Native {
+			walked = append(walked, l)
+		}
+	}
+	shares := shareLessons(walked, lessonWalkers)
+	pages := make([]*watchedPage, len(shares))
+	for i := range shares {
+		pages[i] = newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	}
+	// Each browser's lessons are subtests run from a goroutine of its own
+	// (t.Run may be called from several at once): they keep their names,
+	// TestLessonsWalkEveryLessonInTheLab/<id>, and the test waits for all.
+	var wg sync.WaitGroup
+	for i, share := range shares {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, l := range share {
+				t.Run(l.ID, func(t *testing.T) {
+					walkLesson(t, pages[i], l, walk{wrongOnce: l == all[0], lang: "en"})
+				})
+			}
+		}()
+	}
+	wg.Wait()
+
+	for i, p := range pages {
+		if _, err := p.Goto(p.base + "/"); err != nil {
+			t.Fatal(err)
+		}
+		cards := p.Locator(".lesson-card")
+		if err := expect.Locator(cards).ToHaveCount(len(all)); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range shares[i] {
+			if err := expect.Locator(p.Locator(fmt.Sprintf(`.lesson-card[data-lesson-id=%q]`, l.ID))).ToHaveAttribute("data-state", "done"); err != nil {
+				t.Errorf("the catalogue does not show %s as done in the browser that walked it: %v", l.ID, err)
+			}
+		}
+		if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(len(shares[i])); err != nil {
+			t.Fatalf("the catalogue does not show every lesson its browser walked as done: %v", err)
+		}
+		above, err := p.Evaluate(`() => document.querySelector(".catalogue").getBoundingClientRect().bottom <= document.querySelector(".choices").getBoundingClientRect().top`)
+		if err != nil || above != true {
+			t.Fatalf("the catalogue is not above the sandboxes (%v)", err)
+		}
+		name := "catalogue-done"
+		if i > 0 {
+			name += fmt.Sprint("-", i+1)
+		}
+		shot(t, p, name)
+	}
+}
+
+// lessonWalkers is how many browsers walk the lessons at once: a
+// browser's progress is one localStorage entry its pages read and write
+// back, so one page per browser walks its share in turn.
+const lessonWalkers = 3
+
+// shareLessons deals the lessons to n walkers, the longest (most steps)
+// first to the walker with the fewest steps so far, each share then in
+// the catalogue's order.
+func shareLessons(ls []*lessons.Lesson, n int) [][]*lessons.Lesson {
+	order := make([]int, len(ls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ls[order[a]].Steps) > len(ls[order[b]].Steps) })
+	steps := make([]int, n)
+	picked := make([][]int, n)
+	for _, i := range order {
+		w := 0
+		for j := range steps {
+			if steps[j] < steps[w] {
+				w = j
+			}
+		}
+		steps[w] += len(ls[i].Steps)
+		picked[w] = append(picked[w], i)
+	}
+	var shares [][]*lessons.Lesson
+	for _, p := range picked {
+		if len(p) == 0 {
 			continue
 		}
-		walked++
-		t.Run(l.ID, func(t *testing.T) {
-			walkLesson(t, p, l, walk{wrongOnce: i == 0, lang: "en"})
-		})
+		sort.Ints(p)
+		var share []*lessons.Lesson
+		for _, i := range p {
+			share = append(share, ls[i])
+		}
+		shares = append(shares, share)
 	}
-
-	// The catalogue on the landing page lists them all and remembers
-	// that each was finished.
-	if _, err := p.Goto(baseURL + "/"); err != nil {
-		t.Fatal(err)
-	}
-	cards := p.Locator(".lesson-card")
-	if err := expect.Locator(cards).ToHaveCount(len(all)); err != nil {
-		t.Fatal(err)
-	}
-	if err := expect.Locator(p.Locator(`.lesson-card[data-state="done"]`)).ToHaveCount(walked); err != nil {
-		t.Fatalf("the catalogue does not show every walked lesson as done: %v", err)
-	}
-	above, err := p.Evaluate(`() => document.querySelector(".catalogue").getBoundingClientRect().bottom <= document.querySelector(".choices").getBoundingClientRect().top`)
-	if err != nil || above != true {
-		t.Fatalf("the catalogue is not above the sandboxes (%v)", err)
-	}
-	shot(t, p, "catalogue-done")
+	return shares
 }
 
 // One lesson again, in a browser that prefers Chinese: the narration and
 // the player's chrome are Chinese; the switch turns them English, and the
 // choice survives a reload.
 func TestLessonWalkInChinese(t *testing.T) {
+	t.Parallel()
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +150,7 @@ func TestLessonWalkInChinese(t *testing.T) {
 	walkLesson(t, p, l, walk{lang: "zh"})
 
 	// The catalogue too is Chinese, with the lesson done.
-	if _, err := p.Goto(baseURL + "/"); err != nil {
+	if _, err := p.Goto(p.base + "/"); err != nil {
 		t.Fatal(err)
 	}
 	card := p.Locator(fmt.Sprintf(`.lesson-card[data-lesson-id=%q]`, l.ID))
@@ -114,6 +188,7 @@ func TestLessonWalkInChinese(t *testing.T) {
 // cluster are exactly what Next showed there. A link to a step opens it
 // the same way, and so does Reset after the learner's own commands.
 func TestLessonBackAndStepLinks(t *testing.T) {
+	t.Parallel()
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)

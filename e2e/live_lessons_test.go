@@ -2,9 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +10,6 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/loglab/loglab/lessons"
-	"github.com/loglab/loglab/server"
 )
 
 // liveLessonIDs are the lessons walked on /live: a log's offsets and the
@@ -31,7 +27,8 @@ var liveLessonIDs = []string{"log-not-a-queue", "partitions-key-order", "acks1-l
 // middle of a lesson catches up. A screenshot of the viewer's page per step
 // goes to e2e/out/live-<id>-<step>.png (steps numbered from 1, as shown).
 func TestLiveLessonsViewerFollowsTheInstructor(t *testing.T) {
-	base := liveLessonServer(t)
+	t.Parallel()
+	base := ownServer(t)
 	var walk []*lessons.Lesson
 	all, err := lessons.All()
 	if err != nil {
@@ -48,7 +45,7 @@ func TestLiveLessonsViewerFollowsTheInstructor(t *testing.T) {
 	if len(walk) < 3 {
 		t.Fatalf("found %d of the lessons %v to walk; issue 11 asks for three on /live", len(walk), liveLessonIDs)
 	}
-	instructor, viewer := newPage(t), newPage(t)
+	instructor, viewer := newPageOn(t, base), newPageOn(t, base)
 	liveOpen(t, instructor, base)
 	liveOpen(t, viewer, base)
 	for i, l := range walk {
@@ -74,21 +71,6 @@ func TestLiveLessonsViewerFollowsTheInstructor(t *testing.T) {
 	if err := expect.Locator(instructor.Locator("#transcript .entry").Last().Locator(".cmd")).ToHaveText("topic list"); err != nil {
 		t.Fatalf("free play after the lessons: %v", err)
 	}
-}
-
-// liveLessonServer is a live server of the test's own: the package's
-// shared one is the starter cluster other tests rely on.
-func liveLessonServer(t *testing.T) string {
-	t.Helper()
-	srv, err := server.New(server.Options{StaticDir: "../static", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), InstructorToken: instructorToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	// Registered before the pages: cleanups run last first, so the pages
-	// close before the server does.
-	t.Cleanup(func() { srv.Close(); ts.Close() })
-	return ts.URL
 }
 
 func liveOpen(t *testing.T, p *watchedPage, base string) {
@@ -189,7 +171,7 @@ func liveWalk(t *testing.T, base string, instructor, viewer *watchedPage, l *les
 		}
 		liveCheckStep(t, pages, native, l, i, last)
 		if i == lateAt {
-			late := newPage(t)
+			late := newPageOn(t, base)
 			liveOpen(t, late, base)
 			liveWaitStep(t, map[string]*watchedPage{"late page": late}, l, i, native.Status().Phase)
 			liveCheckStep(t, map[string]*watchedPage{"instructor": instructor, "late page": late}, native, l, i, last)
@@ -330,7 +312,7 @@ func liveCheckFocus(t *testing.T, name string, p *watchedPage, native *lessons.S
 		if (!el) return false;
 		const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
 		return boxes.some((b) => b.classList.contains("lesson-focus"));
-	}`, sel, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(30000)}); err != nil {
+	}`, sel, playwright.PageWaitForFunctionOptions{Timeout: playwright.Float(expectTimeout)}); err != nil {
 		t.Fatalf("%s: step %d: focus %q is not drawn highlighted: %v", name, i+1, form, err)
 	}
 	got, err := p.Evaluate(`(sel) => {

@@ -14,7 +14,9 @@ import (
 // while it was away appear in its view and transcript, after what it
 // already showed, without a reload.
 func TestLivePageResumesAfterItsConnectionDrops(t *testing.T) {
-	watcher, sender := newPage(t), newPage(t)
+	t.Parallel()
+	base := ownServer(t)
+	watcher, sender := newPageOn(t, base), newPageOn(t, base)
 	// Each connection the watcher opens goes through the test, which can
 	// cut it and hold the next one back from the server.
 	conns := make(chan playwright.WebSocketRoute, 4)
@@ -31,7 +33,7 @@ func TestLivePageResumesAfterItsConnectionDrops(t *testing.T) {
 			return nil
 		}
 	}
-	if _, err := watcher.Goto(baseURL + "/live"); err != nil {
+	if _, err := watcher.Goto(base + "/live"); err != nil {
 		t.Fatal(err)
 	}
 	first := next()

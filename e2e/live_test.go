@@ -5,7 +5,9 @@ import "testing"
 // The live page sends commands to the server's cluster; the websocket pushes
 // the new view to this page and to every other page watching.
 func TestLivePushesUpdatesToEveryPage(t *testing.T) {
-	sender, watcher := newPage(t), newPage(t)
+	t.Parallel()
+	base := ownServer(t)
+	sender, watcher := newPageOn(t, base), newPageOn(t, base)
 	sender.open(t, "/live")
 	watcher.open(t, "/live")
 
@@ -27,7 +29,8 @@ func TestLivePushesUpdatesToEveryPage(t *testing.T) {
 // The live page draws the same cluster diagram, rendered by the server, and
 // its buttons drive the server's cluster over the websocket.
 func TestLiveShowsTheClusterDiagram(t *testing.T) {
-	p := newPage(t)
+	t.Parallel()
+	p := newPageOn(t, ownServer(t))
 	p.open(t, "/live")
 	network := p.Locator("#cluster-view #network")
 	if err := expect.Locator(network.Locator("svg.diagram")).ToBeVisible(); err != nil {

@@ -16,8 +16,10 @@ import (
 // acks=all write under min.insync.replicas is refused, and the HW line of
 // the partition has points once records were produced.
 func TestMetricsPanel(t *testing.T) {
+	t.Parallel()
 	for _, size := range []playwright.Size{{Width: 1280, Height: 720}, {Width: 390, Height: 844}} {
 		t.Run(strconv.Itoa(size.Width), func(t *testing.T) {
+			t.Parallel()
 			p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size})
 			p.open(t, "/lab")
 			p.command(t, "cluster brokers=3 controllers=3 seed=7 replica.lag.time.max.ms=4000")

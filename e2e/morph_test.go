@@ -42,6 +42,7 @@ func assertMorphed(t *testing.T, p *watchedPage, how string) {
 // then on a phone (the same page resized: the layout's media queries
 // change, the morph must not).
 func TestLabUpdateMorphsTheWholeView(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders: partitions=3 rf=3"); err != nil {
@@ -72,7 +73,8 @@ func TestLabUpdateMorphsTheWholeView(t *testing.T) {
 // The live server sends the fragments that changed, each morphed in by its
 // key: the partition a produce changed keeps its node too.
 func TestLiveFragmentsMorphInPlace(t *testing.T) {
-	p := newSizedPage(t, pageSizes[0])
+	t.Parallel()
+	p := newPageAt(t, ownServer(t), sizedContext(pageSizes[0]), true)
 	p.open(t, "/live")
 	if err := expect.Locator(p.Locator(`#cluster-view [data-partition="orders/2"]`)).ToBeVisible(); err != nil {
 		t.Fatal(err)
@@ -99,6 +101,7 @@ func TestLiveFragmentsMorphInPlace(t *testing.T) {
 // the update it caused, and the highlight a lesson step put on an element
 // is still there after the next update.
 func TestMorphKeepsFocusAndPageState(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders"); err != nil {
@@ -243,6 +246,7 @@ func toInt(v any) int {
 // On a projector, then on a phone: the same page, resized, after the
 // projector's round ended by reloading it.
 func TestMessagesMoveAlongTheirLinks(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	for _, size := range pageSizes {
@@ -282,6 +286,7 @@ func TestMessagesMoveAlongTheirLinks(t *testing.T) {
 // A learner who asked the system for less motion gets no animation unless
 // they turn it on here.
 func TestReducedMotionTurnsAnimationOff(t *testing.T) {
+	t.Parallel()
 	p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &pageSizes[0], ReducedMotion: playwright.ReducedMotionReduce})
 	p.open(t, "/lab")
 	if _, err := p.Evaluate(animationLog); err != nil {

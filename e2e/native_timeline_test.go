@@ -18,11 +18,11 @@ import (
 var nativeCommands = []string{"produce orders key=a value=first partition=1", "tick 500ms", "broker crash 3", "produce orders key=b value=second partition=2"}
 
 // ownNativeCluster opens a participant's browser at a viewport and their
-// own cluster on the server; the cluster is removed when the test ends
-// (a client address opens few).
-func ownNativeCluster(t *testing.T, size playwright.Size, name string) (*watchedPage, func()) {
+// own cluster on the server at base; the cluster is removed when the test
+// ends (a client address opens few).
+func ownNativeCluster(t *testing.T, base string, size playwright.Size, name string) (*watchedPage, func()) {
 	t.Helper()
-	p := newPageAs(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size,
+	p := newPageAt(t, base, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size,
 		AcceptDownloads: playwright.Bool(true), ReducedMotion: playwright.ReducedMotionReduce}, false)
 	p.open(t, "/live")
 	if err := p.Locator(`#open-own-cluster input[name="name"]`).Fill(name); err != nil {
@@ -77,9 +77,9 @@ func runNative(t *testing.T, p *watchedPage, at int, lines []string) {
 
 // freshNative is what a new cluster that ran the starter script and lines
 // shows: a fresh replay, on the server, of the same commands.
-func freshNative(t *testing.T, size playwright.Size, lines []string) drawing {
+func freshNative(t *testing.T, base string, size playwright.Size, lines []string) drawing {
 	t.Helper()
-	p, drop := ownNativeCluster(t, size, "Fresh")
+	p, drop := ownNativeCluster(t, base, size, "Fresh")
 	runNative(t, p, 2, lines)
 	d := drawn(t, p)
 	drop()
@@ -96,7 +96,7 @@ func dropCluster(t *testing.T, p *watchedPage, id string) {
 	if _, err := p.Goto("about:blank"); err != nil {
 		t.Log(err)
 	}
-	resp, err := p.Context().Request().Delete(baseURL+"/api/v1/clusters/"+id, playwright.APIRequestContextDeleteOptions{
+	resp, err := p.Context().Request().Delete(p.base+"/api/v1/clusters/"+id, playwright.APIRequestContextDeleteOptions{
 		Headers: map[string]string{"Content-Type": "application/json"}})
 	if err != nil || resp.Status() != 204 {
 		t.Errorf("removing the test's cluster %s: %v %v", id, resp, err)
@@ -195,9 +195,14 @@ func entryTexts(t *testing.T, p *watchedPage) string {
 // transcript. The lab's play, speed, step and tick are not offered: the
 // real-time bar runs the server's clock.
 func TestNativeTimeline(t *testing.T) {
+	t.Parallel()
 	for _, size := range timelineViewports {
 		t.Run(sizeName(size), func(t *testing.T) {
-			p, _ := ownNativeCluster(t, size, "Ana")
+			t.Parallel()
+			// A server per size: each opens three clusters from one
+			// address, the most a server allows it.
+			base := ownServer(t)
+			p, _ := ownNativeCluster(t, base, size, "Ana")
 			for _, id := range []string{"#tl-play", "#tl-step", "#tl-tick", "#tl-speed"} {
 				if err := expect.Locator(p.Locator(id)).ToBeHidden(); err != nil {
 					t.Errorf("%s is offered natively: %v", id, err)
@@ -211,7 +216,7 @@ func TestNativeTimeline(t *testing.T) {
 			if err := expect.Locator(p.Locator("#tl-message")).ToContainText("went back to command 5 of 6"); err != nil {
 				t.Fatal(err)
 			}
-			sameDrawing(t, "undo vs a fresh cluster that ran the same commands", drawn(t, p), freshNative(t, size, nativeCommands[:3]))
+			sameDrawing(t, "undo vs a fresh cluster that ran the same commands", drawn(t, p), freshNative(t, base, size, nativeCommands[:3]))
 			shotAs(t, p, "native-undo")
 
 			// The slider back more than one command asks first: it drops
@@ -235,7 +240,7 @@ func TestNativeTimeline(t *testing.T) {
 			dialogs.next(t)
 			waitNative(t, p, 3)
 			lastEntry(t, p, nativeCommands[0])
-			sameDrawing(t, "the slider back to 3 vs a fresh cluster", drawn(t, p), freshNative(t, size, nativeCommands[:1]))
+			sameDrawing(t, "the slider back to 3 vs a fresh cluster", drawn(t, p), freshNative(t, base, size, nativeCommands[:1]))
 
 			// ← rebuilds the room's cluster: not from a list (its arrows
 			// pick an option) nor from a control outside the bar, so the
@@ -276,7 +281,7 @@ func TestNativeTimeline(t *testing.T) {
 			if err := expect.Locator(p.Locator("#tl-message")).ToContainText("line 3: consumer poll nobody"); err != nil {
 				t.Fatal(err)
 			}
-			forgive(p, "HTTP 409 for "+baseURL+"/api/v1/clusters/", "status of 409 (Conflict)")
+			forgive(p, "HTTP 409 for "+base+"/api/v1/clusters/", "status of 409 (Conflict)")
 			sameDrawing(t, "after a refused script", drawn(t, p), before)
 			script := "# saved\ncluster brokers=3 controllers=3 seed=42\ntopic create orders partitions=3 rf=3\n" + strings.Join(nativeCommands, "\n") + "\n"
 			good := filepath.Join(t.TempDir(), "good.lab")
@@ -294,12 +299,12 @@ func TestNativeTimeline(t *testing.T) {
 				t.Fatal(err)
 			}
 			link, err := url.InputValue()
-			if err != nil || !strings.HasPrefix(link, baseURL+"/lab#s=") {
+			if err != nil || !strings.HasPrefix(link, base+"/lab#s=") {
 				t.Fatalf("share link %q (%v)", link, err)
 			}
 			shotAs(t, p, "native-shared")
 			nativeTranscript := entryTexts(t, p)
-			opened := newLabPage(t, size, strings.TrimPrefix(link, baseURL))
+			opened := newLabPageAt(t, base, size, strings.TrimPrefix(link, base))
 			waitTimeline(t, opened, 6, 6)
 			if err := expect.Locator(opened.Locator("#status")).ToHaveText("shared session opened"); err != nil {
 				t.Fatal(err)

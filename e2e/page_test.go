@@ -16,7 +16,11 @@ import (
 // engine can take a while (a /lab first load was seen to pass 30 s at a
 // load average of 20 on two cores). A bound that turns a lost update into a failure, not a timing
 // assertion.
-var expect = playwright.NewPlaywrightAssertions(60000)
+var expect = playwright.NewPlaywrightAssertions(expectTimeout)
+
+// expectTimeout is that bound in milliseconds; a page's actions (a click
+// waiting for its target, a navigation) have it too.
+const expectTimeout = 60000
 
 // visibleText compares what a reader sees (innerText), not textContent:
 // chrome is in the page in English and Chinese (web.T) and CSS hides the
@@ -24,58 +28,96 @@ var expect = playwright.NewPlaywrightAssertions(60000)
 // open in English (the browser context's locale).
 var visibleText = playwright.LocatorAssertionsToHaveTextOptions{UseInnerText: playwright.Bool(true)}
 
-// watchedPage is a page in its own browser context that records every
-// console error, uncaught exception, failed request and HTTP error status,
-// and fails the test with them at the end: a page that "works" while
-// logging errors is broken.
+// watchedPage is a page that records every console error, uncaught
+// exception, failed request and HTTP error status, and fails the test with
+// them at the end: a page that "works" while logging errors is broken.
 type watchedPage struct {
 	playwright.Page
+	base     string // the server the page opens paths on (open)
 	mu       sync.Mutex
 	problems []string
 }
 
-// instructorToken is the e2e server's instructor token: newPage's browser
+// instructorToken is every e2e server's instructor token: newPage's browser
 // holds it (as the instructor's would after opening the URL loglab serve
 // prints), newParticipantPage's does not.
 const instructorToken = "e2e-instructor-token"
 
+// newPage is a page in a browser of its own (a new context) on the
+// package's server, where the browser lab is: a /lab page runs its own
+// engine, so tests of the lab share that server and run beside each other.
 func newPage(t *testing.T) *watchedPage {
+	t.Helper()
+	return newPageOn(t, baseURL)
+}
+
+// newPageOn is newPage on another server (ownServer's), as the instructor.
+func newPageOn(t *testing.T, base string) *watchedPage {
 	t.Helper()
 	// English, whatever the machine's locale: lang.js follows the
 	// browser's preference, and the assertions read the English chrome.
-	return newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")})
+	return newPageAt(t, base, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")}, true)
 }
 
 // newPageWith is newPage in a context with options (a locale, say).
 func newPageWith(t *testing.T, opts playwright.BrowserNewContextOptions) *watchedPage {
 	t.Helper()
-	return newPageAs(t, opts, true)
+	return newPageAt(t, baseURL, opts, true)
 }
 
-// newParticipantPage is a participant's browser: no instructor token.
-func newParticipantPage(t *testing.T) *watchedPage {
+// newParticipantPage is a participant's browser on a server: no
+// instructor token.
+func newParticipantPage(t *testing.T, base string) *watchedPage {
 	t.Helper()
-	return newPageAs(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")}, false)
+	return newPageAt(t, base, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US")}, false)
 }
 
-func newPageAs(t *testing.T, opts playwright.BrowserNewContextOptions, instructor bool) *watchedPage {
+// newPageAt opens a page in a new browser context with opts, whose paths
+// are on the server at base; the instructor's browser holds the token.
+func newPageAt(t *testing.T, base string, opts playwright.BrowserNewContextOptions, instructor bool) *watchedPage {
 	t.Helper()
 	ctx, err := browser.NewContext(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Actions wait as long as assertions do: tests run beside each other,
+	// and a loaded machine (make test beside CPU hogs) slows every page.
+	ctx.SetDefaultTimeout(expectTimeout)
 	if instructor {
-		err := ctx.AddCookies([]playwright.OptionalCookie{{Name: "loglab_instructor", Value: instructorToken, URL: playwright.String(baseURL),
+		err := ctx.AddCookies([]playwright.OptionalCookie{{Name: "loglab_instructor", Value: instructorToken, URL: playwright.String(base),
 			HttpOnly: playwright.Bool(true), SameSite: playwright.SameSiteAttributeLax}})
 		if err != nil {
+			ctx.Close()
 			t.Fatal(err)
 		}
 	}
 	page, err := ctx.NewPage()
 	if err != nil {
+		ctx.Close()
 		t.Fatal(err)
 	}
-	w := &watchedPage{Page: page}
+	return watch(t, base, page, func() { ctx.Close() })
+}
+
+// sibling is another page in w's browser context (another tab of the same
+// browser): it shares w's cookies, storage and HTTP cache, so a second
+// /lab page there reuses the engine the browser already compiled. It
+// closes with w's context.
+func (w *watchedPage) sibling(t *testing.T) *watchedPage {
+	t.Helper()
+	page, err := w.Context().NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return watch(t, w.base, page, func() { page.Close() })
+}
+
+// watch records page's problems and, when the test ends, saves its
+// screenshot, calls done (closing the page or its context) and fails the
+// test with what it recorded.
+func watch(t *testing.T, base string, page playwright.Page, done func()) *watchedPage {
+	t.Helper()
+	w := &watchedPage{Page: page, base: base}
 	page.OnConsole(func(m playwright.ConsoleMessage) {
 		if m.Type() == "error" {
 			w.problem("console error: " + m.Text())
@@ -96,7 +138,7 @@ func newPageAs(t *testing.T, opts playwright.BrowserNewContextOptions, instructo
 	})
 	t.Cleanup(func() {
 		screenshot(t, page)
-		ctx.Close()
+		done()
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		for _, p := range w.problems {
@@ -115,7 +157,7 @@ func (w *watchedPage) problem(s string) {
 // open loads a page and waits until its console accepts commands.
 func (w *watchedPage) open(t *testing.T, path string) {
 	t.Helper()
-	if _, err := w.Goto(baseURL + path); err != nil {
+	if _, err := w.Goto(w.base + path); err != nil {
 		t.Fatal(err)
 	}
 	if err := expect.Locator(w.Locator("body")).ToHaveAttribute("data-ready", "true"); err != nil {
@@ -164,7 +206,12 @@ var pageSizes = []playwright.Size{{Width: 1280, Height: 720}, {Width: 390, Heigh
 // cluster serve both, instead of twice the suite's time.
 func newSizedPage(t *testing.T, size playwright.Size) *watchedPage {
 	t.Helper()
-	return newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size})
+	return newPageWith(t, sizedContext(size))
+}
+
+// sizedContext is newSizedPage's browser: English, at a viewport.
+func sizedContext(size playwright.Size) playwright.BrowserNewContextOptions {
+	return playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size}
 }
 
 // resizeTo sets the page's viewport and waits until the page has laid

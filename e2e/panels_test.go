@@ -11,6 +11,7 @@ import (
 // network, quorum, groups and transactions panels. Each opens where the
 // reader sees it, whole, and never widens the page.
 func TestPanelsOpenAndFoldAtBothSizes(t *testing.T) {
+	t.Parallel()
 	p := newSizedPage(t, pageSizes[0])
 	p.open(t, "/lab")
 	p.runAll(t, []string{

@@ -15,6 +15,7 @@ import (
 // ISR; after a restart the broker catches up and rejoins the ISR. Every
 // step is a click on the page, as a learner would do it.
 func TestLabLeaderFailover(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 	p.command(t, "cluster brokers=3 controllers=3 seed=7")
@@ -123,6 +124,7 @@ func TestLabLeaderFailover(t *testing.T) {
 // so: the checker's violation in its panel, the record in the partition's
 // list of acknowledged-then-lost records.
 func TestLabFlagsALostAcknowledgedRecord(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 	for _, line := range []string{

@@ -16,6 +16,7 @@ import (
 // controller elects another leader and the restarted broker comes back as
 // a follower: the panels agree again at every click.
 func TestLabRestartLimboIsConsistent(t *testing.T) {
+	t.Parallel()
 	p := newPage(t)
 	p.open(t, "/lab")
 	p.command(t, "cluster brokers=3 controllers=3 seed=7")

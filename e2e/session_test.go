@@ -25,8 +25,10 @@ func playSession(t *testing.T, p *watchedPage) {
 // A session shared as a link opens, in a new browser, as the same
 // session: the same cluster view and transcript, byte for byte.
 func TestSessionShareLinkRestoresTheSession(t *testing.T) {
+	t.Parallel()
 	for _, size := range timelineViewports {
 		t.Run(sizeName(size), func(t *testing.T) {
+			t.Parallel()
 			p := newLabPage(t, size, "/lab")
 			playSession(t, p)
 			want := drawn(t, p)
@@ -58,11 +60,14 @@ func TestSessionShareLinkRestoresTheSession(t *testing.T) {
 }
 
 // The session downloads as a lab script, and that script uploaded into
-// another lab opens the same session; a script with a failing line is
-// refused naming the line, and the session on screen stays.
+// another lab (a new page of the same browser) opens the same session; a
+// script with a failing line is refused naming the line, and the session
+// on screen stays.
 func TestSessionDownloadAndUpload(t *testing.T) {
+	t.Parallel()
 	for _, size := range timelineViewports {
 		t.Run(sizeName(size), func(t *testing.T) {
+			t.Parallel()
 			p := newLabPage(t, size, "/lab")
 			playSession(t, p)
 			want := drawn(t, p)
@@ -84,7 +89,8 @@ func TestSessionDownloadAndUpload(t *testing.T) {
 				t.Fatalf("downloaded %s:\n%s\nwant a comment line, then\n%s", dl.SuggestedFilename(), script, wantScript)
 			}
 
-			other := newLabPage(t, size, "/lab")
+			other := p.sibling(t)
+			openLab(t, other, "/lab")
 			waitTimeline(t, other, 2, 2)
 			if err := other.Locator("#tl-upload").SetInputFiles(path); err != nil {
 				t.Fatal(err)
@@ -123,42 +129,46 @@ func TestSessionDownloadAndUpload(t *testing.T) {
 // A link whose data is damaged, or whose script fails, says so and leaves
 // the new session the lab starts with.
 func TestSessionBadLinkSaysSoAndKeepsTheStarter(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, path, mention string }{
 		{"corrupt", "/lab#s=bm90LWRlZmxhdGU", "The shared link is damaged"},
 		{"not base64", "/lab#s=%%%", "The shared link is damaged"},
 		{"failing line", shareLink(t, "cluster brokers=3 seed=1\ntopic create t\nfrobnicate now"), `line 3: frobnicate now: unknown command "frobnicate"`},
 	}
 	for _, size := range timelineViewports {
-		// One page per size, loading each link in turn: a page loaded
-		// afresh (not only its fragment changed) keeps nothing of the one
-		// before (the lab keeps no session in storage), and the browser's
-		// cache spares compiling the module again.
-		p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size, ReducedMotion: playwright.ReducedMotionReduce})
-		for _, c := range cases {
-			t.Run(sizeName(size)+"/"+c.name, func(t *testing.T) {
-				if _, err := p.Goto("about:blank"); err != nil {
-					t.Fatal(err)
-				}
-				p.open(t, c.path)
-				msg := p.Locator("#tl-message")
-				if err := expect.Locator(msg).ToContainText(c.mention, playwright.LocatorAssertionsToContainTextOptions{UseInnerText: playwright.Bool(true)}); err != nil {
-					t.Fatal(err)
-				}
-				if err := expect.Locator(msg).ToHaveAttribute("data-kind", "error"); err != nil {
-					t.Fatal(err)
-				}
-				waitTimeline(t, p, 2, 2)
-				if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders: partitions=3 rf=3"); err != nil {
-					t.Fatal(err)
-				}
-				// The starter session still takes commands.
-				p.command(t, "produce orders key=a value=after partition=0")
-				waitTimeline(t, p, 3, 3)
-				assertFits(t, p, "a bad link's message")
-				if c.name == "failing line" {
-					shotAs(t, p, "error")
-				}
-			})
-		}
+		t.Run(sizeName(size), func(t *testing.T) {
+			t.Parallel()
+			// One page per size, loading each link in turn: a page loaded
+			// afresh (not only its fragment changed) keeps nothing of the one
+			// before (the lab keeps no session in storage), and the browser's
+			// cache spares compiling the module again.
+			p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size, ReducedMotion: playwright.ReducedMotionReduce})
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					if _, err := p.Goto("about:blank"); err != nil {
+						t.Fatal(err)
+					}
+					p.open(t, c.path)
+					msg := p.Locator("#tl-message")
+					if err := expect.Locator(msg).ToContainText(c.mention, playwright.LocatorAssertionsToContainTextOptions{UseInnerText: playwright.Bool(true)}); err != nil {
+						t.Fatal(err)
+					}
+					if err := expect.Locator(msg).ToHaveAttribute("data-kind", "error"); err != nil {
+						t.Fatal(err)
+					}
+					waitTimeline(t, p, 2, 2)
+					if err := expect.Locator(p.Locator("#transcript")).ToContainText("created topic orders: partitions=3 rf=3"); err != nil {
+						t.Fatal(err)
+					}
+					// The starter session still takes commands.
+					p.command(t, "produce orders key=a value=after partition=0")
+					waitTimeline(t, p, 3, 3)
+					assertFits(t, p, "a bad link's message")
+					if c.name == "failing line" {
+						shotAs(t, p, "error")
+					}
+				})
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 // Clicking a record opens its batch: the decoded header fields beside the
 // bytes, checked against what the engine wrote.
 func TestLabOpensABatchFromTheLog(t *testing.T) {
+	t.Parallel()
 	script := []string{
 		"topic create events segment.bytes=300 index.interval.bytes=100",
 		// batch.size=0 and linger.ms=0: every record is its own batch, so

@@ -20,15 +20,29 @@ var timelineViewports = []playwright.Size{{Width: 1280, Height: 720}, {Width: 39
 
 func sizeName(s playwright.Size) string { return fmt.Sprintf("%dx%d", s.Width, s.Height) }
 
-// newLabPage opens the browser lab at a viewport and waits for its
-// timeline to show the starter script's two commands.
+// newLabPage opens the browser lab at a viewport, in a browser of its
+// own, and waits for its timeline to be drawn.
 func newLabPage(t *testing.T, size playwright.Size, path string) *watchedPage {
+	t.Helper()
+	return newLabPageAt(t, baseURL, size, path)
+}
+
+// newLabPageAt is newLabPage on the server at base.
+func newLabPageAt(t *testing.T, base string, size playwright.Size, path string) *watchedPage {
 	t.Helper()
 	// Reduced motion turns the messages' animation off (static/animate.js):
 	// its moving messages are no part of a view to compare.
-	p := newPageWith(t, playwright.BrowserNewContextOptions{
+	p := newPageAt(t, base, playwright.BrowserNewContextOptions{
 		Locale: playwright.String("en-US"), Viewport: &size, AcceptDownloads: playwright.Bool(true),
-		ReducedMotion: playwright.ReducedMotionReduce})
+		ReducedMotion: playwright.ReducedMotionReduce}, true)
+	openLab(t, p, path)
+	return p
+}
+
+// openLab opens path, a page of the browser lab, in p and waits for its
+// timeline to be drawn.
+func openLab(t *testing.T, p *watchedPage, path string) {
+	t.Helper()
 	p.open(t, path)
 	if err := expect.Locator(p.Locator("#timeline")).ToBeVisible(); err != nil {
 		t.Fatal(err)
@@ -37,7 +51,6 @@ func newLabPage(t *testing.T, size playwright.Size, path string) *watchedPage {
 	if err := expect.Locator(p.Locator("#tl-play")).ToHaveText(regexp.MustCompile(`^\W*play$`), visibleText); err != nil {
 		t.Fatal(err)
 	}
-	return p
 }
 
 // waitTimeline waits until the slider stands at command at of length.
@@ -134,18 +147,20 @@ func shareLink(t *testing.T, script string) string {
 	return "/lab#s=" + base64.RawURLEncoding.EncodeToString(b.Bytes())
 }
 
-// freshReplay opens the commands as a shared link in a new page: a lab
-// that ran exactly them, and nothing else.
-func freshReplay(t *testing.T, size playwright.Size, commands []string) drawing {
+// freshReplay opens the commands as a shared link in a new page beside
+// from (another tab of its browser, at its size, which has the engine
+// compiled already): a lab that ran exactly them, and nothing else.
+func freshReplay(t *testing.T, from *watchedPage, commands []string) drawing {
 	t.Helper()
-	p := newLabPage(t, size, shareLink(t, strings.Join(commands, "\n")))
+	p := from.sibling(t)
+	openLab(t, p, shareLink(t, strings.Join(commands, "\n")))
 	waitTimeline(t, p, len(commands), len(commands))
 	if err := expect.Locator(p.Locator("#status")).ToHaveText("shared session opened"); err != nil {
 		t.Fatal(err)
 	}
 	d := drawn(t, p)
 	// Closed now: every open page runs an engine, on a shared machine.
-	if err := p.Context().Close(); err != nil {
+	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -178,8 +193,10 @@ func click(t *testing.T, p *watchedPage, selector string) {
 // page that replays the same commands shows; forward again gives back
 // the later state; play runs ticks at the chosen speed until paused.
 func TestTimelineControls(t *testing.T) {
+	t.Parallel()
 	for _, size := range timelineViewports {
 		t.Run(sizeName(size), func(t *testing.T) {
+			t.Parallel()
 			p := newLabPage(t, size, "/lab")
 			commands := []string{"cluster brokers=3 controllers=3 seed=42", "topic create orders partitions=3 rf=3"}
 			waitTimeline(t, p, 2, 2)
@@ -214,7 +231,7 @@ func TestTimelineControls(t *testing.T) {
 			if n, _ := p.Locator(`#cluster-view .record`).Count(); n != 0 {
 				t.Errorf("back before the first produce, the view shows %d records", n)
 			}
-			sameDrawing(t, "slider back to 4 vs a fresh page replaying 4 commands", drawn(t, p), freshReplay(t, size, commands[:4]))
+			sameDrawing(t, "slider back to 4 vs a fresh page replaying 4 commands", drawn(t, p), freshReplay(t, p, commands[:4]))
 
 			// Forward again: the commands ahead were kept.
 			if err := p.Locator("#tl-slider").Fill("7"); err != nil {
@@ -236,7 +253,7 @@ func TestTimelineControls(t *testing.T) {
 			press(t, p, "ArrowLeft")
 			waitTimeline(t, p, 5, 7)
 			sameDrawing(t, "← vs the page when it first got there", drawn(t, p), at[5])
-			sameDrawing(t, "← vs a fresh page replaying 5 commands", drawn(t, p), freshReplay(t, size, commands[:5]))
+			sameDrawing(t, "← vs a fresh page replaying 5 commands", drawn(t, p), freshReplay(t, p, commands[:5]))
 
 			// → steps one event: a new command, which drops the two ahead.
 			press(t, p, "ArrowRight")

@@ -13,8 +13,10 @@ import (
 // and are refused when they type into it; each opens a cluster of their
 // own, apart from the other's; the instructor's overview lists them.
 func TestWorkshopRolesAndParticipantClusters(t *testing.T) {
-	instructor := newPage(t)
-	ana, bo := newParticipantPage(t), newParticipantPage(t)
+	t.Parallel()
+	base := ownServer(t)
+	instructor := newPageOn(t, base)
+	ana, bo := newParticipantPage(t, base), newParticipantPage(t, base)
 	for _, p := range []*watchedPage{instructor, ana, bo} {
 		p.open(t, "/live")
 	}
@@ -89,7 +91,7 @@ func TestWorkshopRolesAndParticipantClusters(t *testing.T) {
 	}
 
 	// The overview lists both, with their last commands.
-	if _, err := instructor.Goto(baseURL + "/instructor"); err != nil {
+	if _, err := instructor.Goto(base + "/instructor"); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{anaID: "topic create ana-only", boID: "topic create bo-only"} {
@@ -106,7 +108,9 @@ func TestWorkshopRolesAndParticipantClusters(t *testing.T) {
 // The record endpoint's bytes, fetched by the browser and saved as a
 // segment file, are what `loglab dump-log` decodes: real RecordBatch v2.
 func TestRecordEndpointBytesAreASegmentDumpLogReads(t *testing.T) {
-	p := newPage(t)
+	t.Parallel()
+	base := ownServer(t)
+	p := newPageOn(t, base)
 	p.open(t, "/live")
 	p.command(t, "produce orders key=dump-key value=dump-me partition=1")
 	if err := expect.Locator(p.Locator("#transcript .entry").Last()).ToContainText("produced"); err != nil {
@@ -116,7 +120,7 @@ func TestRecordEndpointBytesAreASegmentDumpLogReads(t *testing.T) {
 	if err := expect.Locator(p.Locator("#transcript .entry").Last()).ToContainText("tick 1s"); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := p.Request().Get(baseURL + "/api/v1/clusters/live/topics/orders/partitions/1/records?offset=0")
+	resp, err := p.Request().Get(base + "/api/v1/clusters/live/topics/orders/partitions/1/records?offset=0")
 	if err != nil {
 		t.Fatal(err)
 	}
