@@ -45,13 +45,16 @@ $(DRIVER_DIR)/package/cli.js:
 	ln -sf "$$(command -v node)" $(DRIVER_DIR).tmp/node
 	rm -rf $(DRIVER_DIR) && mv $(DRIVER_DIR).tmp $(DRIVER_DIR)
 
-## generate: regenerate the templ components' Go code (committed)
+## generate: regenerate the templ components' Go code and the command
+## reference in docs/lab-language.md (both committed)
 generate:
 	$(GO) tool templ generate
+	$(GO) generate ./internal/labdoc
 
-## check-generated: fail when the committed *_templ.go files are stale
+## check-generated: fail when the committed *_templ.go files or the lab
+## language's command reference are stale
 check-generated:
-	$(GO) test ./web -run TestGeneratedCodeIsFresh -count=1
+	$(GO) test ./web ./internal/labdoc -run 'TestGeneratedCodeIsFresh|TestLabLanguageReferenceIsFresh' -count=1
 
 vet:
 	$(GO) vet ./...
