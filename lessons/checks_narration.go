@@ -19,6 +19,10 @@ func init() {
 	register("batch-field", "batch-field TOPIC/P OFFSET FIELD: a header field of the leader's batch holding OFFSET, as `show batch` names it: baseOffset, lastOffsetDelta, partitionLeaderEpoch, producerId, producerEpoch, baseSequence, recordCount", batchField)
 	register("offset-of", "offset-of TOPIC/P BROKER VALUE: the offset of the first record with that value in that broker's log (BROKER 0: the leader), `none` when it holds none", offsetOf)
 	register("producer-id", "producer-id NAME: the producer id producer NAME runs with (InitProducerId's answer), `none` before it has one or without idempotence", producerID)
+	register("segment-bytes-with-next", "segment-bytes-with-next TOPIC/P BROKER BASE: the size segment BASE of that broker's replica would have had with the batch after it, the one that rolled a new segment (a roll happens when this exceeds segment.bytes)", segmentBytesWithNext)
+	register("clean-bytes", "clean-bytes TOPIC/P: the bytes of the leader's segments before the active one that the cleaner already cleaned", cleanBytes)
+	register("dirty-bytes", "dirty-bytes TOPIC/P: the bytes of the leader's segments before the active one written since the last cleaning", dirtyBytes)
+	register("dirty-ratio", "dirty-ratio TOPIC/P: dirty-bytes / (clean-bytes + dirty-bytes) with two decimals, what the cleaner compares with min.cleanable.dirty.ratio", dirtyRatio)
 	register("producer-epoch", "producer-epoch NAME: the epoch producer NAME runs with, `none` before it has a producer id", producerEpoch)
 }
 
@@ -179,4 +183,57 @@ func producerEpoch(s State, args []string) (string, error) {
 		return "none", err
 	}
 	return strconv.Itoa(int(epoch)), nil
+}
+
+func segmentBytesWithNext(s State, args []string) (string, error) {
+	tp, b, base, err := segmentArgs(s, args)
+	if err != nil {
+		return "", err
+	}
+	l, err := replicaLog(s, tp, b)
+	if err != nil {
+		return "", err
+	}
+	segs := l.Segments()
+	for i, seg := range segs {
+		if seg.BaseOffset != base {
+			continue
+		}
+		if i+1 == len(segs) {
+			return "", fmt.Errorf("segment %d of broker %d's %s is the active one: no batch after it rolled", base, b, tp)
+		}
+		next, err := l.BatchesIn(segs[i+1].BaseOffset)
+		if err != nil || len(next) == 0 {
+			return "", fmt.Errorf("segment %d of broker %d's %s: no batch after it (%v)", base, b, tp, err)
+		}
+		return strconv.FormatInt(seg.Size+int64(next[0].Header.Size()), 10), nil
+	}
+	return "", fmt.Errorf("broker %d's %s has no segment with base offset %d", b, tp, base)
+}
+
+func dirtyParts(s State, args []string) (float64, int64, int64, error) {
+	if len(args) != 1 {
+		return 0, 0, 0, fmt.Errorf("wants TOPIC/P")
+	}
+	l, err := replicaLog(s, args[0], 0)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	ratio, clean, dirty := l.DirtyRatio()
+	return ratio, clean, dirty, nil
+}
+
+func cleanBytes(s State, args []string) (string, error) {
+	_, clean, _, err := dirtyParts(s, args)
+	return strconv.FormatInt(clean, 10), err
+}
+
+func dirtyBytes(s State, args []string) (string, error) {
+	_, _, dirty, err := dirtyParts(s, args)
+	return strconv.FormatInt(dirty, 10), err
+}
+
+func dirtyRatio(s State, args []string) (string, error) {
+	ratio, _, _, err := dirtyParts(s, args)
+	return strconv.FormatFloat(ratio, 'f', 2, 64), err
 }

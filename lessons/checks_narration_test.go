@@ -30,6 +30,11 @@ func TestNarrationChecks(t *testing.T) {
 	}{
 		{"segment-bytes", []string{"events/0", "1", "0"}, "528"},
 		{"segment-bytes", []string{"events/0", "1", "7"}, "526"},
+		{"segment-bytes-with-next", []string{"events/0", "1", "0"}, "603"}, // 528 + click-4's 75: past 600, so it rolled
+		{"segment-bytes-with-next", []string{"events/0", "1", "7"}, "602"}, // 526 + click-11's 76
+		{"clean-bytes", []string{"events/0"}, "0"},                         // never cleaned: all dirty
+		{"dirty-bytes", []string{"events/0"}, "1054"},
+		{"dirty-ratio", []string{"events/0"}, "1.00"},
 		{"index-entries", []string{"events/0", "1", "0"}, "2,4"},
 		{"index-entries", []string{"events/0", "1", "7"}, "10,13"},
 		{"batch-bytes", []string{"events/0", "0"}, "76"},  // signup-0
@@ -58,7 +63,7 @@ func TestNarrationChecks(t *testing.T) {
 		{"segment-bytes", "events/0", "1", "3"}, {"segment-bytes", "events/0", "1"},
 		{"index-entries", "events/0", "2", "0"}, {"batch-bytes", "events/0", "99"},
 		{"batch-field", "events/0", "0", "crc"}, {"offset-of", "events/0", "x", "plain"},
-		{"producer-id", "nobody"},
+		{"producer-id", "nobody"}, {"segment-bytes-with-next", "events/0", "1", "15"},
 	} {
 		if got, err := p.Evaluate(bad[0], bad[1:]); err == nil {
 			t.Errorf("%v: no error (got %q)", bad, got)
