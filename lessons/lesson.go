@@ -41,6 +41,16 @@ type Step struct {
 	Predict    *Predict
 	Check      *GoalCheck
 	Solution   []string
+	// Values are the engine values its say, hint and why lines state
+	// (`{CHECK ARGS = VALUE}`, values.go), English and Chinese.
+	Values []Value
+	// Asides are settings (NAME=VALUE) the narration names although the
+	// lab does not run with them at this step: a Kafka default, an
+	// alternative, what another producer would need (`aside:` lines).
+	// TestNarrationSettingsMatchTheCommands requires every other
+	// NAME=VALUE the narration names to agree with the commands.
+	Asides    []string
+	AsideLine int
 }
 
 // Command is a lab command with the transcript it must print. OutFrom and

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -31,6 +32,7 @@ func TestLessonsPlay(t *testing.T) {
 				return
 			}
 			checkTranscripts(t, l, pt)
+			checkValues(t, l, pt)
 			checkPredictions(t, l, pt)
 			checkGoals(t, l, pt)
 		})
@@ -46,6 +48,34 @@ func checkTranscripts(t *testing.T, l *Lesson, pt *Playthrough) {
 			}
 		}
 	}
+}
+
+// checkValues: each engine value the narration states must be what its
+// check gives after the step's commands, in English and in Chinese.
+func checkValues(t reporter, l *Lesson, pt *Playthrough) {
+	t.Helper()
+	for i, s := range l.Steps {
+		for k, v := range s.Values {
+			if got := pt.Values[i][k]; got != v.Want {
+				t.Errorf("%s:%d: the narration states %s but %s %s gives %q after the step (run with -rewrite after a deliberate change)", l.File, v.Line, v.Text, v.Check, strings.Join(v.Args, " "), got)
+			}
+		}
+	}
+}
+
+// reporter is the part of *testing.T the checks use, so a test can see
+// what they report on a lesson made to fail.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// fakeT records what a check reports.
+type fakeT struct{ errs []string }
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
 }
 
 func checkPredictions(t *testing.T, l *Lesson, pt *Playthrough) {
@@ -121,6 +151,13 @@ func rewriteOutputs(t *testing.T, l *Lesson, pt *Playthrough) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(src, "\n")
+	// The narration's engine values first: they change no line count, so
+	// the outputs' line numbers below stay valid.
+	for i, s := range l.Steps {
+		for k, v := range s.Values {
+			lines[v.Line-1] = strings.ReplaceAll(lines[v.Line-1], v.Text, v.withValue(pt.Values[i][k]))
+		}
+	}
 	var cmds []Command
 	var outs []string
 	for i, s := range l.Steps {

@@ -22,7 +22,7 @@ const liveCommandPrefix = ">~ "
 // keywords a lesson line may start with; any other "word:" line outside a
 // command's output is a typo the trainer must hear about, not prose lost.
 var frontKeys = map[string]bool{"id": true, "order": true, "level": true, "minutes": true, "title.en": true, "title.zh": true, "goal.en": true, "goal.zh": true, "mode": true}
-var stepKeys = map[string]bool{"say.en": true, "say.zh": true, "focus": true, "hint.en": true, "hint.zh": true, "predict": true, "question.en": true, "question.zh": true, "choice": true, "goal-check": true, "solution": true}
+var stepKeys = map[string]bool{"say.en": true, "say.zh": true, "focus": true, "hint.en": true, "hint.zh": true, "predict": true, "question.en": true, "question.zh": true, "choice": true, "goal-check": true, "solution": true, "aside": true}
 
 type parser struct {
 	file  string
@@ -193,7 +193,10 @@ func (p *parser) front(n int, key, value string) error {
 			l.Minutes = v
 		}
 	default:
-		return p.pair(n, key, value, func(t Text) error {
+		return p.pair(n, key, value, func(_ int, t Text) error {
+			if err := p.noValues(n, key, t); err != nil {
+				return err
+			}
 			if strings.HasPrefix(key, "title.") {
 				if l.Title.En != "" {
 					return p.errf(n, "a second title")
@@ -210,7 +213,7 @@ func (p *parser) front(n int, key, value string) error {
 
 // pair joins a KEY.en line with the KEY.zh line that must follow it
 // (other lines may come between, never another KEY.en).
-func (p *parser) pair(n int, key, value string, done func(Text) error) error {
+func (p *parser) pair(n int, key, value string, done func(enLine int, t Text) error) error {
 	base, lang, _ := strings.Cut(key, ".")
 	waiting, has := p.pending[base]
 	switch {
@@ -223,7 +226,7 @@ func (p *parser) pair(n int, key, value string, done func(Text) error) error {
 		return p.errf(n, "%s.zh without a %s.en before it", base, base)
 	}
 	delete(p.pending, base)
-	return done(Text{En: waiting.en, Zh: value})
+	return done(waiting.line, Text{En: waiting.en, Zh: value})
 }
 
 func (p *parser) stepLine(n int, key, value string) error {
@@ -269,6 +272,17 @@ func (p *parser) stepLine(n int, key, value string) error {
 			return p.errf(n, "goal-check: no check named %q (known: %s)", name, strings.Join(CheckNames(), ", "))
 		}
 		s.Check = &GoalCheck{Line: n, Check: name, Args: args, Want: strings.TrimSpace(want)}
+	case "aside":
+		for _, kv := range strings.Fields(value) {
+			name, v, ok := strings.Cut(kv, "=")
+			if !ok || name == "" || v == "" {
+				return p.errf(n, "aside: lists settings as NAME=VALUE separated by blanks, not %q", kv)
+			}
+			s.Asides = append(s.Asides, kv)
+		}
+		if s.AsideLine == 0 {
+			s.AsideLine = n
+		}
 	case "solution":
 		if !s.Goal {
 			return p.errf(n, "solution: belongs in a `== goal: NAME` step")
@@ -279,7 +293,7 @@ func (p *parser) stepLine(n int, key, value string) error {
 		}
 		s.Solution = append(s.Solution, cmd)
 	default:
-		return p.pair(n, key, value, func(t Text) error {
+		return p.pair(n, key, value, func(enLine int, t Text) error {
 			switch {
 			case strings.HasPrefix(key, "say."):
 				s.Say = append(s.Say, t)
@@ -289,9 +303,44 @@ func (p *parser) stepLine(n int, key, value string) error {
 				return p.errf(n, "question.zh: needs a predict: line before it")
 			default:
 				s.Predict.Question = t
+				return p.noValues(n, key, t)
 			}
-			return nil
+			return p.stepValues(enLine, n, key, t)
 		})
+	}
+	return nil
+}
+
+// stepValues reads the engine values a step's narration states
+// (values.go): the English and Chinese must state the same ones.
+func (p *parser) stepValues(enLine, zhLine int, key string, t Text) error {
+	en, err := values(enLine, t.En)
+	if err != nil {
+		return p.errf(enLine, "%v", err)
+	}
+	zh, err := values(zhLine, t.Zh)
+	if err != nil {
+		return p.errf(zhLine, "%v", err)
+	}
+	if !sameValues(en, zh) {
+		return p.errf(zhLine, "%s: the English and the Chinese state different engine values ({CHECK ARGS = VALUE}): each must state the same ones", key)
+	}
+	p.step.Values = append(append(p.step.Values, en...), zh...)
+	return nil
+}
+
+// noValues refuses engine values where no step has run yet to give them:
+// titles and goals, and a question or a choice's text, which the learner
+// reads before the step's commands run (a value there would answer it).
+func (p *parser) noValues(n int, key string, t Text) error {
+	for _, s := range []string{t.En, t.Zh} {
+		vs, err := values(n, s)
+		if err != nil {
+			return p.errf(n, "%v", err)
+		}
+		if len(vs) > 0 {
+			return p.errf(n, "%s: states an engine value (%s) where it would show before the step ran: put it in say, hint or a choice's why", key, vs[0].Text)
+		}
 	}
 	return nil
 }
@@ -319,7 +368,10 @@ func (p *parser) choice(n int, value string) (Choice, error) {
 	if c.Value == "" || c.Text.En == "" || c.Text.Zh == "" || c.Why.En == "" || c.Why.Zh == "" {
 		return c, p.errf(n, "choice: needs a value and en:, zh:, why.en:, why.zh:")
 	}
-	return c, nil
+	if err := p.noValues(n, "choice", c.Text); err != nil {
+		return c, err
+	}
+	return c, p.stepValues(n, n, "choice why", c.Why)
 }
 
 // closeStep checks what a step must have once all its lines are read.

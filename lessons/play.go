@@ -76,6 +76,9 @@ type Playthrough struct {
 	Predictions map[int]string // step index -> the check's value
 	GoalBefore  map[int]string // step index -> value before the solution
 	GoalAfter   map[int]string // step index -> value after it
+	// Values: step index -> what the checks of its narration's engine
+	// values gave (Step.Values, in order), after its commands ran.
+	Values map[int][]string
 }
 
 // Play runs a lesson from a fresh lab to its end: each step's commands,
@@ -83,9 +86,16 @@ type Playthrough struct {
 func Play(l *Lesson) (*Playthrough, error) {
 	p := NewPlayer()
 	defer p.Close()
-	pt := &Playthrough{Predictions: map[int]string{}, GoalBefore: map[int]string{}, GoalAfter: map[int]string{}}
+	pt := &Playthrough{Predictions: map[int]string{}, GoalBefore: map[int]string{}, GoalAfter: map[int]string{}, Values: map[int][]string{}}
 	for i, s := range l.Steps {
 		pt.Outputs = append(pt.Outputs, p.RunStep(s))
+		for _, v := range s.Values {
+			got, err := p.Evaluate(v.Check, v.Args)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %v", l.File, v.Line, v.Text, err)
+			}
+			pt.Values[i] = append(pt.Values[i], got)
+		}
 		if pr := s.Predict; pr != nil {
 			v, err := p.Evaluate(pr.Check, pr.Args)
 			if err != nil {

@@ -74,10 +74,16 @@ func Render(l *Lesson) Rendered {
 	return r
 }
 
-func block(t Text) HTML { return HTML{En: markdown(t.En), Zh: markdown(t.Zh)} }
+// block and inline show a step's engine values (`{CHECK ARGS = VALUE}`)
+// as their values.
+func block(t Text) HTML {
+	t = resolveText(t)
+	return HTML{En: markdown(t.En), Zh: markdown(t.Zh)}
+}
 
 // inline is Markdown for a line inside other markup: without the <p>.
 func inline(t Text) HTML {
+	t = resolveText(t)
 	strip := func(s string) string {
 		s = strings.TrimSpace(markdown(s))
 		s = strings.TrimPrefix(s, "<p>")

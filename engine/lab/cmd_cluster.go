@@ -72,8 +72,15 @@ var clusterCommand = &command{
 		}
 		l.cluster = c
 		l.inspector = view.Inspector{}
-		return fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d; every broker registered by %v",
-			cfg.Brokers, cfg.Controllers, cfg.Seed, c.Elapsed()), nil
+		out := fmt.Sprintf("cluster started: brokers=%d controllers=%d seed=%d; every broker registered by %v",
+			cfg.Brokers, cfg.Controllers, cfg.Seed, c.Elapsed())
+		// Kafka accepts any offsets.topic.segment.bytes (atLeast(1)), but
+		// __consumer_offsets is created with it as its segment.bytes.
+		if note := segmentBytesNote("segment.bytes (which __consumer_offsets gets from offsets.topic.segment.bytes)",
+			strconv.FormatInt(cfg.Broker.Groups.OffsetsTopicSegmentBytes, 10)); note != "" {
+			out += "\n" + note
+		}
+		return out, nil
 	},
 }
 

@@ -42,7 +42,13 @@ var topicCreateCommand = &command{
 		if len(set) > 0 {
 			out += " " + strings.Join(set, " ")
 		}
-		return out + "\n" + describeTopic(l.cluster, name), nil
+		out += "\n" + describeTopic(l.cluster, name)
+		for _, kv := range configs {
+			if note := segmentBytesNote("segment.bytes", kv[1]); kv[0] == "segment.bytes" && note != "" {
+				out += "\n" + note
+			}
+		}
+		return out, nil
 	},
 }
 
