@@ -161,7 +161,7 @@ func TestLiveLessonEveryPageFollowsTheSteps(t *testing.T) {
 
 	sendJSON(t, instructor, `{"type":"lesson","action":"answer","value":"2"}`)
 	got = sameOnEvery(t, 2, instructor, viewer)
-	wantUpdate(t, got[0], false, "net drop from=2 type=FetchResponse", "acknowledged-then-lost")
+	wantUpdate(t, got[0], false, "net drop from=2 type=FetchResponse", "value=second producer=fast")
 	if strings.Contains(got[0].Entry, "cluster brokers=3") {
 		t.Fatal("an answer's update repeats the transcript: only the step's commands belong in it")
 	}
@@ -189,7 +189,7 @@ func TestLiveLessonEveryPageFollowsTheSteps(t *testing.T) {
 	sendJSON(t, instructor, `{"type":"lesson","action":"back"}`)
 	got = sameOnEvery(t, 2, instructor, viewer)
 	wantUpdate(t, got[0], true, "cluster brokers=3 seed=7", "show isr orders/0")
-	if strings.Contains(got[0].Entry, "acknowledged-then-lost") {
+	if strings.Contains(got[0].Entry, "value=second producer=fast") {
 		t.Fatal("back kept the later step's commands in the transcript")
 	}
 	wantStatus(t, got[1], 0, lessons.PhaseShown)
@@ -277,7 +277,7 @@ func TestLiveLessonOnADataDirWritesItsClusterThere(t *testing.T) {
 	waitForSubscribers(t, s, 1)
 	sendJSON(t, c, `{"type":"lesson","action":"open","lesson":"`+testLesson+`","step":2}`)
 	// Step 2 asks first: the replay stops before its commands.
-	if m := readMsg(t, c); !strings.Contains(m.Entry, "acknowledged-then-lost") || strings.Contains(m.Entry, "broker crash 2") {
+	if m := readMsg(t, c); !strings.Contains(m.Entry, "value=second producer=fast") || strings.Contains(m.Entry, "broker crash 2") {
 		t.Fatalf("opening at step 2: %s", m)
 	}
 	wantStatus(t, readMsg(t, c), 2, lessons.PhaseAsk)
