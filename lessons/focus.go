@@ -28,7 +28,7 @@ var (
 // meaning of each form and its STATE).
 const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lso|lost|segments], partition T/P record N, " +
 	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, quorum-replication, violations, inspector batch|lookup, " +
-	"group G [epoch|timeline], group G member C, group G partition|committed T/P, group G partition T/P ownership, producer NAME [state], txn ID [partitions]"
+	"group G [epoch|timeline], group G member C, group G partition|committed T/P, group G partition T/P ownership, producer NAME [state], txn ID [partitions], side-effects CONSUMER"
 
 // ParseFocus reads a focus: line's value, `FORM` or `FORM = STATE`, and
 // checks FORM against the vocabulary: an element the page cannot name is a
@@ -54,6 +54,11 @@ func checkFocusForm(w []string) error {
 		return fmt.Errorf("names nothing")
 	}
 	switch w[0] {
+	case "side-effects":
+		if len(w) != 2 {
+			return fmt.Errorf("side-effects is followed by the consumer's name")
+		}
+		return nil
 	case "metadata-log", "quorum-replication", "violations":
 		if len(w) != 1 {
 			return fmt.Errorf("%s takes nothing after it", w[0])

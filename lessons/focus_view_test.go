@@ -149,6 +149,9 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 			{ID: "tx-2", State: "CompleteCommit", ProducerID: 1, ProducerEpoch: 4, TimeoutMs: 60000, StartMs: -1, DurationMs: -1, Coordinator: 3},
 		},
 
+		SideEffects: []view.SideEffect{{Consumer: "worker", Input: "orders/0", Offset: 0, Value: "order-0", Times: 1},
+			{Consumer: "worker", Input: "orders/0", Offset: 1, Value: "order-1", Times: 2}},
+
 		NowMs: 9000,
 		Groups: []view.Group{{
 			ID: "billing", Protocol: "classic", State: "Stable", Assignor: "range", Epoch: 3, Coordinator: 2,
@@ -214,6 +217,7 @@ func TestEveryFocusFormIsDrawn(t *testing.T) {
 		"txn tx-1 partitions":                        "orders/0,orders/1",
 		"txn tx-2":                                   "CompleteCommit",
 		"txn tx-2 partitions":                        "none",
+		"side-effects worker":                        "1",
 	}
 	for name, v := range map[string]view.Cluster{"batch": withBatch, "lookup": withLookup} {
 		els := focusElements(render(t, v))
