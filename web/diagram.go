@@ -268,6 +268,15 @@ func layoutDiagram(c view.Cluster) diagram {
 	}
 	d := diagram{Width: math.Max(minWidth, math.Max(columnWidth*cols, clientColumn*float64(len(clients))))}
 	left := (d.Width - columnWidth*cols) / 2
+	// The controllers' cards grow with their line, which wraps rather
+	// than being cut (a role like "Leader, but controller 3 is the
+	// active controller", a long Chinese line); the rows below move down.
+	topW := math.Min(ctlW, d.Width/float64(len(top))-20)
+	topH := ctlH
+	for _, n := range top {
+		topH = math.Max(topH, controllerHeight(n, c, topW))
+	}
+	down := topH - ctlH
 	// Every broker card is as tall as the one with the most lines: the
 	// cards' text wraps rather than being cut, and the rows make room.
 	h := brokerH
@@ -275,9 +284,9 @@ func layoutDiagram(c view.Cluster) diagram {
 		h = math.Max(h, brokerHeight(b, c))
 	}
 	grow := h - brokerH
-	lastRow := rowBrokers
+	lastRow := rowBrokers + down
 	for i := range brokers {
-		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers+grow/2
+		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers+down+grow/2
 		if staggered {
 			x = left + columnWidth*(float64(i/2)+0.5+0.5*float64(i%2))
 			y += (rowGap + grow) * float64(i%2)
@@ -301,9 +310,9 @@ func layoutDiagram(c view.Cluster) diagram {
 		clients[i].W, clients[i].H = w, h
 		d.Height = math.Max(d.Height, clientsTop+h+belowClients-clientH/2)
 	}
-	topW := math.Min(ctlW, d.Width/float64(len(top))-20)
 	for i := range top {
-		top[i].X, top[i].Y, top[i].W, top[i].H = spread(d.Width, i, len(top)), rowCtl, topW, ctlH
+		// Grown downwards: the row's top edge stays where it was.
+		top[i].X, top[i].Y, top[i].W, top[i].H = spread(d.Width, i, len(top)), rowCtl+down/2, topW, topH
 	}
 	d.Nodes = append(d.Nodes, top...)
 	d.Nodes = append(d.Nodes, brokers...)
@@ -628,6 +637,41 @@ func brokerHeight(n diagramNode, c view.Cluster) float64 {
 		extra += wordsLines(notRegisteredWords(n.Broker), inner) - 1
 	}
 	return brokerH + float64(extra)*lineH
+}
+
+// controllerHeight is a controller card's height in a box w wide, with
+// the line under its head wrapped (network.templ's nodeCard writes it).
+func controllerHeight(n diagramNode, c view.Cluster, w float64) float64 {
+	return ctlH + float64(wordsLines(controllerLine(n, c), w-cardPaddingX)-1)*lineH
+}
+
+// controllerLine is the text of a controller card's line, as nodeCard
+// writes it, in both languages; a network partition's side chip is
+// counted whenever one is in force (the sides are found after layout).
+func controllerLine(n diagramNode, c view.Cluster) words {
+	var w words
+	offset := strconv.FormatInt(c.MetadataOffset, 10)
+	switch {
+	case !n.Voter:
+		w = words{fmt.Sprintf("KRaft quorum of %d · metadata offset %s", c.Controllers, offset), fmt.Sprintf("%d 个节点的 KRaft quorum · metadata offset %s", c.Controllers, offset)}
+	case n.Controller.ID == c.ActiveController:
+		s := "epoch " + u64(n.Controller.Term) + " · metadata offset " + offset
+		w = words{s, s}
+	default:
+		w = controllerRole(n.Controller, c)
+		if w.zh == "" {
+			w.zh = w.en
+		}
+		if n.Controller.Up {
+			w.en += " · epoch " + u64(n.Controller.Term)
+			w.zh += " · epoch " + u64(n.Controller.Term)
+		}
+	}
+	if len(c.Cut) > 0 || len(c.CutLinks) > 0 {
+		w.en += " side A"
+		w.zh += " A 侧"
+	}
+	return w
 }
 
 // notRegisteredWords is a restarted broker's line until it registers.
