@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,10 +40,15 @@ const (
 	lineH = 19.0
 	// Up to this many brokers sit in one row; more are staggered over two
 	// rows, so the picture stays narrow and its text legible.
-	oneRow       = 3
-	labelHeight  = 19.0
-	labelCharW   = 8.2 // a 14-unit sans-serif character, on average
-	labelPadding = 8.0
+	oneRow = 3
+	// Arrow labels are laid out for the largest size the page draws them
+	// at: 16 units on the projector page (style.css, html[data-projector=
+	// "on"] .diagram .label), 14 elsewhere. Laid out for 14, a label the
+	// projector draws ~14% wider runs into its neighbours.
+	labelFont    = 16.0
+	labelHeight  = 19.0 * labelFont / 14
+	labelCharW   = 8.2 * labelFont / 14 // a sans-serif character, on average
+	labelPadding = 8.0                  // the white halo (stroke 4) and a gap
 )
 
 // diagram is the laid-out network.
@@ -173,8 +179,9 @@ type diagramLink struct {
 	MarkX    float64 // the in-flight dot or the drop cross
 	MarkY    float64
 	Title    string
-	// Unlabelled arrows found no free spot for their label; only
-	// delivered messages give theirs up, to keep a busy picture legible.
+	// Unlabelled arrows found no free spot for their label: a delivered
+	// message's label may cover nothing, any label no other label, to
+	// keep a busy picture legible (the arrow's title names it).
 	Unlabelled bool
 	s, c, e    point // the curve Path draws
 
@@ -513,14 +520,15 @@ func pathData(s, c, e point) string {
 // other takes the spot that overlaps least.
 func placeLabels(d *diagram) {
 	// A label over a card hides its text and buttons: that costs more
-	// than one label touching another.
-	var cards, taken []rect
+	// than one label touching a mark. A label over another label makes
+	// both unreadable: a spot that overlaps one is never taken.
+	var cards, marks, labels []rect
 	for _, n := range d.Nodes {
 		cards = append(cards, n.rect().grow(3))
 	}
 	for _, l := range d.Links {
 		if l.Fate != "delivered" {
-			taken = append(taken, rect{l.MarkX - 7, l.MarkY - 7, 14, 14})
+			marks = append(marks, rect{l.MarkX - 7, l.MarkY - 7, 14, 14})
 		}
 	}
 	bounds := rect{0, 0, d.Width, d.Height}
@@ -534,15 +542,18 @@ func placeLabels(d *diagram) {
 		w := float64(len([]rune(l.Label())))*labelCharW + labelPadding
 		best, bestCost := point{}, math.Inf(1)
 		for _, t := range []float64{0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82} {
-			for _, shift := range []float64{0, -11, 11} {
+			for _, shift := range []float64{0, -11, 11, -22, 22} {
 				p := quad(s, c, e, t)
 				p.Y += shift
 				r := rect{p.X - w/2, p.Y - labelHeight/2, w, labelHeight}
+				if slices.ContainsFunc(labels, func(o rect) bool { return r.overlap(o) > 0 }) {
+					continue
+				}
 				cost := 0.0
 				for _, o := range cards {
 					cost += 3 * r.overlap(o)
 				}
-				for _, o := range taken {
+				for _, o := range marks {
 					cost += r.overlap(o)
 				}
 				cost += (r.W*r.H - r.overlap(bounds)) * 4 // outside the picture
@@ -552,12 +563,15 @@ func placeLabels(d *diagram) {
 				}
 			}
 		}
-		if bestCost >= 1 && l.Fate == "delivered" {
+		// A delivered message gives its label up rather than cover
+		// anything; any message gives it up rather than cover another
+		// label (its arrow's title and the message log still name it).
+		if math.IsInf(bestCost, 1) || (bestCost >= 1 && l.Fate == "delivered") {
 			l.Unlabelled = true
 			continue
 		}
 		l.LabelX, l.LabelY = best.X, best.Y
-		taken = append(taken, rect{best.X - w/2, best.Y - labelHeight/2, w, labelHeight}.grow(1))
+		labels = append(labels, rect{best.X - w/2, best.Y - labelHeight/2, w, labelHeight}.grow(1))
 	}
 }
 
