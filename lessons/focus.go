@@ -28,7 +28,7 @@ var (
 // meaning of each form and its STATE).
 const focusForms = "partition T/P [leader|epoch|isr|hw|log-start|log-end|lso|lost|segments], partition T/P record N, " +
 	"partition T/P replica B [hw|leo|isr], broker B, controller N, metadata-log, quorum-replication, violations, inspector batch|lookup, " +
-	"group G [epoch|timeline], group G member C, group G partition|committed T/P, producer NAME [state], txn ID [partitions]"
+	"group G [epoch|timeline], group G member C, group G partition|committed T/P, group G partition T/P ownership, producer NAME [state], txn ID [partitions], side-effects CONSUMER"
 
 // ParseFocus reads a focus: line's value, `FORM` or `FORM = STATE`, and
 // checks FORM against the vocabulary: an element the page cannot name is a
@@ -54,6 +54,11 @@ func checkFocusForm(w []string) error {
 		return fmt.Errorf("names nothing")
 	}
 	switch w[0] {
+	case "side-effects":
+		if len(w) != 2 {
+			return fmt.Errorf("side-effects is followed by the consumer's name")
+		}
+		return nil
 	case "metadata-log", "quorum-replication", "violations":
 		if len(w) != 1 {
 			return fmt.Errorf("%s takes nothing after it", w[0])
@@ -119,7 +124,8 @@ func checkPartitionForm(w []string) error {
 
 // checkGroupForm reads what follows `group`: the group id (one word, as
 // the lab's commands take it), then nothing, epoch, timeline, member
-// CLIENT, or partition/committed TOPIC/PARTITION.
+// CLIENT, partition/committed TOPIC/PARTITION, or partition TOPIC/PARTITION
+// ownership (the partition's row of owners in the rebalance timeline).
 func checkGroupForm(w []string) error {
 	if len(w) == 0 {
 		return fmt.Errorf("group is followed by the group id")
@@ -132,6 +138,11 @@ func checkGroupForm(w []string) error {
 	case rest[0] == "member":
 		if len(rest) != 2 {
 			return fmt.Errorf("member is followed by the consumer's name")
+		}
+		return nil
+	case len(rest) == 3 && rest[0] == "partition" && rest[2] == "ownership":
+		if !isTopicPartition(rest[1]) {
+			return fmt.Errorf("partition is followed by TOPIC/PARTITION, then ownership")
 		}
 		return nil
 	case rest[0] == "partition" || rest[0] == "committed":

@@ -34,6 +34,9 @@ func TestParseFocus(t *testing.T) {
 		{"group  my.group-1  partition orders/1 = c2", "group my.group-1 partition orders/1", "c2"},
 		{"group billing committed orders/0 = 42", "group billing committed orders/0", "42"},
 		{"group billing timeline = 2", "group billing timeline", "2"},
+		{"side-effects  worker = 1", "side-effects worker", "1"},
+		{"group g-coop partition events/2 ownership = 3", "group g-coop partition events/2 ownership", "3"},
+		{"group g-coop partition events/2 ownership = none", "group g-coop partition events/2 ownership", "none"},
 		{"producer p1 = 0/1", "producer p1", "0/1"},
 		{"producer p1 = none", "producer p1", "none"},
 		{"producer  p1  state = IN_TRANSACTION", "producer p1 state", "IN_TRANSACTION"},
@@ -51,8 +54,9 @@ func TestParseFocus(t *testing.T) {
 		"metadata-log 3", "violations all", "topic orders", "partition orders/0 replica 2 hw leo",
 		"group", "group billing member", "group billing member c1 c2", "group billing partition orders",
 		"group billing partition orders/01", "group billing committed", "group billing epoch 3", "group billing lag orders/0",
-		"group billing timeline all", "producer", "producer p1 epoch", "producer p1 state x", "txn", "txn tx-1 state",
-		"txn tx-1 partitions orders/0"} {
+		"group billing timeline all", "group billing partition orders ownership", "group billing partition orders/0 owners",
+		"group billing committed orders/0 ownership", "group billing partition orders/0 ownership now", "producer", "producer p1 epoch", "producer p1 state x", "txn", "txn tx-1 state",
+		"txn tx-1 partitions orders/0", "side-effects", "side-effects worker again"} {
 		if f, err := ParseFocus(bad); err == nil {
 			t.Errorf("ParseFocus(%q) = %+v, want an error", bad, f)
 		}

@@ -206,7 +206,7 @@ func clusterSummary(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T(fmt.Sprintf("%d brokers", c.Brokers), fmt.Sprintf("%d 个 broker", c.Brokers)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s", c.Brokers, pluralS(c.Brokers, "broker")), fmt.Sprintf("%d 个 broker", c.Brokers)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -214,7 +214,7 @@ func clusterSummary(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T(fmt.Sprintf("%d controllers", c.Controllers), fmt.Sprintf("%d 个 controller", c.Controllers)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s", c.Controllers, pluralS(c.Controllers, "controller")), fmt.Sprintf("%d 个 controller", c.Controllers)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

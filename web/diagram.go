@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,10 +40,15 @@ const (
 	lineH = 19.0
 	// Up to this many brokers sit in one row; more are staggered over two
 	// rows, so the picture stays narrow and its text legible.
-	oneRow       = 3
-	labelHeight  = 19.0
-	labelCharW   = 8.2 // a 14-unit sans-serif character, on average
-	labelPadding = 8.0
+	oneRow = 3
+	// Arrow labels are laid out for the largest size the page draws them
+	// at: 16 units on the projector page (style.css, html[data-projector=
+	// "on"] .diagram .label), 14 elsewhere. Laid out for 14, a label the
+	// projector draws ~14% wider runs into its neighbours.
+	labelFont    = 16.0
+	labelHeight  = 19.0 * labelFont / 14
+	labelCharW   = 8.2 * labelFont / 14 // a sans-serif character, on average
+	labelPadding = 8.0                  // the white halo (stroke 4) and a gap
 )
 
 // diagram is the laid-out network.
@@ -173,8 +179,9 @@ type diagramLink struct {
 	MarkX    float64 // the in-flight dot or the drop cross
 	MarkY    float64
 	Title    string
-	// Unlabelled arrows found no free spot for their label; only
-	// delivered messages give theirs up, to keep a busy picture legible.
+	// Unlabelled arrows found no free spot for their label: a delivered
+	// message's label may cover nothing, any label no other label, to
+	// keep a busy picture legible (the arrow's title names it).
 	Unlabelled bool
 	s, c, e    point // the curve Path draws
 
@@ -268,6 +275,15 @@ func layoutDiagram(c view.Cluster) diagram {
 	}
 	d := diagram{Width: math.Max(minWidth, math.Max(columnWidth*cols, clientColumn*float64(len(clients))))}
 	left := (d.Width - columnWidth*cols) / 2
+	// The controllers' cards grow with their line, which wraps rather
+	// than being cut (a role like "Leader, but controller 3 is the
+	// active controller", a long Chinese line); the rows below move down.
+	topW := math.Min(ctlW, d.Width/float64(len(top))-20)
+	topH := ctlH
+	for _, n := range top {
+		topH = math.Max(topH, controllerHeight(n, c, topW))
+	}
+	down := topH - ctlH
 	// Every broker card is as tall as the one with the most lines: the
 	// cards' text wraps rather than being cut, and the rows make room.
 	h := brokerH
@@ -275,9 +291,9 @@ func layoutDiagram(c view.Cluster) diagram {
 		h = math.Max(h, brokerHeight(b, c))
 	}
 	grow := h - brokerH
-	lastRow := rowBrokers
+	lastRow := rowBrokers + down
 	for i := range brokers {
-		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers+grow/2
+		x, y := left+columnWidth*(float64(i)+0.5), rowBrokers+down+grow/2
 		if staggered {
 			x = left + columnWidth*(float64(i/2)+0.5+0.5*float64(i%2))
 			y += (rowGap + grow) * float64(i%2)
@@ -301,9 +317,9 @@ func layoutDiagram(c view.Cluster) diagram {
 		clients[i].W, clients[i].H = w, h
 		d.Height = math.Max(d.Height, clientsTop+h+belowClients-clientH/2)
 	}
-	topW := math.Min(ctlW, d.Width/float64(len(top))-20)
 	for i := range top {
-		top[i].X, top[i].Y, top[i].W, top[i].H = spread(d.Width, i, len(top)), rowCtl, topW, ctlH
+		// Grown downwards: the row's top edge stays where it was.
+		top[i].X, top[i].Y, top[i].W, top[i].H = spread(d.Width, i, len(top)), rowCtl+down/2, topW, topH
 	}
 	d.Nodes = append(d.Nodes, top...)
 	d.Nodes = append(d.Nodes, brokers...)
@@ -504,14 +520,15 @@ func pathData(s, c, e point) string {
 // other takes the spot that overlaps least.
 func placeLabels(d *diagram) {
 	// A label over a card hides its text and buttons: that costs more
-	// than one label touching another.
-	var cards, taken []rect
+	// than one label touching a mark. A label over another label makes
+	// both unreadable: a spot that overlaps one is never taken.
+	var cards, marks, labels []rect
 	for _, n := range d.Nodes {
 		cards = append(cards, n.rect().grow(3))
 	}
 	for _, l := range d.Links {
 		if l.Fate != "delivered" {
-			taken = append(taken, rect{l.MarkX - 7, l.MarkY - 7, 14, 14})
+			marks = append(marks, rect{l.MarkX - 7, l.MarkY - 7, 14, 14})
 		}
 	}
 	bounds := rect{0, 0, d.Width, d.Height}
@@ -525,15 +542,18 @@ func placeLabels(d *diagram) {
 		w := float64(len([]rune(l.Label())))*labelCharW + labelPadding
 		best, bestCost := point{}, math.Inf(1)
 		for _, t := range []float64{0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.18, 0.82} {
-			for _, shift := range []float64{0, -11, 11} {
+			for _, shift := range []float64{0, -11, 11, -22, 22} {
 				p := quad(s, c, e, t)
 				p.Y += shift
 				r := rect{p.X - w/2, p.Y - labelHeight/2, w, labelHeight}
+				if slices.ContainsFunc(labels, func(o rect) bool { return r.overlap(o) > 0 }) {
+					continue
+				}
 				cost := 0.0
 				for _, o := range cards {
 					cost += 3 * r.overlap(o)
 				}
-				for _, o := range taken {
+				for _, o := range marks {
 					cost += r.overlap(o)
 				}
 				cost += (r.W*r.H - r.overlap(bounds)) * 4 // outside the picture
@@ -543,12 +563,15 @@ func placeLabels(d *diagram) {
 				}
 			}
 		}
-		if bestCost >= 1 && l.Fate == "delivered" {
+		// A delivered message gives its label up rather than cover
+		// anything; any message gives it up rather than cover another
+		// label (its arrow's title and the message log still name it).
+		if math.IsInf(bestCost, 1) || (bestCost >= 1 && l.Fate == "delivered") {
 			l.Unlabelled = true
 			continue
 		}
 		l.LabelX, l.LabelY = best.X, best.Y
-		taken = append(taken, rect{best.X - w/2, best.Y - labelHeight/2, w, labelHeight}.grow(1))
+		labels = append(labels, rect{best.X - w/2, best.Y - labelHeight/2, w, labelHeight}.grow(1))
 	}
 }
 
@@ -628,6 +651,41 @@ func brokerHeight(n diagramNode, c view.Cluster) float64 {
 		extra += wordsLines(notRegisteredWords(n.Broker), inner) - 1
 	}
 	return brokerH + float64(extra)*lineH
+}
+
+// controllerHeight is a controller card's height in a box w wide, with
+// the line under its head wrapped (network.templ's nodeCard writes it).
+func controllerHeight(n diagramNode, c view.Cluster, w float64) float64 {
+	return ctlH + float64(wordsLines(controllerLine(n, c), w-cardPaddingX)-1)*lineH
+}
+
+// controllerLine is the text of a controller card's line, as nodeCard
+// writes it, in both languages; a network partition's side chip is
+// counted whenever one is in force (the sides are found after layout).
+func controllerLine(n diagramNode, c view.Cluster) words {
+	var w words
+	offset := strconv.FormatInt(c.MetadataOffset, 10)
+	switch {
+	case !n.Voter:
+		w = words{fmt.Sprintf("KRaft quorum of %d · metadata offset %s", c.Controllers, offset), fmt.Sprintf("%d 个节点的 KRaft quorum · metadata offset %s", c.Controllers, offset)}
+	case n.Controller.ID == c.ActiveController:
+		s := "epoch " + u64(n.Controller.Term) + " · metadata offset " + offset
+		w = words{s, s}
+	default:
+		w = controllerRole(n.Controller, c)
+		if w.zh == "" {
+			w.zh = w.en
+		}
+		if n.Controller.Up {
+			w.en += " · epoch " + u64(n.Controller.Term)
+			w.zh += " · epoch " + u64(n.Controller.Term)
+		}
+	}
+	if len(c.Cut) > 0 || len(c.CutLinks) > 0 {
+		w.en += " side A"
+		w.zh += " A 侧"
+	}
+	return w
 }
 
 // notRegisteredWords is a restarted broker's line until it registers.

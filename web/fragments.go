@@ -90,6 +90,7 @@ func ClusterFragments(c view.Cluster) []Fragment {
 		keyed("quorum", QuorumPanel(c)),
 		keyed("groups", GroupsPanel(c)),
 		keyed("transactions", TransactionsPanel(c)),
+		keyed("side-effects", SideEffectsPanel(c)),
 		// Metrics and charts come last: the panels a command changes (the
 		// topics, what was opened) stay near the top.
 		keyed("metrics", MetricsPanel(c)),

@@ -258,15 +258,16 @@ func TestRebalanceTimelineShowsTheStopTheWorldPause(t *testing.T) {
 	for _, want := range []string{
 		`<tspan lang="en" data-l="en">paused 3012 ms</tspan><tspan lang="zh-CN" data-l="zh">暂停 3012 ms</tspan>`,
 		`<rect class="gtl-gap"`,
-		// c3 joined: a bar, no pause.
+		// c3 joined: a bar, not paused.
 		`<g class="gtl-bar protocol-eager" data-protocol="eager">`,
 		// audit: still in progress at now, kept consuming.
 		`<g class="gtl-bar protocol-consumer in-progress" data-protocol="consumer">`,
-		`<tspan lang="en" data-l="en">no pause</tspan>`,
+		`<tspan lang="en" data-l="en">kept consuming · gave up orders/1</tspan>`,
+		`<tspan lang="en" data-l="en">joined</tspan>`,
 		// Text alternatives, in both languages.
 		"<title>c1 · eager rebalance from 10s · consuming its new assignment after 3012 ms · paused 3012 ms from 10s: consumed nothing · revoked orders/0,orders/1 · assigned orders/0 · reason: member c3 joined\n",
 		"从 10s 起暂停 3012 ms：什么也没有消费",
-		"<title>c4 · consumer rebalance from 10s · still in progress after 6000 ms · no pause",
+		"<title>c4 · consumer rebalance from 10s · still in progress after 6000 ms · the member kept consuming the partitions it kept; those it revoked had no owner until a rebalance assigned them again",
 		`data-l="en">billing · classic · range · eager · 3 member rebalances</tspan>`,
 		`data-l="en">audit · consumer · uniform · consumer · 2 member rebalances</tspan>`,
 		`data-l="en">now 16s</tspan>`,

@@ -56,6 +56,11 @@ type tlGroup struct {
 	Rows   []tlRow
 	Drawn  int // rebalances drawn
 	Hidden int // older ones left out
+	// Owners are the group's partition rows under its member rows
+	// (ownership.go), from OwnersY; OwnersHidden counts those left out.
+	Owners       []owRow
+	OwnersY      float64
+	OwnersHidden int
 }
 
 type tlRow struct {
@@ -150,21 +155,36 @@ func layoutTimeline(c view.Cluster) timeline {
 			tg.Rows[j].Y = y + tlHeaderH + float64(j)*tlRowH
 		}
 		labelEnd := make([]float64, len(tg.Rows))
-		for _, r := range picks[i].rs {
+		firstOf := map[string]int{} // each member's first rebalance, in the whole log
+		for k, r := range g.Rebalances {
+			if _, ok := firstOf[r.Client]; !ok {
+				firstOf[r.Client] = k
+			}
+		}
+		for k, r := range picks[i].rs {
 			j := rowOf[r.Client]
 			b := layoutBar(r, c.NowMs, x)
+			if b.Gap == nil && len(r.Revoked) == 0 && firstOf[r.Client] == picks[i].hidden+k {
+				// A member's first rebalance: it had nothing to keep on
+				// consuming yet.
+				b.Label = words{"joined", "加入"}
+			}
 			// A label that would run past the axis' right end (a pause
 			// near now) ends there instead: the SVG clips what overflows.
 			b.LabelX = max(t.PlotLeft(), min(b.LabelX, t.PlotRight()-labelWidth(b.Label)))
 			// Labels of rebalances close in time would overlap: a pause's
-			// length is always written, "no pause" only where it fits.
+			// length is always written, "kept consuming" only where it fits.
 			b.ShowLabel = b.Gap != nil || b.LabelX >= labelEnd[j]
 			if b.ShowLabel {
 				labelEnd[j] = b.LabelX + labelWidth(b.Label) + 6
 			}
 			tg.Rows[j].Bars = append(tg.Rows[j].Bars, b)
 		}
-		tg.H = tlHeaderH + float64(max(len(tg.Rows), 1))*tlRowH
+		membersH := float64(max(len(tg.Rows), 1)) * tlRowH
+		tg.OwnersY = y + tlHeaderH + membersH
+		var ownersH float64
+		tg.Owners, ownersH, tg.OwnersHidden = layoutOwnership(g, tg.OwnersY, max(c.NowMs, 0), lo, hi, x, t.PlotLeft(), t.PlotRight())
+		tg.H = tlHeaderH + membersH + ownersH
 		t.Groups = append(t.Groups, tg)
 		y += tg.H + tlGroupGap
 	}
@@ -229,11 +249,25 @@ func layoutBar(r view.Rebalance, now int64, x func(int64) float64) tlBar {
 		b.LabelX = g.X
 	} else {
 		b.Solid = append(b.Solid, span(r.Start, end))
-		b.Label = words{"no pause", "没有暂停"}
+		b.Label = keptWords(r)
 		b.LabelX = x(r.Start)
 	}
 	b.Title = rebalanceTitle(r, end, b)
 	return b
+}
+
+// keptWords labels a bar without a pause. Not "no pause": the member
+// kept consuming what it kept, but a partition it revoked stopped, owned
+// by nobody until reassigned, and the label says so where it applies.
+func keptWords(r view.Rebalance) words {
+	switch len(r.Revoked) {
+	case 0:
+		return words{"kept consuming", "一直在消费"}
+	case 1:
+		return words{"kept consuming · gave up " + r.Revoked[0], "一直在消费 · 交出 " + r.Revoked[0]}
+	}
+	n := strconv.Itoa(len(r.Revoked))
+	return words{"kept consuming · gave up " + n + " partitions", "一直在消费 · 交出 " + n + " 个 partition"}
 }
 
 // rebalanceTitle is the bar's text alternative, in both languages (an SVG
@@ -253,9 +287,12 @@ func rebalanceTitle(r view.Rebalance, end int64, b tlBar) string {
 		ms := strconv.FormatInt(b.PausedMs, 10)
 		en = append(en, "paused "+ms+" ms from "+seconds(r.PausedFrom)+": consumed nothing")
 		zh = append(zh, "从 "+seconds(r.PausedFrom)+" 起暂停 "+ms+" ms：什么也没有消费")
+	} else if len(r.Revoked) > 0 {
+		en = append(en, "the member kept consuming the partitions it kept; those it revoked had no owner until a rebalance assigned them again (the partition rows below)")
+		zh = append(zh, "成员继续消费保留下来的 partition；它撤销的 partition 在被一次 rebalance 重新分配之前没有属主（见下方的 partition 行）")
 	} else {
-		en = append(en, "no pause: kept consuming the partitions it kept")
-		zh = append(zh, "没有暂停：继续消费保留下来的 partition")
+		en = append(en, "the member kept consuming the partitions it kept")
+		zh = append(zh, "成员继续消费保留下来的 partition")
 	}
 	if len(r.Revoked) > 0 {
 		en = append(en, "revoked "+strings.Join(r.Revoked, ","))

@@ -157,7 +157,7 @@ func drawCharts(c view.Charts) []chartDrawing {
 		return s
 	}
 	add("throughput", words{"Throughput (records/s): MessagesInPerSec on the leaders vs records consumed by poll", "吞吐量（条/秒）：leader 上的 MessagesInPerSec 与 poll 消费的记录数"}, pick("throughput"))
-	add("lag", words{"Consumer lag (records-lag summed over each consumer's partitions)", "消费延迟（每个 consumer 各分区 records-lag 之和）"}, pick("lag"))
+	add("lag", words{"Consumer lag (records-lag summed over each consumer's partitions)", "消费积压（lag：每个 consumer 各分区 records-lag 之和）"}, pick("lag"))
 	add("isr", words{"ISR size per partition", "各分区 ISR 大小"}, pick("isr"))
 	for _, x := range c.Series {
 		if tp, ok := strings.CutPrefix(x.Chart, "hw-leo/"); ok && !seenChart(out, x.Chart) {

@@ -463,7 +463,7 @@ func NetworkDiagram(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T(fmt.Sprintf("%d brokers · controller quorum of %d · %d recent messages", len(c.BrokerNodes), c.Controllers, len(c.Messages)), fmt.Sprintf("%d 个 broker · %d 个 controller 组成的 quorum · 最近 %d 条消息", len(c.BrokerNodes), c.Controllers, len(c.Messages))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s · controller quorum of %d · %d recent %s", len(c.BrokerNodes), pluralS(len(c.BrokerNodes), "broker"), c.Controllers, len(c.Messages), pluralS(len(c.Messages), "message")), fmt.Sprintf("%d 个 broker · %d 个 controller 组成的 quorum · 最近 %d 条消息", len(c.BrokerNodes), c.Controllers, len(c.Messages))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

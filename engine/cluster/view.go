@@ -76,6 +76,9 @@ func (c *Cluster) View() view.Cluster {
 	}
 	v.Groups, v.NowMs = c.groupsView(), c.clock.Elapsed().Milliseconds()
 	v.Transactions = c.transactionsView()
+	for _, e := range c.SideEffects() {
+		v.SideEffects = append(v.SideEffects, view.SideEffect{Consumer: e.Consumer, Input: tpName(e.TP), Offset: e.Offset, Value: e.Value, Times: e.Times})
+	}
 	v.Metrics, v.Charts = c.Metrics(), c.Charts()
 	for _, viol := range c.checker.Violations() {
 		v.Violations = append(v.Violations, viol.String())

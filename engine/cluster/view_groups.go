@@ -85,6 +85,7 @@ func (c *Cluster) groupView(id string) view.Group {
 	}
 	g.Partitions = c.groupPartitions(d, g.Members, clients)
 	g.Rebalances = rebalancesView(clients)
+	g.Ownership = c.ownershipView(g.Partitions, clients)
 	return g
 }
 

@@ -16,7 +16,7 @@ var showBatchCommand = &command{
 	usage:   "show batch TOPIC/PARTITION offset=N [broker=ID]",
 	summary: "open the batch holding offset N: its header fields, records and bytes (also in the inspector panel)",
 	run: func(l *Lab, a *args) (string, error) {
-		name, plog, lk, err := l.lookupArgs(a)
+		name, broker, plog, lk, err := l.lookupArgs(a)
 		if err != nil {
 			return "", err
 		}
@@ -28,6 +28,7 @@ var showBatchCommand = &command{
 			return "", err
 		}
 		d := batchDetail(name, log.FileName(lk.Segment, log.LogSuffix), lk.Position, raw)
+		d.Broker = broker
 		l.inspector = view.Inspector{Batch: &d}
 		return describeBatch(d), nil
 	},
@@ -38,35 +39,38 @@ var showLookupCommand = &command{
 	usage:   "show lookup TOPIC/PARTITION offset=N [broker=ID]",
 	summary: "trace how a read finds offset N: pick the segment, binary-search its sparse index, then scan batch headers",
 	run: func(l *Lab, a *args) (string, error) {
-		name, plog, lk, err := l.lookupArgs(a)
+		name, broker, plog, lk, err := l.lookupArgs(a)
 		if err != nil {
 			return "", err
 		}
 		tr := lookupTrace(name, plog, lk)
+		tr.Broker = broker
 		l.inspector = view.Inspector{Lookup: &tr}
 		return describeLookup(tr), nil
 	},
 }
 
-// lookupArgs reads "TOPIC/PARTITION offset=N" and traces the lookup of N.
-func (l *Lab) lookupArgs(a *args) (string, *log.Log, log.Lookup, error) {
+// lookupArgs reads "TOPIC/PARTITION offset=N" and traces the lookup of N
+// on the broker named (the leader by default), whose id it returns.
+func (l *Lab) lookupArgs(a *args) (string, int, *log.Log, log.Lookup, error) {
 	if err := l.requireCluster(); err != nil {
-		return "", nil, log.Lookup{}, err
+		return "", 0, nil, log.Lookup{}, err
 	}
 	offset := a.integer("offset", -1, 0, 1<<62)
 	broker := a.integer("broker", 0, 1, 1000)
 	if err := a.finish(); err != nil {
-		return "", nil, log.Lookup{}, err
+		return "", 0, nil, log.Lookup{}, err
 	}
 	if offset < 0 {
-		return "", nil, log.Lookup{}, fmt.Errorf("missing offset=")
+		return "", 0, nil, log.Lookup{}, fmt.Errorf("missing offset=")
 	}
 	topic, partition, plog, err := l.partitionArg(a, broker)
 	if err != nil {
-		return "", nil, log.Lookup{}, err
+		return "", 0, nil, log.Lookup{}, err
 	}
+	_, id, _ := l.cluster.Replica(topic, partition, broker) // the broker partitionArg read
 	lk, err := plog.TraceLookup(int64(offset))
-	return fmt.Sprintf("%s/%d", topic, partition), plog, lk, err
+	return fmt.Sprintf("%s/%d", topic, partition), id, plog, lk, err
 }
 
 // headerLayout is the RecordBatch v2 header: each field's name and size in

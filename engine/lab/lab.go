@@ -201,7 +201,7 @@ func (l *Lab) View() view.Cluster {
 		return view.Cluster{}
 	}
 	v := l.cluster.View()
-	v.Inspector = l.inspector
+	v.Inspector = l.inspectorNow()
 	return l.withDeltas(v)
 }
 

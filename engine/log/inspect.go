@@ -45,6 +45,18 @@ func (s *segment) info(active bool) SegmentInfo {
 	return si
 }
 
+// HasSegment reports whether the log still has the segment with this
+// base offset: retention and truncation delete segments, and a view that
+// named one (the lab's inspector) must not go on describing it.
+func (l *Log) HasSegment(base int64) bool {
+	for _, s := range l.segments {
+		if s.base == base {
+			return true
+		}
+	}
+	return false
+}
+
 // Segments describes every segment, oldest first.
 func (l *Log) Segments() []SegmentInfo {
 	out := make([]SegmentInfo, len(l.segments))

@@ -27,6 +27,9 @@ type Group struct {
 	Members          []GroupMember // in the coordinator's order
 	Partitions       []GroupPartition
 	Rebalances       []Rebalance // oldest first
+	// Ownership is, per partition of Partitions, who owned it over time
+	// (ownership.go): what a member's row in the timeline cannot show.
+	Ownership []PartitionOwnership
 }
 
 // GroupMember is one member as the coordinator knows it, joined with

@@ -13,12 +13,17 @@ type Inspector struct {
 type BatchDetail struct {
 	Partition string // e.g. "orders/0"
 	File      string // the segment file
-	Position  int64  // byte position in the file
-	Size      int
-	Valid     bool // the CRC matches
-	Fields    []Field
-	Records   []RecordDetail
-	Hex       []HexRow
+	// Broker is the broker whose replica was read; Gone says the segment
+	// File no longer exists there (retention or truncation deleted it
+	// since): the panel shows what it held, and says so.
+	Broker   int
+	Gone     bool
+	Position int64 // byte position in the file
+	Size     int
+	Valid    bool // the CRC matches
+	Fields   []Field
+	Records  []RecordDetail
+	Hex      []HexRow
 }
 
 // Field is one header field: name, value as dump-log prints it, and the
@@ -57,11 +62,16 @@ type LookupTrace struct {
 	Partition string
 	Target    int64
 	Segment   string
-	Index     []IndexEntry // the segment's whole sparse index
-	Probes    []IndexEntry // in the order probed
-	Start     IndexEntry   // where the scan began
-	Scanned   []ScannedBatch
-	Found     bool
+	// Broker is the broker whose replica was read; Gone says the segment
+	// no longer exists there (retention or truncation deleted it since
+	// the lookup), so the trace describes a file that is not there.
+	Broker  int
+	Gone    bool
+	Index   []IndexEntry // the segment's whole sparse index
+	Probes  []IndexEntry // in the order probed
+	Start   IndexEntry   // where the scan began
+	Scanned []ScannedBatch
+	Found   bool
 }
 
 // ScannedBatch is one batch header read by the forward scan.

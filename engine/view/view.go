@@ -59,6 +59,10 @@ type Cluster struct {
 
 	// Transactions are the transactional ids the coordinators hold, by id.
 	Transactions []Transaction
+	// SideEffects are what the `eos` loops did outside Kafka, one per
+	// input record, in the order the records were first processed (as
+	// `show side-effects` lists them).
+	SideEffects []SideEffect
 
 	// Metrics are Kafka's metrics now, with what the last command changed;
 	// Charts the session's numbers over virtual time (metrics.go).
