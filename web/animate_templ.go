@@ -35,11 +35,11 @@ func AnimationControl() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"anim-control\" role=\"group\" aria-label=\"message animation / 消息动画\"><label for=\"anim-speed\" title=\"how fast the messages in flight move along the network's links after each step; off draws them at their new place at once\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"anim-control\" role=\"group\" aria-label=\"message animation / 网络消息动画\"><label for=\"anim-speed\" title=\"how fast the messages in flight move along the network's links after each step; off draws them at their new place at once\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("Message animation", "消息动画").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("Message animation", "网络消息动画").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -379,7 +379,7 @@ func topicLog(t view.Topic, d topicDrawing, partitions []templ.Component) templ.
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s · rf %d", len(t.Partitions), pluralS(len(t.Partitions), "partition"), t.ReplicationFactor), fmt.Sprintf("%d 个 partition · rf %d", len(t.Partitions), t.ReplicationFactor)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s · rf %d", len(t.Partitions), pluralS(len(t.Partitions), "partition"), t.ReplicationFactor), fmt.Sprintf("%d 个分区 · rf %d", len(t.Partitions), t.ReplicationFactor)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -435,7 +435,7 @@ func topicLog(t view.Topic, d topicDrawing, partitions []templ.Component) templ.
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T(fmt.Sprintf("%d empty %s not drawn: an internal topic draws only the partitions holding data or coordinating a group.", d.EmptyHidden, pluralS(d.EmptyHidden, "partition")), fmt.Sprintf("还有 %d 个空的 partition 没有画出：内部 topic 只画出存有数据或正在协调某个 group 的 partition。", d.EmptyHidden)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T(fmt.Sprintf("%d empty %s not drawn: an internal topic draws only the partitions holding data or coordinating a group.", d.EmptyHidden, pluralS(d.EmptyHidden, "partition")), fmt.Sprintf("还有 %d 个空的分区没有画出：内部 topic 只画出存有数据或承载某个 group 的 coordinator 的分区。", d.EmptyHidden)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -462,7 +462,7 @@ func topicLog(t view.Topic, d topicDrawing, partitions []templ.Component) templ.
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T(fmt.Sprintf("%d more partitions not drawn: the page draws %d partitions at most.", d.NotDrawn, PartitionsDrawn), fmt.Sprintf("还有 %d 个 partition 没有画出：页面最多画 %d 个 partition。", d.NotDrawn, PartitionsDrawn)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T(fmt.Sprintf("%d more partitions not drawn: the page draws %d partitions at most.", d.NotDrawn, PartitionsDrawn), fmt.Sprintf("还有 %d 个分区没有画出：页面最多画 %d 个分区。", d.NotDrawn, PartitionsDrawn)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

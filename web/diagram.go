@@ -111,7 +111,7 @@ func (n diagramNode) LeadsText() string {
 func (n diagramNode) LeadsWords() words {
 	leads, leadsInternal := n.userPartitions(n.Leads)
 	named, namedInternal := n.userPartitions(n.Named)
-	w := words{"leads no partition", "不是任何 partition 的 leader"}
+	w := words{"leads no partition", "不是任何分区的 leader"}
 	if len(n.Leads) > 0 {
 		w = words{"leads " + listWithInternal(leads, leadsInternal, "en"), "是 " + listWithInternal(leads, leadsInternal, "zh") + " 的 leader"}
 	}
@@ -154,7 +154,7 @@ func listWithInternal(user []string, internal int, lang string) string {
 	}
 	more := fmt.Sprintf("%d internal %s", internal, pluralS(internal, "partition"))
 	if lang == "zh" {
-		more = fmt.Sprintf("%d 个内部 partition", internal)
+		more = fmt.Sprintf("%d 个内部分区", internal)
 	}
 	if s == "" {
 		return more
@@ -667,7 +667,7 @@ func controllerLine(n diagramNode, c view.Cluster) words {
 	offset := strconv.FormatInt(c.MetadataOffset, 10)
 	switch {
 	case !n.Voter:
-		w = words{fmt.Sprintf("KRaft quorum of %d · metadata offset %s", c.Controllers, offset), fmt.Sprintf("%d 个节点的 KRaft quorum · metadata offset %s", c.Controllers, offset)}
+		w = words{fmt.Sprintf("KRaft quorum of %d · metadata offset %s", c.Controllers, offset), fmt.Sprintf("%d 个节点的 KRaft quorum · 元数据 offset %s", c.Controllers, offset)}
 	case n.Controller.ID == c.ActiveController:
 		s := "epoch " + u64(n.Controller.Term) + " · metadata offset " + offset
 		w = words{s, s}
@@ -690,7 +690,7 @@ func controllerLine(n diagramNode, c view.Cluster) words {
 
 // notRegisteredWords is a restarted broker's line until it registers.
 func notRegisteredWords(b view.Broker) words {
-	return words{fmt.Sprintf("not registered yet · metadata holds epoch %d of its previous run", b.Epoch), fmt.Sprintf("尚未注册 · metadata 中仍是它上一次运行的 epoch %d", b.Epoch)}
+	return words{fmt.Sprintf("not registered yet · metadata holds epoch %d of its previous run", b.Epoch), fmt.Sprintf("尚未注册 · 元数据中仍是它上一次运行的 epoch %d", b.Epoch)}
 }
 
 // producerExtra is the room a producer card of width w needs for its

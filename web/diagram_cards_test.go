@@ -62,7 +62,7 @@ func TestBrokerCardCountsInternalPartitions(t *testing.T) {
 	if want := "leads orders/0 + 21 internal partitions"; w.en != want {
 		t.Errorf("leads line %q, want %q", w.en, want)
 	}
-	if want := "是 orders/0 及 21 个内部 partition 的 leader"; w.zh != want {
+	if want := "是 orders/0 及 21 个内部分区 的 leader"; w.zh != want {
 		t.Errorf("leads line (zh) %q, want %q", w.zh, want)
 	}
 	if len(b.Leads) != 22 {

@@ -121,7 +121,7 @@ func TestControllerBoxesGrowForTheirLine(t *testing.T) {
 	c.Quorum, c.ActiveController, c.Controllers = nil, 0, 3
 	c.MetadataOffset = 1234567
 	w := controllerLine(diagramNode{Kind: "controller"}, c)
-	if w.zh != "3 个节点的 KRaft quorum · metadata offset "+strconv.Itoa(1234567) {
+	if w.zh != "3 个节点的 KRaft quorum · 元数据 offset "+strconv.Itoa(1234567) {
 		t.Errorf("the quorum line is %q", w.zh)
 	}
 	if wordsLines(w, 200-cardPaddingX) < 2 {

@@ -929,7 +929,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("no partitions", "没有 partition").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("no partitions", "没有分区").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1374,7 +1374,7 @@ func groupPartitionTable(g view.Group) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = T(fmt.Sprintf("… %d more partitions:", n), fmt.Sprintf("… 还有 %d 个 partition：", n)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = T(fmt.Sprintf("… %d more partitions:", n), fmt.Sprintf("… 还有 %d 个分区：", n)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -2328,7 +2328,7 @@ func RebalanceTimeline(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("in the member's colour: rebalancing, still consuming the partitions it keeps (cooperative, KIP-848)", "成员自己的颜色：正在 rebalance，仍在消费保留下来的 partition（cooperative、KIP-848）").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("in the member's colour: rebalancing, still consuming the partitions it keeps (cooperative, KIP-848)", "成员自己的颜色：正在 rebalance，仍在消费保留下来的分区（cooperative、KIP-848）").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2344,7 +2344,7 @@ func RebalanceTimeline(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("Under each group's members, one row per partition: who owned it, and hatched where nobody did. A cooperative or KIP-848 member keeps consuming the partitions it keeps, but a partition it revokes has no owner, and nobody consumes it, until a rebalance assigns it again.", "在每个组的成员下方，每个 partition 一行：谁拥有它；斜线处表示没有任何属主。cooperative 或 KIP-848 的成员会继续消费保留下来的 partition，但它撤销的 partition 在一次 rebalance 重新分配它之前没有属主，也没有人消费。").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("Under each group's members, one row per partition: who owned it, and hatched where nobody did. A cooperative or KIP-848 member keeps consuming the partitions it keeps, but a partition it revokes has no owner, and nobody consumes it, until a rebalance assigns it again.", "在每个组的成员下方，每个分区一行：谁拥有它；斜线处表示没有任何属主。cooperative 或 KIP-848 的成员会继续消费保留下来的分区，但它撤销的分区在一次 rebalance 重新分配它之前没有属主，也没有人消费。").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

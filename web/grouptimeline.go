@@ -267,7 +267,7 @@ func keptWords(r view.Rebalance) words {
 		return words{"kept consuming · gave up " + r.Revoked[0], "一直在消费 · 交出 " + r.Revoked[0]}
 	}
 	n := strconv.Itoa(len(r.Revoked))
-	return words{"kept consuming · gave up " + n + " partitions", "一直在消费 · 交出 " + n + " 个 partition"}
+	return words{"kept consuming · gave up " + n + " partitions", "一直在消费 · 交出 " + n + " 个分区"}
 }
 
 // rebalanceTitle is the bar's text alternative, in both languages (an SVG
@@ -289,10 +289,10 @@ func rebalanceTitle(r view.Rebalance, end int64, b tlBar) string {
 		zh = append(zh, "从 "+seconds(r.PausedFrom)+" 起暂停 "+ms+" ms：什么也没有消费")
 	} else if len(r.Revoked) > 0 {
 		en = append(en, "the member kept consuming the partitions it kept; those it revoked had no owner until a rebalance assigned them again (the partition rows below)")
-		zh = append(zh, "成员继续消费保留下来的 partition；它撤销的 partition 在被一次 rebalance 重新分配之前没有属主（见下方的 partition 行）")
+		zh = append(zh, "成员继续消费保留下来的分区；它撤销的分区在被一次 rebalance 重新分配之前没有属主（见下方的分区行）")
 	} else {
 		en = append(en, "the member kept consuming the partitions it kept")
-		zh = append(zh, "成员继续消费保留下来的 partition")
+		zh = append(zh, "成员继续消费保留下来的分区")
 	}
 	if len(r.Revoked) > 0 {
 		en = append(en, "revoked "+strings.Join(r.Revoked, ","))

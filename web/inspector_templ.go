@@ -695,7 +695,7 @@ func LookupPanel(tr view.LookupTrace) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T(fmt.Sprintf("… %d more batch headers read and skipped …", hidden), fmt.Sprintf("… 又读取并跳过了 %d 个 batch 头 …", hidden)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T(fmt.Sprintf("… %d more batch headers read and skipped …", hidden), fmt.Sprintf("… 又读取并跳过了 %d 个 batch header …", hidden)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1031,7 +1031,7 @@ func startReason(tr view.LookupTrace) words {
 // concluded from it.
 func scanText(tr view.LookupTrace, i int, s view.ScannedBatch) words {
 	en := fmt.Sprintf("Read the batch header at position %d: offsets %d–%d, %d bytes", s.Position, s.BaseOffset, s.LastOffset, s.Size)
-	zh := fmt.Sprintf("读取 position %d 处的 batch 头：offset %d–%d，%d 字节", s.Position, s.BaseOffset, s.LastOffset, s.Size)
+	zh := fmt.Sprintf("读取 position %d 处的 batch header：offset %d–%d，%d 字节", s.Position, s.BaseOffset, s.LastOffset, s.Size)
 	if tr.Found && i == len(tr.Scanned)-1 {
 		return words{en + fmt.Sprintf(" — it holds offset %d. Found.", tr.Target), zh + fmt.Sprintf(" —— 它包含 offset %d。找到了。", tr.Target)}
 	}

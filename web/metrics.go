@@ -77,7 +77,7 @@ func metricScope(m view.KafkaMetric) words {
 	case "brokers":
 		return words{"sum over the running brokers (each reports its own; a restart starts from 0)", "所有运行中 broker 之和（各自上报；重启后从 0 开始）"}
 	case "controller":
-		return words{"reported by the controllers from the committed metadata", "由 controller 根据已提交的 metadata 上报"}
+		return words{"reported by the controllers from the committed metadata", "由 controller 根据已提交的元数据上报"}
 	case "controllers":
 		return words{"sum over the controllers: 1 on the active one, 0 on the others", "所有 controller 之和：active controller 上为 1，其余为 0"}
 	}

@@ -338,7 +338,7 @@ func violation(v view.Violation) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("acknowledged record lost", "已确认的消息丢失").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("acknowledged record lost", "已确认的记录丢失").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -463,7 +463,7 @@ func NetworkDiagram(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s · controller quorum of %d · %d recent %s", len(c.BrokerNodes), pluralS(len(c.BrokerNodes), "broker"), c.Controllers, len(c.Messages), pluralS(len(c.Messages), "message")), fmt.Sprintf("%d 个 broker · %d 个 controller 组成的 quorum · 最近 %d 条消息", len(c.BrokerNodes), c.Controllers, len(c.Messages))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T(fmt.Sprintf("%d %s · controller quorum of %d · %d recent %s", len(c.BrokerNodes), pluralS(len(c.BrokerNodes), "broker"), c.Controllers, len(c.Messages), pluralS(len(c.Messages), "message")), fmt.Sprintf("%d 个 broker · %d 个 controller 组成的 quorum · 最近 %d 条网络消息", len(c.BrokerNodes), c.Controllers, len(c.Messages))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2774,7 +2774,7 @@ func producerCard(n diagramNode) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = T(fmt.Sprintf("… %d more partitions", hidden), fmt.Sprintf("… 还有 %d 个 partition", hidden)).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = T(fmt.Sprintf("… %d more partitions", hidden), fmt.Sprintf("… 还有 %d 个分区", hidden)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -130,7 +130,7 @@ func spanTitle(tp string, s view.OwnershipSpan, to int64) string {
 	}
 	why, whyZh := "revoked", "被撤销"
 	if s.Lost {
-		why, whyZh = "lost by its owner (fenced or expired)", "被属主丢失（被隔离或过期）"
+		why, whyZh = "lost by its owner (fenced or expired)", "被属主丢失（被 fence 或过期）"
 	}
 	return tp + " · " + why + " at " + seconds(s.From) + ": owned by no member, so consumed by nobody, for " + d + " ms, until a rebalance assigned it again\n" +
 		tp + " · 在 " + seconds(s.From) + " " + whyZh + "：" + d + " ms 内不属于任何成员，也就没有人消费它，直到一次 rebalance 再次分配它"
@@ -175,7 +175,7 @@ func cutLabel(s string, width float64) string {
 
 // ownershipHead is the line above a group's partition rows.
 func ownershipHead(hidden int) words {
-	w := words{"partitions: who owned each, hatched while nobody did", "partition：各自的属主，斜线处表示没有属主"}
+	w := words{"partitions: who owned each, hatched while nobody did", "分区：各自的属主，斜线处表示没有属主"}
 	if hidden > 0 {
 		n := strconv.Itoa(hidden)
 		w.en += " (" + n + " more not drawn)"

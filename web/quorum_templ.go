@@ -110,7 +110,7 @@ func QuorumPanel(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("Controller quorum", "Controller 仲裁组").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("Controller quorum", "controller 组成的 quorum").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -147,7 +147,7 @@ func QuorumPanel(c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("Until then brokers keep serving with the metadata they have; no broker is fenced, no partition leader elected, no ISR changed.", "在此之前，broker 继续用手头的 metadata 提供服务；不会有 broker 被 fence，不会选举分区 leader，任何 ISR 也不会改变。").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("Until then brokers keep serving with the metadata they have; no broker is fenced, no partition leader elected, no ISR changed.", "在此之前，broker 继续用手头的元数据提供服务；不会有 broker 被 fence，不会选举分区 leader，任何 ISR 也不会改变。").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -169,7 +169,7 @@ func QuorumPanel(c view.Cluster) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if upCount(c.Quorum) < majority(c) {
-				templ_7745c5c3_Err = T(fmt.Sprintf("%d of %d controllers run and %d are needed to commit a metadata record.", upCount(c.Quorum), len(c.Quorum), majority(c)), fmt.Sprintf("%d 个 controller 中只有 %d 个在运行，而提交一条 metadata 记录需要 %d 个。", len(c.Quorum), upCount(c.Quorum), majority(c))).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = T(fmt.Sprintf("%d of %d controllers run and %d are needed to commit a metadata record.", upCount(c.Quorum), len(c.Quorum), majority(c)), fmt.Sprintf("%d 个 controller 中只有 %d 个在运行，而提交一条元数据记录需要 %d 个。", len(c.Quorum), upCount(c.Quorum), majority(c))).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -187,7 +187,7 @@ func QuorumPanel(c view.Cluster) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = T("Brokers keep serving with the metadata they have; nothing is fenced, elected or changed in any ISR until a majority is back.", "broker 继续用手头的 metadata 提供服务；在多数派恢复之前，不会有 broker 被 fence，不会选举 leader，任何 ISR 也不会改变。").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("Brokers keep serving with the metadata they have; nothing is fenced, elected or changed in any ISR until a majority is back.", "broker 继续用手头的元数据提供服务；在多数派恢复之前，不会有 broker 被 fence，不会选举 leader，任何 ISR 也不会改变。").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -642,7 +642,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = T("metadata end", "metadata 末端").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = T("metadata end", "元数据末端").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -723,7 +723,7 @@ func MetadataLog(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("Metadata log", "元数据日志（metadata log）").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("Metadata log", "元数据日志").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -870,7 +870,7 @@ func MetadataLog(c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = T("no metadata committed yet", "尚未提交任何 metadata").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = T("no metadata committed yet", "尚未提交任何元数据").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -97,7 +97,7 @@ var txnEdges = func() []txnEdge {
 	top, bottom := txnBoxes[3].Y-txnBoxH/2, txnBoxes[6].Y+txnBoxH/2
 	on := box["Ongoing"]
 	return []txnEdge{
-		line("Empty", "Ongoing", words{"add partitions", "加入 partition"}, 0, -6),
+		line("Empty", "Ongoing", words{"add partitions", "加入分区"}, 0, -6),
 		line("Ongoing", "PrepareCommit", words{"EndTxn commit", "EndTxn 提交"}, -30, -4),
 		line("Ongoing", "PrepareEpochFence", words{en: "fence"}, 0, -6),
 		line("Ongoing", "PrepareAbort", words{"EndTxn abort · timeout", "EndTxn 中止 · 超时"}, -40, 14),

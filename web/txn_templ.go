@@ -593,7 +593,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = T("partitions in the transaction", "事务中的 partition").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = T("partitions in the transaction", "事务中的分区").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
