@@ -101,7 +101,7 @@ func (r role) mayDrive(s *liveSession) bool {
 func refusalFor(s *liveSession, r role) string {
 	if s.owner == "" {
 		if r.participant != "" {
-			return "error: CLUSTER_AUTHORIZATION_FAILED: this is the instructor's cluster: only the instructor runs commands on it, everyone watches; open a cluster of your own (the \"My own cluster\" button, or POST /api/v1/clusters) to try commands"
+			return "error: CLUSTER_AUTHORIZATION_FAILED: this is the instructor's cluster: only the instructor runs commands on it, everyone watches; open a cluster of your own (the \"Open my own cluster\" button, or POST /api/v1/clusters) to try commands"
 		}
 		return "error: CLUSTER_AUTHORIZATION_FAILED: this is the instructor's cluster: only the instructor runs commands on it (open /live?token=… with the token `loglab serve` printed, or send Authorization: Bearer …)"
 	}
