@@ -219,7 +219,7 @@ func (s *Server) indexPage(c echo.Context) error {
 	cards := make([]web.LessonCard, len(all))
 	for i, l := range all {
 		title := lessons.Render(l).Title
-		cards[i] = web.LessonCard{ID: l.ID, Level: l.Level, Minutes: l.Minutes, Steps: len(l.Steps), TitleEn: title.En, TitleZh: title.Zh, Native: l.Native}
+		cards[i] = web.LessonCard{Number: l.Order, ID: l.ID, Level: l.Level, Minutes: l.Minutes, Steps: len(l.Steps), TitleEn: title.En, TitleZh: title.Zh, Native: l.Native}
 	}
 	return render(c, http.StatusOK, web.IndexPage(cards))
 }
