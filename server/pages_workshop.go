@@ -77,7 +77,9 @@ func (s *Server) instructorPage(c echo.Context) error {
 		return err
 	}
 	if !r.instructor {
-		return echo.NewHTTPError(http.StatusForbidden, "the overview is the instructor's: open /instructor?token=… with the token `loglab serve` printed")
+		return render(c, http.StatusForbidden, web.RefusedPage(
+			"The overview of every cluster is the instructor's: it shows the participants' names and commands. The instructor opens /instructor?token=… with the token `loglab serve` printed.",
+			"所有集群的总览只属于讲师：它会显示学员的名字和命令。讲师用 `loglab serve` 打印的 token 打开 /instructor?token=…。"))
 	}
 	all := s.clusters.all()
 	rows := make([]web.ClusterRow, len(all))

@@ -296,8 +296,10 @@ func TestTheInstructorsURLLeavesACookieAndDropsTheToken(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body)
 	}
-	if status, _ := get(""); status != http.StatusForbidden {
-		t.Errorf("/instructor without the token: %d", status)
+	// A participant opening it reads a page saying whose it is, in both
+	// languages, not an error's JSON.
+	if status, body := get(""); status != http.StatusForbidden || !strings.Contains(body, "<html") || !strings.Contains(body, "instructor&#39;s") && !strings.Contains(body, "instructor's") || !strings.Contains(body, "只属于讲师") {
+		t.Errorf("/instructor without the token: %d\n%s", status, body)
 	}
 	p := openCluster(t, ts, "", "Ana")
 	command(t, ts, p.ID, p.Token, "topic create ana-topic")
