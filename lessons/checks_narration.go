@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/record"
 )
 
@@ -39,46 +40,46 @@ func segmentArgs(s State, args []string) (string, int, int64, error) {
 	return args[0], b, base, err
 }
 
-func segmentBytes(s State, args []string) (string, error) {
+// namedSegment is the segment args name (TOPIC/P BROKER BASE-OFFSET) in
+// that broker's copy of the partition.
+func namedSegment(s State, args []string) (log.SegmentInfo, error) {
 	tp, b, base, err := segmentArgs(s, args)
 	if err != nil {
-		return "", err
+		return log.SegmentInfo{}, err
 	}
 	l, err := replicaLog(s, tp, b)
 	if err != nil {
-		return "", err
+		return log.SegmentInfo{}, err
 	}
 	for _, seg := range l.Segments() {
 		if seg.BaseOffset == base {
-			return strconv.FormatInt(seg.Size, 10), nil
+			return seg, nil
 		}
 	}
-	return "", fmt.Errorf("broker %d's %s has no segment with base offset %d", b, tp, base)
+	return log.SegmentInfo{}, fmt.Errorf("broker %d's %s has no segment with base offset %d", b, tp, base)
+}
+
+func segmentBytes(s State, args []string) (string, error) {
+	seg, err := namedSegment(s, args)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(seg.Size, 10), nil
 }
 
 func indexEntries(s State, args []string) (string, error) {
-	tp, b, base, err := segmentArgs(s, args)
+	seg, err := namedSegment(s, args)
 	if err != nil {
 		return "", err
 	}
-	l, err := replicaLog(s, tp, b)
-	if err != nil {
-		return "", err
+	var offs []string
+	for _, e := range seg.Index {
+		offs = append(offs, strconv.FormatInt(e.Offset, 10))
 	}
-	for _, seg := range l.Segments() {
-		if seg.BaseOffset != base {
-			continue
-		}
-		var offs []string
-		for _, e := range seg.Index {
-			offs = append(offs, strconv.FormatInt(e.Offset, 10))
-		}
-		if len(offs) == 0 {
-			return "none", nil
-		}
-		return strings.Join(offs, ","), nil
+	if len(offs) == 0 {
+		return "none", nil
 	}
-	return "", fmt.Errorf("broker %d's %s has no segment with base offset %d", b, tp, base)
+	return strings.Join(offs, ","), nil
 }
 
 // leaderHeader is the header of the leader's batch holding the offset in
