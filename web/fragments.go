@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -217,8 +216,9 @@ func sameParts(a, b []RenderedFragment) bool {
 // panel cannot forget it. A component must draw one element or nothing.
 func keyed(key string, c templ.Component) Fragment {
 	return Fragment{Key: key, Component: templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		var b bytes.Buffer
-		if err := c.Render(ctx, &b); err != nil {
+		b := renderBuffer()
+		defer releaseRenderBuffer(b)
+		if err := c.Render(ctx, b); err != nil {
 			return err
 		}
 		html := b.Bytes()
