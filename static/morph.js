@@ -89,7 +89,9 @@
     }
     syncAttributes(from, to, keepFocus);
     for (let a = from.firstChild, b = to.firstChild; a; a = a.nextSibling, b = b.nextSibling) {
-      if (a.nodeType === Node.ELEMENT_NODE) morphElement(a, b, keepFocus);
+      // isEqualNode compares a whole subtree natively: most of a changed
+      // fragment is as it was, and is left without a walk.
+      if (a.nodeType === Node.ELEMENT_NODE) { if (!a.isEqualNode(b)) morphElement(a, b, keepFocus); }
       else if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue;
     }
   }
