@@ -615,8 +615,16 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 			const c = col.getBoundingClientRect();
 			view = { top: Math.max(0, c.top), bottom: Math.min(innerHeight, c.bottom) };
 		}
+		// The cluster's controls stay at the top of its column as it
+		// scrolls: what they cover is not in sight.
+		const controls = document.querySelector("#cluster-view .controls");
+		if (controls && getComputedStyle(controls).position === "sticky") {
+			const c = controls.getBoundingClientRect();
+			if (c.bottom > view.top && c.top < view.bottom) view.top = Math.max(view.top, c.bottom);
+		}
 		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")), others,
-			top, bottom, left, right, width: innerWidth, height: innerHeight, viewTop: view.top, viewBottom: view.bottom };
+			top, bottom, left, right, width: innerWidth, height: innerHeight, viewTop: view.top, viewBottom: view.bottom,
+			scroll: col ? col.scrollTop + "/" + (col.scrollHeight - col.clientHeight) : "" };
 	}`, lessons.FocusSelector(form))
 	if err != nil {
 		t.Fatal(err)
@@ -650,8 +658,8 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 	viewTop, viewBottom := num("viewTop"), num("viewBottom")
 	tall := bottom-top > viewBottom-viewTop
 	if top < viewTop-1 || left < 0 || right > num("width") || (!tall && bottom > viewBottom+1) || top >= viewBottom-40 {
-		t.Errorf("step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %vx%v viewport's cluster (%.0f to %.0f)",
-			st.Step+1, form, top, bottom, left, right, m["width"], m["height"], viewTop, viewBottom)
+		t.Errorf("step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %vx%v viewport's cluster (%.0f to %.0f; its column scrolled %v)",
+			st.Step+1, form, top, bottom, left, right, m["width"], m["height"], viewTop, viewBottom, m["scroll"])
 	}
 }
 

@@ -421,13 +421,46 @@
       const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
       for (const b of boxes) b.classList.add("lesson-focus");
       if (scroll && boxes.length) {
-        // Centred, unless it is taller than the column: then its top,
-        // where a panel's title says what it is.
-        const column = el.closest(".cluster") || document.documentElement;
-        const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
-        const tall = height > column.clientHeight * 0.75;
-        boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
+        placeFocus(el, boxes);
+        keepPlaced(el, boxes);
       }
+    }
+
+    // placeFocus scrolls the step's element to the middle of its column,
+    // unless it is taller than the column: then its top, where a panel's
+    // title says what it is.
+    function placeFocus(el, boxes) {
+      const column = el.closest(".cluster") || document.documentElement;
+      // The cluster's controls stay at the top of its column and wrap to
+      // more lines as it narrows: what they cover is not in sight.
+      const controls = column.querySelector(".controls");
+      if (controls && getComputedStyle(controls).position === "sticky") {
+        column.style.scrollPaddingTop = `${Math.ceil(controls.getBoundingClientRect().height) + 8}px`;
+      }
+      const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
+      const tall = height > column.clientHeight * 0.75;
+      boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
+    }
+
+    // keepPlaced places the element again when it (or what is drawn above
+    // it) changes size after it was placed: a diagram laid out, a panel
+    // filled in by a later fragment. Until the reader scrolls or moves on:
+    // then where they look is theirs.
+    let placed = null;
+    function keepPlaced(el, boxes) {
+      if (placed && placed.el === el) return;
+      if (placed) placed.stop();
+      const column = el.closest(".cluster") || document.documentElement;
+      const watch = new ResizeObserver(() => placeFocus(el, boxes));
+      watch.observe(el);
+      if (column !== document.documentElement) for (const child of column.children) watch.observe(child);
+      const stop = () => {
+        watch.disconnect();
+        for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) removeEventListener(type, stop, true);
+        if (placed && placed.el === el) placed = null;
+      };
+      for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) addEventListener(type, stop, true);
+      placed = { el, stop };
     }
 
     return { show, refocus, open: (id, step) => act("open", { lesson: id, step }) };
