@@ -433,7 +433,7 @@
       const column = el.closest(".cluster") || document.documentElement;
       // The cluster's controls stay at the top of its column and wrap to
       // more lines as it narrows: what they cover is not in sight.
-      const controls = column.querySelector(".controls");
+      const controls = column === document.documentElement ? null : column.querySelector(".controls");
       if (controls && getComputedStyle(controls).position === "sticky") {
         column.style.scrollPaddingTop = `${Math.ceil(controls.getBoundingClientRect().height) + 8}px`;
       }
