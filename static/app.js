@@ -98,7 +98,8 @@
     });
     input.disabled = false;
     input.placeholder = "try: produce orders key=a value=1   (Tab completes; help lists the commands)";
-    input.focus();
+    // Ready to type, without scrolling a long page down to the prompt.
+    input.focus({ preventScroll: true });
     document.body.dataset.ready = "true";
   }
 

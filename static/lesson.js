@@ -92,6 +92,8 @@
   function player(driver) {
     const panel = document.getElementById("lesson");
     const body = document.getElementById("lesson-body");
+    const ask = document.getElementById("lesson-ask");
+    const tabs = document.getElementById("lesson-tabs");
     const title = document.getElementById("lesson-title");
     const stepLabel = document.getElementById("lesson-step");
     const link = document.getElementById("lesson-link");
@@ -133,7 +135,7 @@
       if (!b || b.disabled) return;
       if (b.dataset.lessonAction) act(b.dataset.lessonAction);
       else if (b.dataset.choice !== undefined) act("answer", b.dataset.choice);
-      else if (b.id === "lesson-hint") { hints++; draw(); }
+      else if (b.id === "lesson-hint") { hints++; draw(); showWithin(body, body.querySelector(`.hint[data-hint="${hints}"]`)); }
       else if (b.id === "lesson-close") {
         // The lab's sandbox starts with the starter cluster: a fresh page
         // gives it; the live room goes on with the lesson's cluster.
@@ -152,6 +154,26 @@
       }
     });
 
+    // On a phone the lesson and the cluster take turns (LessonTabs): the
+    // cluster tab puts the step's element in sight.
+    function setTab(tab) {
+      workspace.dataset.tab = tab;
+      if (!tabs) return;
+      for (const b of tabs.querySelectorAll("button[data-tab]")) {
+        b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+        if (b.dataset.tab === tab) delete b.dataset.fresh;
+      }
+    }
+    if (tabs) {
+      tabs.addEventListener("click", (ev) => {
+        const b = ev.target.closest("button[data-tab]");
+        if (!b) return;
+        setTab(b.dataset.tab);
+        if (b.dataset.tab === "cluster") refocus(true);
+        else window.scrollTo(0, 0);
+      });
+    }
+
     // show is every answer of the driver: the status after an action (null
     // once the lesson is closed) and why an action was refused.
     function show(st, error) {
@@ -166,6 +188,7 @@
         data = null;
         panel.hidden = true;
         workspace.classList.remove("with-lesson");
+        setTab("lesson");
         delete document.body.dataset.lessonPhase;
         if (!driver.live) history.replaceState(null, "", "/lab");
         if (input) {
@@ -195,24 +218,44 @@
       }
       const key = `${st.lesson}/${st.step}`;
       const moved = `${key}/${st.phase}` !== drawnKey;
-      if (!drawnKey.startsWith(key + "/")) hints = 0;
+      const newStep = !drawnKey.startsWith(key + "/");
+      if (newStep) hints = 0;
       drawnKey = `${key}/${st.phase}`;
-      const kept = body.scrollTop;
+      const kept = [body.scrollTop, ask.scrollTop];
       draw();
       // A command in free play redraws the same step: leave the reader's
-      // place alone. A new step or phase shows what it is about.
-      if (moved) placeReader(st); else body.scrollTop = kept;
+      // place alone. A new step or phase shows what it is about: a new
+      // step opens on the lesson's tab, an answer marks the cluster's
+      // (where it happened) as worth a look.
+      if (moved) {
+        // A new step opens on the lesson's tab; a phase that changes on
+        // the other tab (the answer shown in the cluster, a goal reached
+        // while typing) marks the tab not in view as worth a look.
+        if (newStep) setTab("lesson");
+        else if (tabs) {
+          const other = workspace.dataset.tab === "cluster" ? "lesson" : "cluster";
+          tabs.querySelector(`[data-tab="${other}"]`).dataset.fresh = "true";
+        }
+        placeReader(st);
+      } else {
+        [body.scrollTop, ask.scrollTop] = kept;
+      }
       // After the redraw, which would wipe it: why the action was refused.
       if (error) showError(error);
       remember();
       refocus(true);
     }
 
+    // showError says why an action was refused where the reader is
+    // looking: at the top of the pinned question (the buttons pressed),
+    // else at the top of the narration.
     function showError(text) {
       let e = document.getElementById("lesson-error");
       if (!e) {
-        body.insertAdjacentHTML("afterbegin", `<p id="lesson-error" class="lesson-error" role="alert"></p>`);
+        const at = ask.childElementCount ? ask : body;
+        at.insertAdjacentHTML("afterbegin", `<p id="lesson-error" class="lesson-error" role="alert"></p>`);
         e = document.getElementById("lesson-error");
+        at.scrollTop = 0;
       }
       e.textContent = text;
     }
@@ -241,8 +284,14 @@
 
       let html = "";
       for (const p of step.say || []) html += `<div class="say">${prose(p)}</div>`;
-      if (step.question) html += predictCard(step, st);
-      if (st.goal) html += goalBanner(st);
+      // What the step asks stays pinned under the narration.
+      let asked = "";
+      if (step.question) asked += predictCard(step, st);
+      if (st.goal) asked += goalBanner(st);
+      const finished = st.last && st.phase !== "ask" && st.phase !== "goal";
+      if (finished) {
+        asked += `<p class="lesson-done">${T("You reached the end of this lesson.", "你已完成本课。")} <a href="/">${T("All lessons", "全部课程")}</a></p>`;
+      }
       const hintList = step.hints || [];
       if (hintList.length) {
         html += `<div class="hints">`;
@@ -260,13 +309,19 @@
           "The console and the cluster's buttons are yours: try anything. Next replays the lesson, so the next step still starts from the cluster it describes.",
           "控制台和集群上的按钮归你使用：随便试。“下一步”会重放课程，所以下一步仍从它所描述的集群开始。")}</p>`;
       }
-      if (st.last && st.phase !== "ask" && st.phase !== "goal") {
-        html += `<p class="lesson-done">${T("You reached the end of this lesson.", "你已完成本课。")} <a href="/">${T("All lessons", "全部课程")}</a></p>`;
-      }
       body.innerHTML = html;
+      ask.innerHTML = asked;
 
       document.getElementById("lesson-back").disabled = st.step === 0;
-      document.getElementById("lesson-next").disabled = st.last || st.phase === "ask";
+      const next = document.getElementById("lesson-next");
+      next.disabled = st.last || st.phase === "ask";
+      // At the end the lab's way on is the catalogue; the live room's
+      // driver closes the lesson instead.
+      const finish = document.getElementById("lesson-finish");
+      if (finish) {
+        finish.hidden = !(finished && !driver.live);
+        next.hidden = !finish.hidden;
+      }
       if (input && document.body.dataset.ready === "true") {
         // Before the answer the step's commands have not run: the
         // session refuses commands, so the console says why instead.
@@ -275,31 +330,34 @@
       }
     }
 
-    // placeReader scrolls the panel to what a step or phase asks to read:
-    // the question with as much narration above it as fits, the
-    // explanation of the answer, the goal reached.
+    // placeReader opens a step's narration at its start (its question is
+    // pinned below it) and scrolls the pinned part to what the phase asks
+    // to read: the question, the explanation of the answer, the goal
+    // reached, the end of the lesson.
     function placeReader(st) {
       body.scrollTop = 0;
-      if (st.phase === "ask") {
-        showWithin(body.querySelector(".predict .choices-list") || body.querySelector(".predict"));
-      } else if (st.phase === "shown" && st.answer) {
-        const whys = body.querySelectorAll(".predict .why");
+      ask.scrollTop = 0;
+      if (st.phase === "shown" && st.answer) {
+        const whys = ask.querySelectorAll(".predict .why");
         // The engine's answer, and above all the learner's own.
-        if (whys.length) { showWithin(whys[whys.length - 1]); showWithin(whys[0]); }
+        if (whys.length) { showWithin(ask, whys[whys.length - 1]); showWithin(ask, whys[0]); }
       } else if (st.phase === "reached") {
-        showWithin(body.querySelector(".goal-banner"));
+        showWithin(ask, ask.querySelector(".goal-banner"));
       }
+      showWithin(ask, ask.querySelector(".lesson-done"));
     }
 
-    // showWithin scrolls the panel's body, not the page, as little as
-    // makes el visible (its top when it is taller than the panel).
-    function showWithin(el) {
+    // showWithin scrolls box (the narration or the pinned question), not
+    // the page, as little as makes el visible (its top when it is taller
+    // than the box).
+    function showWithin(box, el) {
       if (!el) return;
       let top = 0;
-      for (let n = el; n && n !== body; n = n.offsetParent) top += n.offsetTop;
+      // Both boxes are positioned: offsets add up to box.
+      for (let n = el; n && n !== box; n = n.offsetParent) top += n.offsetTop;
       const bottom = top + el.offsetHeight;
-      if (bottom > body.scrollTop + body.clientHeight) body.scrollTop = bottom - body.clientHeight + 8;
-      if (top < body.scrollTop) body.scrollTop = Math.max(0, top - 8);
+      if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight + 8;
+      if (top < box.scrollTop) box.scrollTop = Math.max(0, top - 8);
     }
 
     function predictCard(step, st) {
@@ -363,13 +421,46 @@
       const boxes = el.getClientRects().length ? [el] : Array.from(el.children);
       for (const b of boxes) b.classList.add("lesson-focus");
       if (scroll && boxes.length) {
-        // Centred, unless it is taller than the column: then its top,
-        // where a panel's title says what it is.
-        const column = el.closest(".cluster") || document.documentElement;
-        const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
-        const tall = height > column.clientHeight * 0.75;
-        boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
+        placeFocus(el, boxes);
+        keepPlaced(el, boxes);
       }
+    }
+
+    // placeFocus scrolls the step's element to the middle of its column,
+    // unless it is taller than the column: then its top, where a panel's
+    // title says what it is.
+    function placeFocus(el, boxes) {
+      const column = el.closest(".cluster") || document.documentElement;
+      // The cluster's controls stay at the top of its column and wrap to
+      // more lines as it narrows: what they cover is not in sight.
+      const controls = column === document.documentElement ? null : column.querySelector(".controls");
+      if (controls && getComputedStyle(controls).position === "sticky") {
+        column.style.scrollPaddingTop = `${Math.ceil(controls.getBoundingClientRect().height) + 8}px`;
+      }
+      const height = boxes.reduce((h, b) => h + b.getBoundingClientRect().height, 0);
+      const tall = height > column.clientHeight * 0.75;
+      boxes[0].scrollIntoView({ block: tall ? "start" : "center", inline: "nearest" });
+    }
+
+    // keepPlaced places the element again when it (or what is drawn above
+    // it) changes size after it was placed: a diagram laid out, a panel
+    // filled in by a later fragment. Until the reader scrolls or moves on:
+    // then where they look is theirs.
+    let placed = null;
+    function keepPlaced(el, boxes) {
+      if (placed && placed.el === el) return;
+      if (placed) placed.stop();
+      const column = el.closest(".cluster") || document.documentElement;
+      const watch = new ResizeObserver(() => placeFocus(el, boxes));
+      watch.observe(el);
+      if (column !== document.documentElement) for (const child of column.children) watch.observe(child);
+      const stop = () => {
+        watch.disconnect();
+        for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) removeEventListener(type, stop, true);
+        if (placed && placed.el === el) placed = null;
+      };
+      for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) addEventListener(type, stop, true);
+      placed = { el, stop };
     }
 
     return { show, refocus, open: (id, step) => act("open", { lesson: id, step }) };
