@@ -144,13 +144,18 @@ func (s *liveSession) ownPick(who, refusal string) []byte {
 func (s *liveSession) joined(sub *subscriber) {
 	p := s.preds()
 	if sub.driver {
-		if s.lesson != nil && p.Asking() {
+		// Nobody watching and nothing picked is what a driver's page
+		// draws without a tally.
+		if t := p.Tally(); s.lesson != nil && p.Asking() && (t.Watching > 0 || t.Answered > 0) {
 			s.sendTallyTo(sub)
 		}
 		return
 	}
+	if sub.who == "" {
+		return // watches, does not predict: not counted
+	}
 	p.Join(sub.who)
-	if sub.who != "" && p.PickOf(sub.who) != "" {
+	if p.PickOf(sub.who) != "" {
 		s.send(sub, s.ownPick(sub.who, ""))
 	}
 	s.watchersChanged()
