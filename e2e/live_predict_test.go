@@ -14,7 +14,8 @@ import (
 // the leader's log end offset, each on their own page; the instructor's
 // page counts one pick per choice; the instructor answers, which is the
 // reveal; A reads their own answer judged right, B theirs judged wrong,
-// each with their choice named, and A's pick comes back after a reload.
+// each with their choice named, and A's pick comes back after a reload. B
+// follows on a phone.
 // A participant's page offers no Back, Reset, Next, Close or lesson menu:
 // it says who moves the lesson instead. Screenshots of the three pages go
 // to e2e/out/predict-*.png.
@@ -32,7 +33,10 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 	}
 
 	instructor := newPageOn(t, base)
-	a, b := newParticipantPage(t, base), newParticipantPage(t, base)
+	// B follows on a phone, where the lesson and the cluster take turns.
+	a := newParticipantPage(t, base)
+	b := newPageAt(t, base, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"),
+		Viewport: &playwright.Size{Width: 390, Height: 844}, IsMobile: playwright.Bool(true), HasTouch: playwright.Bool(true)}, false)
 	pages := map[string]*watchedPage{"instructor": instructor, "A": a, "B": b}
 	for _, p := range pages {
 		liveOpen(t, p, base)
@@ -71,7 +75,7 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 	if err := expect.Locator(instructor.Locator("#lesson-next")).ToBeVisible(); err != nil {
 		t.Fatalf("the instructor's Next is gone: %v", err)
 	}
-	if err := expect.Locator(instructor.Locator("#predict-tally")).ToHaveText("0 of 2 answered"); err != nil {
+	if err := expect.Locator(instructor.Locator(`#predict-tally [data-l="en"]`)).ToHaveText("0 of 2 answered"); err != nil {
 		t.Fatalf("the instructor's count before any answer: %v", err)
 	}
 
@@ -105,11 +109,12 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 			t.Fatalf("the instructor's count for %s: %v", v, err)
 		}
 	}
-	if err := expect.Locator(instructor.Locator("#predict-tally")).ToHaveText("2 of 2 answered"); err != nil {
+	if err := expect.Locator(instructor.Locator(`#predict-tally [data-l="en"]`)).ToHaveText("2 of 2 answered"); err != nil {
 		t.Fatalf("the instructor's count: %v", err)
 	}
 	liveShot(t, instructor, "predict-instructor-counts.png")
 	liveShot(t, a, "predict-a-picked.png")
+	liveShot(t, b, "predict-b-picked-phone.png")
 
 	// The instructor's answer is the reveal.
 	if err := choice(instructor, wrong).Click(); err != nil {
@@ -142,7 +147,7 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 		t.Fatalf("the instructor's own answer: %v", err)
 	}
 	liveShot(t, a, "predict-a-revealed.png")
-	liveShot(t, b, "predict-b-revealed.png")
+	liveShot(t, b, "predict-b-revealed-phone.png")
 
 	// A reloads: their pick is theirs still.
 	liveOpen(t, a, base)
