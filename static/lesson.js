@@ -530,6 +530,7 @@
       else if (msg.type === "tally") room.tally = msg;
       if (status && data) redrawPredict();
       if (msg.error) showError(msg.error);
+      else if (msg.type === "predict") document.getElementById("lesson-error")?.remove();
     }
 
     function redrawPredict() {
