@@ -148,6 +148,14 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 	}
 	liveShot(t, a, "predict-a-revealed.png")
 	liveShot(t, b, "predict-b-revealed-phone.png")
+	// The same in Chinese.
+	if err := b.Locator(`[data-set-lang="zh"]`).Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(b.Locator(fmt.Sprintf(`#lesson-ask .why.wrong[data-why=%q] .why-pick > [data-l="zh"]`, wrong)).First()).ToContainText("你的答案"); err != nil {
+		t.Fatalf("B's judgement in Chinese: %v", err)
+	}
+	liveShot(t, b, "predict-b-revealed-phone-zh.png")
 
 	// A reloads: their pick is theirs still.
 	liveOpen(t, a, base)
