@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -280,5 +281,50 @@ func TestPredictionsAreRateLimitedAndNeedAnIdentity(t *testing.T) {
 	sendJSON(t, anon, `{"type":"predict","value":"1"}`)
 	if p := asPredict(t, readMsg(t, anon)); !strings.Contains(p.Error, "participant's identity") {
 		t.Fatalf("a prediction without an identity: %+v", p)
+	}
+}
+
+// A room of 300 participants predicts at once: each prediction reaches its
+// participant's page and the driver's, no other participant's, and the
+// driver's page, reading nothing meanwhile, is sent a merged queue ending
+// with the whole count rather than 300 tallies. Nothing of it touches the
+// transcript: the room's stream has no update from the predictions.
+func TestARoomsPredictionsReachTheirParticipantAndTheDriversOnly(t *testing.T) {
+	s := quietSession(t)
+	driver := s.subscribeAs(func() {}, viewer{driver: true})
+	const room = 300
+	subs := make([]*subscriber, room)
+	for i := range subs {
+		subs[i] = s.subscribeAs(func() {}, viewer{who: fmt.Sprintf("participant-%03d", i)})
+	}
+	s.lessonAction(driver, lessonRequest{Action: "open", Lesson: testLesson, Step: json.RawMessage("1")})
+	for _, sub := range append(subs, driver) {
+		sub.take()
+	}
+	updatesBefore := s.updateStats.published.Load()
+	for i, sub := range subs {
+		s.predict(sub, predictRequest{Value: json.RawMessage(`"` + []string{rightPick, wrongPick}[i%2] + `"`), At: json.RawMessage("1")})
+	}
+	for i, sub := range subs {
+		q := sub.take()
+		if len(q) != 1 || q[0].kind != "predict" {
+			t.Fatalf("participant %d was sent %d messages, want their own pick alone", i, len(q))
+		}
+		var p predictMessage
+		if err := json.Unmarshal(q[0].msg, &p); err != nil || p.Pick != []string{rightPick, wrongPick}[i%2] || p.Error != "" {
+			t.Fatalf("participant %d's echo: %s (%v)", i, q[0].msg, err)
+		}
+	}
+	q := driver.take()
+	if len(q) > queuedBeforeCoalescing {
+		t.Fatalf("the driver's page holds %d messages: its queue was not merged", len(q))
+	}
+	last := q[len(q)-1]
+	var tl tally
+	if err := json.Unmarshal(last.msg, &tl); err != nil || tl.Type != "tally" || tl.Answered != room || tl.Watching != room || !slices.Equal(tl.Counts, []int{room / 2, room / 2}) {
+		t.Fatalf("the driver's last message: %s (%v)", last.msg, err)
+	}
+	if n := s.updateStats.published.Load(); n != updatesBefore {
+		t.Fatalf("the predictions published %d updates to the room's stream", n-updatesBefore)
 	}
 }
