@@ -113,6 +113,20 @@ func TestLiveLessonEachParticipantPredicts(t *testing.T) {
 		t.Fatalf("the instructor's count: %v", err)
 	}
 	liveShot(t, instructor, "predict-instructor-counts.png")
+	// On the projector, the room sees how many answered, not what.
+	projector := instructor.Locator(`[data-layout-toggle="projector"]`).First()
+	if err := projector.Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(choice(instructor, right).Locator(".tally-count")).ToBeHidden(); err != nil {
+		t.Fatalf("the projector shows the counts before the reveal: %v", err)
+	}
+	if err := expect.Locator(instructor.Locator(`#predict-tally [data-l="en"]`)).ToHaveText("2 of 2 answered"); err != nil {
+		t.Fatalf("the projector's count: %v", err)
+	}
+	if err := projector.Click(); err != nil {
+		t.Fatal(err)
+	}
 	liveShot(t, a, "predict-a-picked.png")
 	liveShot(t, b, "predict-b-picked-phone.png")
 
