@@ -16,16 +16,18 @@ type Module struct {
 }
 
 // modules are the catalogue's modules, in the order it shows them: the
-// path of a record (written to a log, produced, replicated), the metadata
-// that steers it, the consumers that read it, transactions across all of
-// it, and what only the workshop server can measure.
+// path of a record (a log, produced into partitions, replicated), the
+// metadata that steers it, the consumers that read it, exactly-once across
+// all of it, and what only the workshop server can measure. A lesson's
+// prerequisites are never in a later module (TestPrerequisitesComeInEarlierModules),
+// so a trainer may run the modules in this order.
 var modules = []Module{
 	{ID: "storage", Name: Text{En: "Storage: the log on disk", Zh: "存储：磁盘上的日志"}},
-	{ID: "producing", Name: Text{En: "Producing", Zh: "生产记录"}},
-	{ID: "replication", Name: Text{En: "Replication", Zh: "副本复制"}},
+	{ID: "producing", Name: Text{En: "Producing: partitions and batches", Zh: "生产记录：分区与 batch"}},
+	{ID: "replication", Name: Text{En: "Replication and durability", Zh: "副本复制与持久性"}},
 	{ID: "kraft", Name: Text{En: "KRaft: the metadata quorum", Zh: "KRaft：元数据 quorum"}},
 	{ID: "consumer-groups", Name: Text{En: "Consumer groups", Zh: "消费者组"}},
-	{ID: "transactions", Name: Text{En: "Transactions and exactly-once", Zh: "事务与恰好一次"}},
+	{ID: "transactions", Name: Text{En: "Exactly-once: idempotence and transactions", Zh: "恰好一次：幂等与事务"}},
 	{ID: "native", Name: Text{En: "The workshop server (native mode)", Zh: "workshop 服务器（原生模式）"}},
 }
 

@@ -94,3 +94,27 @@ func TestEveryModuleHasLessonsAndFollowsTheGlossary(t *testing.T) {
 		}
 	}
 }
+
+// A trainer who runs the modules in the catalogue's order never meets a
+// lesson before one it builds on: no prerequisite is in a later module.
+func TestPrerequisitesComeInEarlierModules(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	for i, m := range Modules() {
+		rank[m.ID] = i
+	}
+	byID := map[string]*Lesson{}
+	for _, l := range all {
+		byID[l.ID] = l
+	}
+	for _, l := range all {
+		for _, id := range l.After {
+			if p := byID[id]; rank[p.Module] > rank[l.Module] {
+				t.Errorf("%s:%d: lesson %d (module %s) comes after lesson %d of module %s, a later module", l.File, l.AfterLine, l.Order, l.Module, p.Order, p.Module)
+			}
+		}
+	}
+}
