@@ -469,7 +469,7 @@ func nativeNote() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<p class=\"native-note\"><span lang=\"en\" data-l=\"en\"><strong>Native mode</strong>: these lessons run on the workshop server (<code>make run</code>), because they use real sockets, files and processes, which a browser page cannot. The browser lab lists them but does not play them: open one from the Lessons menu of the live page.</span> <span lang=\"zh-CN\" data-l=\"zh\"><strong>原生模式</strong>：这些课程运行在 workshop 服务器上（<code>make run</code>），因为它们要用到真实的 socket、文件和进程，浏览器页面做不到。浏览器 lab 会列出它们，但不能播放：请在 live 页面的课程菜单中打开。</span></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<p class=\"native-note\"><span lang=\"en\" data-l=\"en\"><strong>Native mode</strong>: a lesson marked so runs on the workshop server (<code>make run</code>), because it uses real sockets, files and processes, which a browser page cannot. The browser lab lists it but does not play it: open it from the Lessons menu of the live page.</span> <span lang=\"zh-CN\" data-l=\"zh\"><strong>原生模式</strong>：带此标记的课程运行在 workshop 服务器上（<code>make run</code>），因为它要用到真实的 socket、文件和进程，浏览器页面做不到。浏览器 lab 会列出它，但不能播放：请在 live 页面的课程菜单中打开它。</span></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
