@@ -98,7 +98,8 @@
     });
     input.disabled = false;
     input.placeholder = "try: produce orders key=a value=1   (Tab completes; help lists the commands)";
-    input.focus();
+    // Ready to type, without scrolling a long page down to the prompt.
+    input.focus({ preventScroll: true });
     document.body.dataset.ready = "true";
   }
 
@@ -197,10 +198,15 @@
       return true;
     };
     if (lessons && document.getElementById("lesson")) {
-      // Anyone on the page may drive the room's lesson; every page, the
-      // sender's included, draws the server's lesson messages.
+      // Who drives the cluster moves the room's lesson and reveals its
+      // questions; every other viewer predicts for themselves. Every page,
+      // the sender's included, draws the server's lesson messages.
       player = lessons.player({
         live: true,
+        canDrive: document.querySelector("[data-can-drive]")?.dataset.canDrive !== "false",
+        predict(value, at) {
+          if (!send({ type: "predict", value, at })) player.show(undefined, "not connected to the live cluster");
+        },
         act(action, arg, at) {
           const msg = { type: "lesson", action };
           if (action === "open") { msg.lesson = arg.lesson; msg.step = arg.step; }
@@ -238,7 +244,9 @@
           }
           if (msg.id) lastId = msg.id;
         } else if (msg.type === "lesson" && player) {
-          player.show(msg.status, msg.error);
+          player.show(msg.status, msg.error, msg.round || 0);
+        } else if ((msg.type === "predict" || msg.type === "tally") && player) {
+          player.roomMessage(msg);
         }
       });
       sock.addEventListener("open", () => {
