@@ -119,6 +119,19 @@ func (c *Cmd) Words() []string {
 	return out
 }
 
+// Pairs are the key=value arguments not yet read, in order, as [key, value];
+// reading them marks them used.
+func (c *Cmd) Pairs() [][2]string {
+	var out [][2]string
+	for i := range c.args {
+		if c.args[i].hasVal && !c.args[i].used {
+			c.args[i].used = true
+			out = append(out, [2]string{c.args[i].key, c.args[i].val})
+		}
+	}
+	return out
+}
+
 func (c *Cmd) unused() []string {
 	var out []string
 	for _, a := range c.args {
