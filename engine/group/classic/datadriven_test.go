@@ -18,6 +18,10 @@ import (
 //	     [rebalance=MS] [legacy] [repeat=N]              JoinGroup
 //	join-dynamic (join's args)   joinClassicGroupAsDynamicMemberAndCompleteJoin
 //	stable-group members=N       joinClassicGroupAsDynamicMemberAndCompleteRebalance
+//	join-n members=N [rebalance=10000] [session=5000]   joinWithNMembers: N dynamic
+//	                             members join together and the join phase completes
+//	sync member= gen= [protocol-type=] [protocol-name=] [assign=ID:A,...]   SyncGroup
+//	heartbeat member= gen=       Heartbeat
 //	leave members=ID,...         LeaveGroup
 //	sleep MS                     the test context's sleep: fires due timers
 //	unload                       onUnloaded: the group goes Dead
@@ -28,7 +32,9 @@ import (
 //
 // Metadata after ':' is opaque; '+' stands for a comma inside it.
 func TestDataDriven(t *testing.T) {
-	datadriven.Run(t, "testdata/join.txt", newDDCase)
+	for _, file := range []string{"join.txt", "sync.txt"} {
+		t.Run(file, func(t *testing.T) { datadriven.Run(t, "testdata/"+file, newDDCase) })
+	}
 }
 
 func newDDCase(t *testing.T) datadriven.Handler {
@@ -74,6 +80,24 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			ids := h.stableGroup(reqs...)
 			printed = len(h.order)
 			out = append(out, fmt.Sprintf("stable: members %v, leader first", ids))
+		case "join-n":
+			rs := h.joinN(int(c.Int(t, "members", 1)), c.Int(t, "rebalance", 10000), c.Int(t, "session", 5000))
+			printed = len(h.order)
+			for _, r := range rs {
+				out = append(out, "joined: "+ddJoinResp(r))
+			}
+		case "sync":
+			req := SyncRequest{MemberID: c.Str("member", ""), GenerationID: int32(c.Int(t, "gen", 0)),
+				ProtocolType: c.Str("protocol-type", ""), ProtocolName: c.Str("protocol-name", "")}
+			for _, a := range c.List("assign") {
+				id, as, _ := strings.Cut(a, ":")
+				req.Assignments = append(req.Assignments, SyncAssignment{MemberID: id, Assignment: as})
+			}
+			if ref := h.sync(req); !h.done(ref) {
+				out = append(out, fmt.Sprintf("SyncGroup #%d parked", ref))
+			}
+		case "heartbeat":
+			out = append(out, "Heartbeat -> "+string(h.heartbeat(c.Str("member", ""), int32(c.Int(t, "gen", 0)))))
 		case "leave":
 			var ms []LeaveMember
 			for _, id := range c.List("members") {
@@ -142,7 +166,8 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			case r.Join != nil:
 				out = append(out, fmt.Sprintf("JoinGroup #%d -> %s", ref, ddJoinResp(*r.Join)))
 			case r.Sync != nil:
-				out = append(out, fmt.Sprintf("SyncGroup #%d -> %s assignment=%q", ref, r.Sync.Error, r.Sync.Assignment))
+				out = append(out, fmt.Sprintf("SyncGroup #%d -> %s protocol=%s/%s assignment=%q", ref, r.Sync.Error,
+					r.Sync.ProtocolType, r.Sync.ProtocolName, r.Sync.Assignment))
 			}
 		}
 		if status {
