@@ -17,12 +17,13 @@ import (
 //	     [protocols=range:t,roundrobin | no-protocols] [session=MS]
 //	     [rebalance=MS] [legacy] [repeat=N]              JoinGroup
 //	join-dynamic (join's args)   joinClassicGroupAsDynamicMemberAndCompleteJoin
-//	stable-group members=N       joinClassicGroupAsDynamicMemberAndCompleteRebalance
+//	stable-group members=N | instances=I,...   joinClassicGroupAsDynamicMemberAndCompleteRebalance
+//	                             (static members for instances, joining at once)
 //	join-n members=N [rebalance=10000] [session=5000]   joinWithNMembers: N dynamic
 //	                             members join together and the join phase completes
 //	sync member= gen= [protocol-type=] [protocol-name=] [assign=ID:A,...]   SyncGroup
 //	heartbeat member= gen=       Heartbeat
-//	leave members=ID,...         LeaveGroup
+//	leave members=ID,ID/INSTANCE,/INSTANCE   LeaveGroup (v3+: a batch)
 //	sleep MS                     the test context's sleep: fires due timers
 //	unload                       onUnloaded: the group goes Dead
 //	prepare-rebalance            prepareRebalance
@@ -32,7 +33,7 @@ import (
 //
 // Metadata after ':' is opaque; '+' stands for a comma inside it.
 func TestDataDriven(t *testing.T) {
-	for _, file := range []string{"join.txt", "sync.txt"} {
+	for _, file := range []string{"join.txt", "sync.txt", "heartbeat.txt", "leave.txt"} {
 		t.Run(file, func(t *testing.T) { datadriven.Run(t, "testdata/"+file, newDDCase) })
 	}
 }
@@ -77,6 +78,12 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			for i := range reqs {
 				reqs[i] = defaultJoin()
 			}
+			if instances := c.List("instances"); instances != nil {
+				reqs = reqs[:0]
+				for _, in := range instances {
+					reqs = append(reqs, staticJoin(in))
+				}
+			}
 			ids := h.stableGroup(reqs...)
 			printed = len(h.order)
 			out = append(out, fmt.Sprintf("stable: members %v, leader first", ids))
@@ -100,13 +107,18 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			out = append(out, "Heartbeat -> "+string(h.heartbeat(c.Str("member", ""), int32(c.Int(t, "gen", 0)))))
 		case "leave":
 			var ms []LeaveMember
-			for _, id := range c.List("members") {
-				ms = append(ms, LeaveMember{MemberID: id})
+			for _, m := range c.List("members") {
+				id, instance, _ := strings.Cut(m, "/")
+				ms = append(ms, LeaveMember{MemberID: id, GroupInstanceID: instance})
 			}
 			r := h.leave(ms...)
 			line := "LeaveGroup -> " + string(r.Error)
 			for _, m := range r.Members {
-				line += fmt.Sprintf(" %s:%s", m.MemberID, m.Error)
+				who := m.MemberID
+				if m.GroupInstanceID != "" {
+					who += "/" + m.GroupInstanceID
+				}
+				line += fmt.Sprintf(" %s:%s", who, m.Error)
 			}
 			out = append(out, line)
 		case "sleep":

@@ -194,3 +194,10 @@ func (h *harness) joinN(n int, rebalanceMs, sessionMs int64) []JoinResponse {
 	h.wantState(CompletingRebalance)
 	return out
 }
+
+// staticJoin is defaultJoin for a static member (group.instance.id).
+func staticJoin(instance string) JoinRequest {
+	r := defaultJoin()
+	r.GroupInstanceID = instance
+	return r
+}
