@@ -19,9 +19,11 @@ import (
 //	join-dynamic (join's args)   joinClassicGroupAsDynamicMemberAndCompleteJoin
 //	stable-group members=N | instances=I,...   joinClassicGroupAsDynamicMemberAndCompleteRebalance
 //	                             (static members for instances, joining at once)
+//	stable-group-protocols instances= protocols=a,b   the same, offering those
+//	                             protocols (no metadata)
 //	join-n members=N [rebalance=10000] [session=5000]   joinWithNMembers: N dynamic
 //	                             members join together and the join phase completes
-//	sync member= gen= [protocol-type=] [protocol-name=] [assign=ID:A,...]   SyncGroup
+//	sync member= [instance=] gen= [protocol-type=] [protocol-name=] [assign=ID:A,...]   SyncGroup
 //	heartbeat member= gen=       Heartbeat
 //	leave members=ID,ID/INSTANCE,/INSTANCE   LeaveGroup (v3+: a batch)
 //	sleep MS                     the test context's sleep: fires due timers
@@ -33,7 +35,7 @@ import (
 //
 // Metadata after ':' is opaque; '+' stands for a comma inside it.
 func TestDataDriven(t *testing.T) {
-	for _, file := range []string{"join.txt", "sync.txt", "heartbeat.txt", "leave.txt"} {
+	for _, file := range []string{"join.txt", "sync.txt", "heartbeat.txt", "leave.txt", "static.txt"} {
 		t.Run(file, func(t *testing.T) { datadriven.Run(t, "testdata/"+file, newDDCase) })
 	}
 }
@@ -73,7 +75,7 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			r := h.joinDynamic(ddJoin(t, c))
 			printed = len(h.order)
 			out = append(out, "joined: "+ddJoinResp(r))
-		case "stable-group":
+		case "stable-group", "stable-group-protocols":
 			reqs := make([]JoinRequest, c.Int(t, "members", 1))
 			for i := range reqs {
 				reqs[i] = defaultJoin()
@@ -81,7 +83,14 @@ func newDDCase(t *testing.T) datadriven.Handler {
 			if instances := c.List("instances"); instances != nil {
 				reqs = reqs[:0]
 				for _, in := range instances {
-					reqs = append(reqs, staticJoin(in))
+					r := staticJoin(in)
+					if names := c.List("protocols"); names != nil {
+						r.Protocols = nil
+						for _, n := range names {
+							r.Protocols = append(r.Protocols, Protocol{Name: n})
+						}
+					}
+					reqs = append(reqs, r)
 				}
 			}
 			ids := h.stableGroup(reqs...)
@@ -94,7 +103,7 @@ func newDDCase(t *testing.T) datadriven.Handler {
 				out = append(out, "joined: "+ddJoinResp(r))
 			}
 		case "sync":
-			req := SyncRequest{MemberID: c.Str("member", ""), GenerationID: int32(c.Int(t, "gen", 0)),
+			req := SyncRequest{MemberID: c.Str("member", ""), GroupInstanceID: c.Str("instance", ""), GenerationID: int32(c.Int(t, "gen", 0)),
 				ProtocolType: c.Str("protocol-type", ""), ProtocolName: c.Str("protocol-name", "")}
 			for _, a := range c.List("assign") {
 				id, as, _ := strings.Cut(a, ":")
@@ -216,6 +225,9 @@ func ddJoin(t *testing.T, c *datadriven.Cmd) JoinRequest {
 func ddJoinResp(r JoinResponse) string {
 	s := fmt.Sprintf("%s member=%s gen=%d", r.Error, r.MemberID, r.GenerationID)
 	if r.Error != None {
+		if r.Leader != "" || r.ProtocolName != "" || r.Members != nil {
+			s += fmt.Sprintf(" (but leader=%q protocol=%q members=%v)", r.Leader, r.ProtocolName, r.Members)
+		}
 		return s
 	}
 	s += fmt.Sprintf(" protocol=%s/%s leader=%s", r.ProtocolType, r.ProtocolName, r.Leader)
