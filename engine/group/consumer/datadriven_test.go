@@ -17,6 +17,11 @@ import (
 // expiry it prints the answer and the group's epochs and state.
 //
 //	seed epoch=N                   ConsumerGroupBuilder.withAssignmentEpoch/epoch
+//	topics NAME=N ...              the topics, before anything else (default foo=6 bar=3)
+//	member ID [instance=] epoch= [previous=epoch-1] topics= assigned= [rebalance-timeout=5000]
+//	                               a Stable member owning its target
+//	next-deadline                  when the group's next timer is due
+//	owner PARTS                    who owns each partition
 //	static-member ID instance= epoch= topics= assigned=   a Stable member
 //	                               owning its target (previous epoch epoch-1,
 //	                               rebalance timeout 5s, heartbeated at 0)
@@ -35,11 +40,39 @@ func TestStaticMembership(t *testing.T) {
 	datadriven.Run(t, "testdata/static.txt", newDDCase)
 }
 
+// TestHeartbeat replays testdata/heartbeat.txt, GroupMetadataManagerTest's
+// cases for dynamic members: reconciliation, epoch validation, the session
+// and rebalance timeouts, leaving, request validation.
+func TestHeartbeat(t *testing.T) {
+	datadriven.Run(t, "testdata/heartbeat.txt", newDDCase)
+}
+
 func newDDCase(t *testing.T) datadriven.Handler {
 	fa := fixedAssignor{out: map[string]Partitions{}}
-	g := NewGroup("fooup", fa, assignor.Topics{"foo": 6, "bar": 3}, DefaultConfig())
+	topics := assignor.Topics{"foo": 6, "bar": 3}
+	var g *Group
 	return func(t *testing.T, c *datadriven.Cmd) string {
+		if c.Name == "topics" {
+			if g != nil {
+				t.Fatalf("%s: topics after the group was made", c.Pos)
+			}
+			topics = assignor.Topics{}
+			for _, p := range c.Pairs() {
+				n, err := strconv.Atoi(p[1])
+				if err != nil {
+					t.Fatalf("%s: %v", c.Pos, err)
+				}
+				topics[p[0]] = int32(n)
+			}
+			return ""
+		}
+		if g == nil {
+			g = NewGroup("fooup", fa, topics, DefaultConfig())
+		}
 		id := func() string {
+			if v := c.Str("member", "\x00"); v != "\x00" {
+				return v // member= names an id a bare word cannot: ""
+			}
 			w := c.Words()
 			if len(w) != 1 {
 				t.Fatalf("%s: %s takes one member id", c.Pos, c.Name)
@@ -57,6 +90,29 @@ func newDDCase(t *testing.T) datadriven.Handler {
 				ddParts(t, c.Str("assigned", "-")))
 			seed(t, g, g.groupEpoch, m)
 			return ""
+		case "member":
+			e := int32(c.Int(t, "epoch", 0))
+			seed(t, g, g.groupEpoch, Member{ID: id(), InstanceID: c.Str("instance", ""), State: Stable, MemberEpoch: e,
+				PreviousMemberEpoch: int32(c.Int(t, "previous", int64(e)-1)), SubscribedTopics: c.List("topics"),
+				RebalanceTimeoutMs: int32(c.Int(t, "rebalance-timeout", 5000)), Assigned: ddParts(t, c.Str("assigned", "-"))})
+			return ""
+		case "owner":
+			tp := ddParts(t, c.Words()[0])
+			var out []string
+			eachPartition(tp, func(p assignor.TopicPartition) {
+				o := g.Owner(p)
+				if o == "" {
+					o = "nobody"
+				}
+				out = append(out, fmt.Sprintf("%s owned by %s", p, o))
+			})
+			return strings.Join(out, "\n")
+		case "next-deadline":
+			at, ok := g.NextDeadline()
+			if !ok {
+				return "no deadline"
+			}
+			return fmt.Sprintf("next deadline at %d", at)
 		case "prepare-assignment":
 			for _, p := range c.Pairs() {
 				fa.out[p[0]] = ddParts(t, p[1])
@@ -84,7 +140,11 @@ func newDDCase(t *testing.T) datadriven.Handler {
 		case "members":
 			var out []string
 			for _, m := range g.Members() {
-				out = append(out, fmt.Sprintf("%s: %s", memberKey(m), ddPartsString(m.Assigned)))
+				line := fmt.Sprintf("%s: %s", memberKey(m), ddPartsString(m.Assigned))
+				if !m.PendingRevocation.Empty() {
+					line += " revoking " + ddPartsString(m.PendingRevocation)
+				}
+				out = append(out, line)
 				// The coordinator's ownership follows the members: what a
 				// member holds is owned by it, nobody else's.
 				eachPartition(m.Assigned, func(tp assignor.TopicPartition) {
@@ -112,6 +172,12 @@ func newDDCase(t *testing.T) datadriven.Handler {
 		}
 		if resp.ReplacedMemberID != "" {
 			s += " replaced=" + resp.ReplacedMemberID
+		}
+		if m, ok := g.members[resp.MemberID]; ok {
+			s += fmt.Sprintf("\nmember %s %s", m.ID, m.State)
+			if !m.PendingRevocation.Empty() {
+				s += " revoking " + ddPartsString(m.PendingRevocation)
+			}
 		}
 		return s + "\n" + ddGroup(g)
 	}

@@ -30,33 +30,6 @@ func memberKey(m Member) string {
 	return fmt.Sprintf("%s/%s@%d/%d:%s", m.ID, m.InstanceID, m.MemberEpoch, m.PreviousMemberEpoch, m.State)
 }
 
-// TestConsumerGroupMemberEpochValidationForStaticMember is
-// GroupMetadataManagerTest's test of that name: a static member's
-// heartbeat goes through the same epoch check as a dynamic one's.
-func TestConsumerGroupMemberEpochValidationForStaticMember(t *testing.T) {
-	g := NewGroup("fooup", fixedAssignor{}, assignor.Topics{"foo": 6}, DefaultConfig())
-	m := staticMemberAt("m", "m", 100, []string{"foo", "bar"}, tps("foo", 1, 2, 3))
-	seed(t, g, 100, m)
-	fb := []string{"foo", "bar"}
-	for _, tt := range []struct {
-		name    string
-		epoch   int32
-		owned   Partitions
-		wantErr error
-	}{
-		{"member epoch is greater than the expected epoch", 200, nil, ErrFencedMemberEpoch},
-		{"member epoch is smaller than the expected epoch", 50, nil, ErrFencedMemberEpoch},
-		{"member joins with previous epoch but without providing partitions", 99, nil, ErrFencedMemberEpoch},
-		{"member joins with previous epoch and has a subset of the owned partitions", 99, tps("foo", 1, 2), nil},
-	} {
-		resp, err := g.Heartbeat(0, HeartbeatRequest{MemberID: "m", InstanceID: "m", MemberEpoch: tt.epoch, RebalanceTimeoutMs: 5000,
-			SubscribedTopicNames: fb, OwnedTopicPartitions: tt.owned})
-		if !errors.Is(err, tt.wantErr) || (err == nil && resp.MemberEpoch != 100) {
-			t.Errorf("%s: epoch %d err %v, want epoch 100 / err %v", tt.name, resp.MemberEpoch, err, tt.wantErr)
-		}
-	}
-}
-
 // TestStaticLeaveReleasesPendingRevocation follows Kafka's
 // consumerGroupStaticMemberGroupLeave, which clears the partitions the
 // member was still revoking: the closing consumer gave them up, so the
