@@ -214,14 +214,14 @@ func groupPanel(g view.Group, c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</span> <span class=\"chip group-protocol\" title=\"group.protocol: classic (JoinGroup/SyncGroup, the client-side assignor) or consumer (KIP-848: ConsumerGroupHeartbeat, the coordinator assigns)\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</span> <span class=\"chip group-protocol\" title=\"group.protocol: classic (JoinGroup/SyncGroup, the client-side assignor) or consumer (KIP-848: ConsumerGroupHeartbeat, the coordinator assigns)\" data-title-zh=\"group.protocol：classic（JoinGroup/SyncGroup，由客户端的 assignor 分配）或 consumer（KIP-848：ConsumerGroupHeartbeat，由 coordinator 分配）\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var11 string
 		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(g.Protocol)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 43, Col: 200}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 43, Col: 375}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 		if templ_7745c5c3_Err != nil {
@@ -253,7 +253,7 @@ func groupPanel(g view.Group, c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" title=\"the coordinator's state of the group, as kafka-consumer-groups.sh --describe --state prints it\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" title=\"the coordinator's state of the group, as kafka-consumer-groups.sh --describe --state prints it\" data-title-zh=\"coordinator 记录的组状态，与 kafka-consumer-groups.sh --describe --state 的输出一致\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -274,7 +274,7 @@ func groupPanel(g view.Group, c view.Cluster) templ.Component {
 		var templ_7745c5c3_Var14 string
 		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(g.State)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 44, Col: 190}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 44, Col: 303}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 		if templ_7745c5c3_Err != nil {
@@ -353,14 +353,14 @@ func groupPanel(g view.Group, c view.Cluster) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if isConsumerProtocol(g) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<span title=\"KIP-848: the epoch of the target assignment the coordinator computed; members converge to it one heartbeat at a time\">assignment epoch <b class=\"group-assignment-epoch\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<span title=\"KIP-848: the epoch of the target assignment the coordinator computed; members converge to it one heartbeat at a time\" data-title-zh=\"KIP-848：coordinator 计算出的目标分配的 epoch；成员每次心跳向它靠近一步\">assignment epoch <b class=\"group-assignment-epoch\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(i32(g.AssignmentEpoch))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 56, Col: 210}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 56, Col: 321}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -699,7 +699,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 			return templ_7745c5c3_Err
 		}
 		if m.InstanceID != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<span class=\"chip member-static\" title=\"a static member (group.instance.id): it keeps its assignment across a restart within session.timeout.ms\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<span class=\"chip member-static\" title=\"a static member (group.instance.id): it keeps its assignment across a restart within session.timeout.ms\" data-title-zh=\"静态成员（group.instance.id）：在 session.timeout.ms 内重启，它保留自己的分配\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -795,7 +795,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "\" title=\"kill this consumer's process: no commit, no LeaveGroup; the coordinator notices at session.timeout.ms\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "\" title=\"kill this consumer's process: no commit, no LeaveGroup; the coordinator notices at session.timeout.ms\" data-title-zh=\"杀掉这个 consumer 的进程：不提交，不发 LeaveGroup；coordinator 在 session.timeout.ms 到期时才发现\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -821,7 +821,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "\" title=\"start the consumer again: a new process, so a new member id (a static member keeps its group.instance.id)\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "\" title=\"start the consumer again: a new process, so a new member id (a static member keeps its group.instance.id)\" data-title-zh=\"重新启动这个 consumer：新进程，所以是新的 member id（静态成员保留它的 group.instance.id）\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1004,7 +1004,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 85, "\" title=\"still owned, being given up: the member stops fetching it and commits, then the coordinator can assign it elsewhere\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 85, "\" title=\"still owned, being given up: the member stops fetching it and commits, then the coordinator can assign it elsewhere\" data-title-zh=\"仍归它所有，正在交出：成员停止拉取并提交，之后 coordinator 才能把它分给别人\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -1025,7 +1025,7 @@ func memberCard(g view.Group, m view.GroupMember, focused bool, fault string) te
 				var templ_7745c5c3_Var51 string
 				templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(tp)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 123, Col: 208}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 123, Col: 331}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 				if templ_7745c5c3_Err != nil {
@@ -3064,7 +3064,20 @@ func ownerBadges(owners []partitionOwner) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 259, "\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 259, "\" data-title-zh=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var174 string
+				templ_7745c5c3_Var174, templ_7745c5c3_Err = templruntime.NewAttributeExpression(ownerBadgeTitleZh(o)).Resolve(ctx)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 333, Col: 205}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var174)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 260, "\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -3078,20 +3091,20 @@ func ownerBadges(owners []partitionOwner) templ.Component {
 				}
 				templ.ReleaseBuffer(templ_7745c5c3_Buffer)
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 260, ">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 261, ">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var174 string
-			templ_7745c5c3_Var174, templ_7745c5c3_Err = templ.JoinStringErrs(o.Client)
+			var templ_7745c5c3_Var175 string
+			templ_7745c5c3_Var175, templ_7745c5c3_Err = templ.JoinStringErrs(o.Client)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 333, Col: 179}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/groups.templ`, Line: 333, Col: 218}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var174))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var175))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 261, "</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 262, "</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -265,7 +265,7 @@ func nativeBadge() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<span class=\"native-badge\" title=\"needs the workshop server: make run, then open it from the live page's Lessons menu / 需要 workshop 服务器：make run，然后在 live 页面的课程菜单中打开\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<span class=\"native-badge\" title=\"needs the workshop server: make run, then open it from the live page's Lessons menu\" data-title-zh=\"需要 workshop 服务器：make run，然后在 live 页面的课程菜单中打开\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -349,7 +349,7 @@ func LessonPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section id=\"lesson\" class=\"lesson-panel\" hidden aria-label=\"lesson / 课程\"><header class=\"lesson-head\"><div class=\"lesson-head-line\"><span id=\"lesson-step\" class=\"lesson-step\"></span> <button type=\"button\" id=\"lesson-close\" class=\"lesson-close\" title=\"close the lesson / 关闭课程\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section id=\"lesson\" class=\"lesson-panel\" hidden aria-label=\"lesson / 课程\"><header class=\"lesson-head\"><div class=\"lesson-head-line\"><span id=\"lesson-step\" class=\"lesson-step\"></span> <button type=\"button\" id=\"lesson-close\" class=\"lesson-close\" title=\"close the lesson\" data-title-zh=\"关闭课程\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

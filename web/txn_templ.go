@@ -243,14 +243,14 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if t.Error != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<span class=\"chip txn-error\" title=\"the coordinator's answer to DescribeTransactions\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<span class=\"chip txn-error\" title=\"the coordinator's answer to DescribeTransactions\" data-title-zh=\"coordinator 对 DescribeTransactions 的应答\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(t.Error)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 47, Col: 99}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 47, Col: 162}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -283,7 +283,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "\" title=\"the coordinator's state of this transactional id, as kafka-transactions.sh describe prints it\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "\" title=\"the coordinator's state of this transactional id, as kafka-transactions.sh describe prints it\" data-title-zh=\"coordinator 记录的这个 transactional id 的状态，与 kafka-transactions.sh describe 的输出一致\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -304,7 +304,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(t.State)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 49, Col: 188}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 49, Col: 312}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
@@ -315,7 +315,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if t.PendingState != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<span class=\"chip txn-pending\" title=\"the transition waits for its record in __transaction_state to be replicated (acks=all) before the coordinator takes it\">→ ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<span class=\"chip txn-pending\" title=\"the transition waits for its record in __transaction_state to be replicated (acks=all) before the coordinator takes it\" data-title-zh=\"这次状态转换要等它在 __transaction_state 中的记录复制完成（acks=all），coordinator 才会执行\">→ ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -347,14 +347,14 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if t.ProducerID >= 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span title=\"the producer id and epoch the coordinator gave this transactional.id: a producer with a lower epoch is fenced\">producer id <b>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span title=\"the producer id and epoch the coordinator gave this transactional.id: a producer with a lower epoch is fenced\" data-title-zh=\"coordinator 给这个 transactional.id 的 producer id 和 epoch：epoch 更低的 producer 被 fence\">producer id <b>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var17 string
 			templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(t.ProducerID, 10))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 60, Col: 180}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 60, Col: 298}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 			if templ_7745c5c3_Err != nil {
@@ -367,7 +367,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 			var templ_7745c5c3_Var18 string
 			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(t.ProducerEpoch))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 60, Col: 230}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/txn.templ`, Line: 60, Col: 348}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 			if templ_7745c5c3_Err != nil {
@@ -458,7 +458,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" title=\"a lab producer with this transactional.id\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" title=\"a lab producer with this transactional.id\" data-title-zh=\"使用这个 transactional.id 的实验 producer\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -505,7 +505,7 @@ func txnPanel(t view.Transaction, c view.Cluster, i int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if txnOpen(t) && t.DurationMs >= 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<div class=\"txn-age\" title=\"the coordinator aborts a transaction open longer than its transaction.timeout.ms (checked every transaction.abort.timed.out.transaction.cleanup.interval.ms)\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<div class=\"txn-age\" title=\"the coordinator aborts a transaction open longer than its transaction.timeout.ms (checked every transaction.abort.timed.out.transaction.cleanup.interval.ms)\" data-title-zh=\"事务开着超过 transaction.timeout.ms 时，coordinator 会中止它（每隔 transaction.abort.timed.out.transaction.cleanup.interval.ms 检查一次）\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
