@@ -202,7 +202,13 @@
         }
         // No panel to say it in: the console's status line does.
         const line = document.getElementById("status");
-        if (error && line) { line.textContent = error; line.dataset.kind = "error"; }
+        if (error && line) {
+          // In English only (the session's refusal): replaces a status
+          // line lang.js keeps in both languages.
+          if (globalThis.loglabLang && globalThis.loglabLang.say) globalThis.loglabLang.say(line, error);
+          else line.textContent = error;
+          line.dataset.kind = "error";
+        }
         return;
       }
       if (!data || data.id !== st.lesson) {
@@ -518,7 +524,7 @@
       const t = currentTally();
       const i = t ? t.choices.indexOf(c.value) : -1;
       const n = i >= 0 ? t.counts[i] : 0;
-      return `<span class="tally-count" data-count="${n}" title="participants who picked this">${n}</span>`;
+      return `<span class="tally-count" data-count="${n}" title="participants who picked this" data-title-zh='选了这一项的学员'>${n}</span>`;
     }
 
     function currentTally() {
