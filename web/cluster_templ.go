@@ -383,7 +383,7 @@ func topicLog(t view.Topic, d topicDrawing, partitions []templ.Component) templ.
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</small> <span class=\"legend\" aria-label=\"legend\"><span class=\"swatch committed\"></span>&#32;")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</small> <span class=\"legend\" aria-label=\"legend\" data-aria-label-zh=\"图例\"><span class=\"swatch committed\"></span>&#32;")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1166,7 +1166,7 @@ func PartitionLog(p view.Partition, owners []partitionOwner) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if r.Acked {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "<span class=\"ack-mark\" aria-label=\"acknowledged\">✓</span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "<span class=\"ack-mark\" aria-label=\"acknowledged\" data-aria-label-zh=\"已确认\">✓</span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

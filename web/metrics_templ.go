@@ -33,7 +33,7 @@ func MetricsPanel(c view.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(c.Metrics) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article class=\"metrics\" id=\"metrics\" aria-label=\"Kafka metrics\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article class=\"metrics\" id=\"metrics\" aria-label=\"Kafka metrics\" data-aria-label-zh=\"Kafka 指标\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -35,7 +35,7 @@ func ControlsBar(c view.Cluster) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav class=\"controls\" aria-label=\"simulation controls\"><div class=\"control-group\" role=\"group\" aria-label=\"time\"><button type=\"button\" data-command=\"step\" title=\"run the next event: one message delivery or timer\" data-title-zh=\"运行下一个事件：投递一条网络消息或触发一个定时器\">step</button> <button type=\"button\" data-command=\"tick 100ms\" title=\"advance virtual time by 100 ms\" data-title-zh=\"将虚拟时间推进 100 ms\">tick 100ms</button> <button type=\"button\" data-command=\"tick 1s\" title=\"advance virtual time by 1 s\" data-title-zh=\"将虚拟时间推进 1 s\">tick 1s</button> <button type=\"button\" data-command=\"tick 10s\" title=\"advance virtual time by 10 s: longer than broker.session.timeout.ms\" data-title-zh=\"将虚拟时间推进 10 s：比 broker.session.timeout.ms 更长\">tick 10s</button> <button type=\"button\" data-command=\"stabilize\" title=\"run until the cluster is quiet and converged (every live broker unfenced, in its ISRs and caught up), or say why it cannot\" data-title-zh=\"一直运行到集群安静并收敛（每个存活的 broker 都未被 fence、在 ISR 中且已追上），或说明为什么做不到\">stabilize</button></div><div class=\"control-group\" role=\"group\" aria-label=\"faults and checks\"><button type=\"button\" data-command=\"net heal\" title=\"remove every network partition, drop rule and delay\" data-title-zh=\"移除所有网络分区、丢弃规则和延迟\">net heal</button> <button type=\"button\" data-command=\"check invariants\" title=\"run the invariant checker now\" data-title-zh=\"现在运行不变量检查\">check invariants</button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<nav class=\"controls\" aria-label=\"simulation controls\" data-aria-label-zh=\"模拟控制\"><div class=\"control-group\" role=\"group\" aria-label=\"time\" data-aria-label-zh=\"时间\"><button type=\"button\" data-command=\"step\" title=\"run the next event: one message delivery or timer\" data-title-zh=\"运行下一个事件：投递一条网络消息或触发一个定时器\">step</button> <button type=\"button\" data-command=\"tick 100ms\" title=\"advance virtual time by 100 ms\" data-title-zh=\"将虚拟时间推进 100 ms\">tick 100ms</button> <button type=\"button\" data-command=\"tick 1s\" title=\"advance virtual time by 1 s\" data-title-zh=\"将虚拟时间推进 1 s\">tick 1s</button> <button type=\"button\" data-command=\"tick 10s\" title=\"advance virtual time by 10 s: longer than broker.session.timeout.ms\" data-title-zh=\"将虚拟时间推进 10 s：比 broker.session.timeout.ms 更长\">tick 10s</button> <button type=\"button\" data-command=\"stabilize\" title=\"run until the cluster is quiet and converged (every live broker unfenced, in its ISRs and caught up), or say why it cannot\" data-title-zh=\"一直运行到集群安静并收敛（每个存活的 broker 都未被 fence、在 ISR 中且已追上），或说明为什么做不到\">stabilize</button></div><div class=\"control-group\" role=\"group\" aria-label=\"faults and checks\" data-aria-label-zh=\"故障与检查\"><button type=\"button\" data-command=\"net heal\" title=\"remove every network partition, drop rule and delay\" data-title-zh=\"移除所有网络分区、丢弃规则和延迟\">net heal</button> <button type=\"button\" data-command=\"check invariants\" title=\"run the invariant checker now\" data-title-zh=\"现在运行不变量检查\">check invariants</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,14 +124,14 @@ func ViolationsPanel(c view.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(c.Checks) > 0 || len(c.Violations) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<section class=\"violations\" id=\"violations\" aria-label=\"invariant violations\" data-focus=\"violations\" data-focus-state=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<section class=\"violations\" id=\"violations\" aria-label=\"invariant violations\" data-aria-label-zh=\"不变量违例\" data-focus=\"violations\" data-focus-state=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(max(len(c.Checks), len(c.Violations)))).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/network.templ`, Line: 33, Col: 174}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/network.templ`, Line: 33, Col: 211}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -447,7 +447,7 @@ func NetworkDiagram(c view.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		d := layoutDiagram(c)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<article class=\"network\" id=\"network\" aria-label=\"cluster network\"><h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<article class=\"network\" id=\"network\" aria-label=\"cluster network\" data-aria-label-zh=\"集群网络\"><h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -480,7 +480,7 @@ func NetworkDiagram(c view.Cluster) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "\" role=\"group\" aria-label=\"brokers, controller and clients with the messages between them\"><defs><marker id=\"arrow-delivered\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"9\" markerHeight=\"9\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-in-flight\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"12\" markerHeight=\"12\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-dropped\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"10\" markerHeight=\"10\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-lost\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"10\" markerHeight=\"10\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker></defs> <g class=\"links\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "\" role=\"group\" aria-label=\"brokers, controller and clients with the messages between them\" data-aria-label-zh=\"broker、controller 和客户端，以及它们之间的网络消息\"><defs><marker id=\"arrow-delivered\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"9\" markerHeight=\"9\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-in-flight\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"12\" markerHeight=\"12\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-dropped\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"10\" markerHeight=\"10\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker> <marker id=\"arrow-lost\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"10\" markerHeight=\"10\" markerUnits=\"userSpaceOnUse\" orient=\"auto-start-reverse\"><path d=\"M0,1 L9,5 L0,9 z\"></path></marker></defs> <g class=\"links\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2962,7 +2962,7 @@ func MessageLog(msgs []view.Message) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(msgs) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 249, "<ol class=\"message-log\" aria-label=\"recent messages, newest first\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 249, "<ol class=\"message-log\" aria-label=\"recent messages, newest first\" data-aria-label-zh=\"最近的网络消息，最新的在前\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -39,7 +39,7 @@ func SideEffectsPanel(c view.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(c.SideEffects) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"side-effects\" id=\"side-effects\" aria-label=\"side effects outside Kafka\"><h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"side-effects\" id=\"side-effects\" aria-label=\"side effects outside Kafka\" data-aria-label-zh=\"Kafka 之外的副作用\"><h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
