@@ -107,6 +107,10 @@ func TestTooltipsFollowTheLanguageSwitch(t *testing.T) {
 	if err := expect.Locator(record).ToHaveAttribute("title", regexp.MustCompile(`点击打开它的 batch。$`)); err != nil {
 		t.Fatalf("a record morphed in keeps its English title: %v", err)
 	}
+	// An SVG <title> is text, swapped alike.
+	if err := expect.Locator(p.Locator(`#cluster-view path.link-hit title`).First()).ToHaveText(regexp.MustCompile(`^(切断链路|修复被切断的链路)`)); err != nil {
+		t.Fatalf("a link's tooltip in Chinese: %v", err)
+	}
 	if err := expect.Locator(p.Locator(`#cluster-view [data-title-zh]:not([data-title-en])`)).ToHaveCount(0); err != nil {
 		t.Fatalf("a tooltip morphed in stayed English: %v", err)
 	}

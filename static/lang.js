@@ -50,10 +50,18 @@
         if (en !== null && cur === zh) el.setAttribute(a, en);
       }
     }
-    const text = el.getAttribute("data-text-zh");
-    if (text !== null) {
-      const want = lang === "zh" ? text : el.getAttribute("data-text-en") ?? "";
-      if (el.textContent !== want) el.textContent = want;
+    // Text alike (an SVG <title>, a status line): data-text-zh.
+    const zh = el.getAttribute("data-text-zh");
+    if (zh === null) return;
+    const cur = el.textContent;
+    if (lang === "zh") {
+      if (cur !== zh) {
+        el.setAttribute("data-text-en", cur);
+        el.textContent = zh;
+      }
+    } else {
+      const en = el.getAttribute("data-text-en");
+      if (en !== null && cur === zh) el.textContent = en;
     }
   }
 
@@ -105,6 +113,10 @@
         if (!seen.has(r.target)) { seen.add(r.target); translate(r.target, "zh"); }
         continue;
       }
+      // A morph that rewrites an SVG <title>'s English text.
+      const host = r.type === "characterData" ? r.target.parentElement : r.target;
+      if (host && host.hasAttribute && host.hasAttribute("data-text-zh") && !seen.has(host)) { seen.add(host); translate(host, "zh"); }
+      if (r.type === "characterData") continue;
       for (const n of r.addedNodes) {
         if (n.nodeType !== Node.ELEMENT_NODE) continue;
         if (n.matches(SELECTOR) && !seen.has(n)) { seen.add(n); translate(n, "zh"); }
@@ -119,8 +131,9 @@
     observer.observe(document.body, {
       subtree: true,
       childList: true,
+      characterData: true,
       attributes: true,
-      attributeFilter: ATTRS.concat(ATTRS.map((a) => `data-${a}-zh`)),
+      attributeFilter: ATTRS.concat(ATTRS.map((a) => `data-${a}-zh`), ["data-text-zh"]),
     });
   });
 

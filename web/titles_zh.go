@@ -130,3 +130,21 @@ func sideTitle(side string) words {
 func dropTitle(id uint64) words {
 	return words{"drop this message on the wire: " + dropCommand(id), "在线路上丢弃这条网络消息：" + dropCommand(id)}
 }
+
+// linkToggleZh is linkToggle's label in Chinese.
+func linkToggleZh(c view.Cluster, from, to string) string {
+	a, okA := labNodeName(c, from)
+	b, okB := labNodeName(c, to)
+	if !okA || !okB || a == b {
+		return ""
+	}
+	if linkIsCut(c, from, to) {
+		return fmt.Sprintf("修复被切断的链路 %s–%s（net heal %s %s）", from, to, a, b)
+	}
+	return fmt.Sprintf("切断链路 %s–%s：修复之前，两个方向都没有任何东西能通过（net cut %s %s）", from, to, a, b)
+}
+
+// dropLabelZh is dropLabel in Chinese.
+func dropLabelZh(l diagramLink) string {
+	return fmt.Sprintf("在线路上丢弃网络消息 #%d，%s %s → %s（net drop id=%d）", l.MessageID, l.Kind, l.From, l.To, l.MessageID)
+}
