@@ -74,10 +74,10 @@
     root.dataset.lang = lang;
     root.lang = lang === "zh" ? "zh-CN" : "en";
     translateAll(lang);
+    follow(lang);
     document.dispatchEvent(new CustomEvent("loglab:lang", { detail: lang }));
   }
 
-  apply(preferred());
   const current = () => root.dataset.lang;
   globalThis.loglabLang = current;
 
@@ -104,7 +104,8 @@
   };
 
   // In Chinese, what is added or morphed later is translated as it lands;
-  // in English the server's attributes already are the page's.
+  // in English the server's attributes already are the page's, and
+  // nothing is observed (a morph costs the page no more than before).
   const observer = new MutationObserver((records) => {
     if (current() !== "zh") return;
     const seen = new Set();
@@ -126,8 +127,10 @@
       }
     }
   });
-  document.addEventListener("DOMContentLoaded", () => {
-    translateAll(current());
+  let loaded = false;
+  function follow(lang) {
+    if (!loaded) return;
+    if (lang !== "zh") { observer.disconnect(); return; }
     observer.observe(document.body, {
       subtree: true,
       childList: true,
@@ -135,7 +138,14 @@
       attributes: true,
       attributeFilter: ATTRS.concat(ATTRS.map((a) => `data-${a}-zh`), ["data-text-zh"]),
     });
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    loaded = true;
+    translateAll(current());
+    follow(current());
   });
+
+  apply(preferred());
 
   document.addEventListener("click", (ev) => {
     const button = ev.target.closest("[data-set-lang]");
