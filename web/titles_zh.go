@@ -148,3 +148,16 @@ func linkToggleZh(c view.Cluster, from, to string) string {
 func dropLabelZh(l diagramLink) string {
 	return fmt.Sprintf("在线路上丢弃网络消息 #%d，%s %s → %s（net drop id=%d）", l.MessageID, l.Kind, l.From, l.To, l.MessageID)
 }
+
+// messageTitleZh is messageTitle in Chinese.
+func messageTitleZh(m view.Message) string {
+	switch {
+	case m.InFlight:
+		return fmt.Sprintf("%s → %s：%s，发送于 %s，在途直到 %s", m.From, m.To, m.Kind, m.SentAt, m.DeliverAt)
+	case m.Fate == "dropped":
+		return fmt.Sprintf("%s → %s：%s，发送于 %s，被网络丢弃", m.From, m.To, m.Kind, m.SentAt)
+	case m.Fate == "lost":
+		return fmt.Sprintf("%s → %s：%s，发送于 %s，丢失：一端已宕机", m.From, m.To, m.Kind, m.SentAt)
+	}
+	return fmt.Sprintf("%s → %s：%s，发送于 %s，投递于 %s", m.From, m.To, m.Kind, m.SentAt, m.DeliverAt)
+}
