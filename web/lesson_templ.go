@@ -265,7 +265,7 @@ func nativeBadge() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<span class=\"native-badge\" title=\"needs the workshop server: make run, then open it from the live page's Lessons menu\" data-title-zh=\"需要 workshop 服务器：make run，然后在 live 页面的课程菜单中打开\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<span class=\"native-badge\" title=\"needs the workshop server: make run, then open it from the live page's Lessons menu / 需要 workshop 服务器：make run，然后在 live 页面的课程菜单中打开\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
