@@ -126,16 +126,13 @@
       return Promise.resolve(driver.act(action, arg, at));
     }
 
-    // The console's placeholder cannot hold two spans: it follows the
-    // language switch instead.
-    function setPlaceholder() {
-      if (!input || !status) return;
-      const zh = document.documentElement.dataset.lang === "zh";
-      input.placeholder = status.phase === "ask"
-        ? (zh ? "请先回答问题" : "answer the question first")
-        : (zh ? "输入实验命令（help 列出全部命令）" : "a lab command (help lists them)");
+    // The console's placeholder cannot hold two spans: lang.js keeps both
+    // and shows the page's language.
+    function setPlaceholder(en, zh) {
+      if (!input) return;
+      if (globalThis.loglabLang && globalThis.loglabLang.attr) globalThis.loglabLang.attr(input, "placeholder", en, zh);
+      else input.placeholder = en;
     }
-    document.addEventListener("loglab:lang", setPlaceholder);
 
     panel.addEventListener("click", (ev) => {
       const b = ev.target.closest("button");
@@ -199,13 +196,19 @@
         setTab("lesson");
         delete document.body.dataset.lessonPhase;
         if (!driver.live) history.replaceState(null, "", "/lab");
-        if (input) {
+        if (input && !watching()) {
           if (document.body.dataset.ready === "true") input.disabled = false;
-          input.placeholder = "try: produce orders key=a value=1   (help lists the commands)";
+          setPlaceholder("try: produce orders key=a value=1   (help lists the commands)", "试试：produce orders key=a value=1   （help 列出全部命令）");
         }
         // No panel to say it in: the console's status line does.
         const line = document.getElementById("status");
-        if (error && line) { line.textContent = error; line.dataset.kind = "error"; }
+        if (error && line) {
+          // In English only (the session's refusal): replaces a status
+          // line lang.js keeps in both languages.
+          if (globalThis.loglabLang && globalThis.loglabLang.say) globalThis.loglabLang.say(line, error);
+          else line.textContent = error;
+          line.dataset.kind = "error";
+        }
         return;
       }
       if (!data || data.id !== st.lesson) {
@@ -331,11 +334,14 @@
         next.hidden = !finish.hidden;
       }
       watcherControls();
-      if (input && document.body.dataset.ready === "true") {
+      // A viewer's console stays as the server drew it: disabled, saying
+      // who runs commands here.
+      if (input && document.body.dataset.ready === "true" && !watching()) {
         // Before the answer the step's commands have not run: the
         // session refuses commands, so the console says why instead.
         input.disabled = st.phase === "ask";
-        setPlaceholder();
+        if (st.phase === "ask") setPlaceholder("answer the question first", "请先回答问题");
+        else setPlaceholder("a lab command (help lists them)", "输入实验命令（help 列出全部命令）");
       }
     }
 
@@ -518,7 +524,7 @@
       const t = currentTally();
       const i = t ? t.choices.indexOf(c.value) : -1;
       const n = i >= 0 ? t.counts[i] : 0;
-      return `<span class="tally-count" data-count="${n}" title="participants who picked this">${n}</span>`;
+      return `<span class="tally-count" data-count="${n}" title="participants who picked this" data-title-zh='选了这一项的学员'>${n}</span>`;
     }
 
     function currentTally() {

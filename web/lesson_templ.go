@@ -29,7 +29,7 @@ func LessonPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"lesson\" class=\"lesson-panel\" hidden aria-label=\"lesson / 课程\"><header class=\"lesson-head\"><div class=\"lesson-head-line\"><span id=\"lesson-step\" class=\"lesson-step\"></span> <button type=\"button\" id=\"lesson-close\" class=\"lesson-close\" title=\"close the lesson / 关闭课程\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"lesson\" class=\"lesson-panel\" hidden aria-label=\"lesson / 课程\"><header class=\"lesson-head\"><div class=\"lesson-head-line\"><span id=\"lesson-step\" class=\"lesson-step\"></span> <button type=\"button\" id=\"lesson-close\" class=\"lesson-close\" title=\"close the lesson\" data-title-zh=\"关闭课程\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

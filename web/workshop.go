@@ -96,3 +96,20 @@ func agoText(now, t time.Time) (en, zh string) {
 		return fmt.Sprintf("%d h ago", h), fmt.Sprintf("%d 小时前", h)
 	}
 }
+
+// watching is the viewer a live page's console is drawn for: nil when
+// they drive the cluster, else who they are.
+func watching(info LiveInfo) *LiveInfo {
+	if info.CanDrive {
+		return nil
+	}
+	return &info
+}
+
+// watchPlaceholder is a watching viewer's prompt, in both languages.
+func watchPlaceholder(info LiveInfo) words {
+	if info.OwnerName == "" {
+		return words{"watching: only the instructor runs commands here", "观看中：只有讲师能在这里执行命令"}
+	}
+	return words{"watching: only " + info.OwnerName + " runs commands here", "观看中：只有 " + info.OwnerName + " 能在这里执行命令"}
+}

@@ -233,7 +233,7 @@ func WorkshopBar(info LiveInfo) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if info.OwnCluster == "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form class=\"open-own-cluster\" id=\"open-own-cluster\"><input name=\"name\" type=\"text\" maxlength=\"40\" placeholder=\"your name · 你的名字\" aria-label=\"your name\"> <button type=\"submit\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form class=\"open-own-cluster\" id=\"open-own-cluster\"><input name=\"name\" type=\"text\" maxlength=\"40\" placeholder=\"your name\" data-placeholder-zh=\"你的名字\" aria-label=\"your name\" data-aria-label-zh=\"你的名字\"> <button type=\"submit\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
