@@ -95,6 +95,65 @@ func TestLessonsWalkEveryLessonInTheLab(t *testing.T) {
 	}
 }
 
+// Every lesson again on a phone (390x844): the lesson and the cluster
+// take turns on the screen (one tap apart), so each step is read on the
+// lesson's tab, its narration's start and its question in sight
+// together, and its element is checked on the cluster's tab.
+func TestLessonsWalkEveryLessonOnAPhone(t *testing.T) {
+	t.Parallel()
+	walkEach(t, playwright.Size{Width: 390, Height: 844}, walk{lang: "en", size: "390x844", phone: true}, lessonWalkers, nil)
+}
+
+// A sample of lessons at the other sizes a room brings: a tablet upright
+// (768x1024, the lesson over the cluster), one lying down (1024x768, two
+// narrow columns) and a large screen (1920x1080). The sample holds a
+// lesson with a long narration and a goal (23), one whose element is a
+// group's timeline (14) and a short one (1).
+func TestLessonsFitTabletsAndLargeScreens(t *testing.T) {
+	t.Parallel()
+	sample := map[string]bool{"log-not-a-queue": true, "rebalance-protocols": true, "exactly-once-pipeline": true}
+	for _, size := range []playwright.Size{{Width: 768, Height: 1024}, {Width: 1024, Height: 768}, {Width: 1920, Height: 1080}} {
+		name := fmt.Sprintf("%dx%d", size.Width, size.Height)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			walkEach(t, size, walk{lang: "en", size: name}, 1, sample)
+		})
+	}
+}
+
+// walkEach walks every lesson the browser lab plays (only those in only,
+// when given) at size, in walkers browsers at once.
+func walkEach(t *testing.T, size playwright.Size, w walk, walkers int, only map[string]bool) {
+	t.Helper()
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walked []*lessons.Lesson
+	for _, l := range all {
+		if !l.Native && (only == nil || only[l.ID]) {
+			walked = append(walked, l)
+		}
+	}
+	if only != nil && len(walked) != len(only) {
+		t.Fatalf("the sample names %d lessons, %d of them found", len(only), len(walked))
+	}
+	shares := shareLessons(walked, walkers)
+	var wg sync.WaitGroup
+	for _, share := range shares {
+		p := newPageWith(t, playwright.BrowserNewContextOptions{Locale: playwright.String("en-US"), Viewport: &size,
+			IsMobile: playwright.Bool(w.phone), HasTouch: playwright.Bool(w.phone)})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, l := range share {
+				t.Run(l.ID, func(t *testing.T) { walkLesson(t, p, l, w) })
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // lessonWalkers is how many browsers walk the lessons at once: a
 // browser's progress is one localStorage entry its pages read and write
 // back, so one page per browser walks its share in turn.
@@ -268,6 +327,8 @@ func differs(what, want, got string) string {
 type walk struct {
 	wrongOnce bool   // answer the first prediction with a wrong choice
 	lang      string // "en" or "zh": the language the page must show
+	size      string // the viewport, "1280x720" when empty: names the screenshots
+	phone     bool   // the lesson and the cluster are tabs, one tap apart
 }
 
 func nativeSession(t *testing.T, l *lessons.Lesson, step int) *lessons.Session {
@@ -287,13 +348,29 @@ func walkLesson(t *testing.T, p *watchedPage, l *lessons.Lesson, w walk) {
 	for i := range l.Steps {
 		waitStep(t, p, i+1)
 		assertLanguage(t, p, w.lang)
+		assertReadable(t, p, i+1, "before the answer")
 		w.wrongOnce = advance(t, p, native, l, i, w)
-		assertFocus(t, p, native)
 		suffix := ""
 		if w.lang != "en" {
 			suffix = "-" + w.lang
 		}
-		shot(t, p, fmt.Sprintf("lesson-%s-%d%s", l.ID, i+1, suffix))
+		if w.size != "" {
+			suffix += "-" + w.size
+		}
+		if w.phone {
+			// The answer is read on the lesson's tab; the picture is one
+			// tap away, and the lesson one tap back.
+			assertReadable(t, p, i+1, "after the answer")
+			shot(t, p, fmt.Sprintf("lesson-%s-%d%s", l.ID, i+1, suffix))
+			showTab(t, p, "cluster")
+			assertFocus(t, p, native)
+			shot(t, p, fmt.Sprintf("lesson-%s-%d%s-cluster", l.ID, i+1, suffix))
+			showTab(t, p, "lesson")
+		} else {
+			assertFocus(t, p, native)
+			assertReadable(t, p, i+1, "after the answer")
+			shot(t, p, fmt.Sprintf("lesson-%s-%d%s", l.ID, i+1, suffix))
+		}
 		if i+1 < len(l.Steps) {
 			clickNext(t, p, native)
 		}
@@ -370,6 +447,11 @@ func advance(t *testing.T, p *watchedPage, native *lessons.Session, l *lessons.L
 				t.Fatalf("hints are revealed one at a time: %v", err)
 			}
 		}
+		if w.phone {
+			// A phone's console is on the cluster's tab, beside what the
+			// commands change.
+			showTab(t, p, "cluster")
+		}
 		entries := p.Locator("#transcript .entry")
 		for _, cmd := range st.Solution {
 			n, err := entries.Count()
@@ -383,6 +465,9 @@ func advance(t *testing.T, p *watchedPage, native *lessons.Session, l *lessons.L
 			if _, err := native.Run(cmd); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if w.phone {
+			showTab(t, p, "lesson")
 		}
 		if err := expect.Locator(p.Locator("#goal-banner.reached")).ToBeVisible(); err != nil {
 			t.Fatalf("goal %s: no \"goal reached\" after the lesson's solution: %v", st.Name, err)
@@ -427,8 +512,78 @@ func assertLanguage(t *testing.T, p *watchedPage, lang string) {
 	}
 }
 
+// assertReadable: the page does not scroll sideways, nothing in the lesson
+// panel is wider than the panel, and the step's narration (its start)
+// and what it asks (the question, or the goal) are inside the viewport
+// together, without scrolling: the reader sees where the step begins and
+// what it wants at once, whatever the screen.
+func assertReadable(t *testing.T, p *watchedPage, step int, when string) {
+	t.Helper()
+	got, err := p.Evaluate(`() => {
+		const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect(); return r.width || r.height ? { top: r.top, bottom: r.bottom, left: r.left, right: r.right } : null; };
+		const lang = document.documentElement.dataset.lang === "zh" ? "zh" : "en";
+		const say = document.querySelector('#lesson-body .say [data-l="' + lang + '"] > :first-child') || document.querySelector('#lesson-body .say [data-l="' + lang + '"]');
+		const ask = document.querySelector('#lesson .predict .question') || document.querySelector('#lesson #goal-banner');
+		const panel = document.getElementById("lesson");
+		let wide = "";
+		for (const el of panel.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect();
+			if (r.width && r.right > panel.getBoundingClientRect().right + 1 && getComputedStyle(el).position !== "fixed") { wide = el.outerHTML.slice(0, 120); break; }
+		}
+		return { scrollWidth: document.documentElement.scrollWidth, width: innerWidth, height: innerHeight,
+			say: box(say), ask: box(ask), hasAsk: !!document.querySelector('#lesson .predict, #lesson #goal-banner'), wide };
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.(map[string]any)
+	num := func(v any) float64 {
+		switch v := v.(type) {
+		case float64:
+			return v
+		case int:
+			return float64(v)
+		}
+		return -1
+	}
+	width, height := num(m["width"]), num(m["height"])
+	if sw := num(m["scrollWidth"]); sw > width {
+		t.Errorf("step %d %s: the page is %.0f px wide in a %.0f px viewport: it scrolls sideways", step, when, sw, width)
+	}
+	if w, _ := m["wide"].(string); w != "" {
+		t.Errorf("step %d %s: the lesson panel cuts an element wider than itself: %s", step, when, w)
+	}
+	inside := func(what string, b any, whole bool) {
+		r, ok := b.(map[string]any)
+		if !ok {
+			t.Errorf("step %d %s: the %s is not shown", step, when, what)
+			return
+		}
+		top, bottom, left, right := num(r["top"]), num(r["bottom"]), num(r["left"]), num(r["right"])
+		if top < 0 || left < 0 || right > width || top >= height-16 || (whole && bottom > height) {
+			t.Errorf("step %d %s: the %s is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %.0fx%.0f viewport",
+				step, when, what, top, bottom, left, right, width, height)
+		}
+	}
+	inside("narration's start", m["say"], false)
+	if m["hasAsk"] == true {
+		inside("question (or goal)", m["ask"], true)
+	}
+}
+
+// showTab taps a phone's lesson or cluster tab.
+func showTab(t *testing.T, p *watchedPage, tab string) {
+	t.Helper()
+	if err := p.Locator(fmt.Sprintf(`#lesson-tabs button[data-tab=%q]`, tab)).Click(); err != nil {
+		t.Fatal(err)
+	}
+	if err := expect.Locator(p.Locator(fmt.Sprintf(`.workspace[data-tab=%q]`, tab))).ToHaveCount(1); err != nil {
+		t.Fatalf("the %s tab does not show: %v", tab, err)
+	}
+}
+
 // assertFocus: the element the step is about is in the page, inside the
-// 1280x720 viewport, highlighted, and shows the state a native render of
+// viewport, highlighted, and shows the state a native render of
 // the same lab gives.
 func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 	t.Helper()
@@ -452,8 +607,24 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 			left = Math.min(left, r.left); right = Math.max(right, r.right);
 		}
 		const others = Array.from(document.querySelectorAll("#cluster-view .lesson-focus")).filter((x) => !boxes.includes(x)).length;
+		// The part of the viewport the cluster shows in: its own
+		// scrolling column beside (or under) a lesson, else the page.
+		const col = el.closest(".cluster");
+		let view = { top: 0, bottom: innerHeight };
+		if (col && col.scrollHeight > col.clientHeight && getComputedStyle(col).overflowY !== "visible") {
+			const c = col.getBoundingClientRect();
+			view = { top: Math.max(0, c.top), bottom: Math.min(innerHeight, c.bottom) };
+		}
+		// The cluster's controls stay at the top of its column as it
+		// scrolls: what they cover is not in sight.
+		const controls = document.querySelector("#cluster-view .controls");
+		if (controls && getComputedStyle(controls).position === "sticky") {
+			const c = controls.getBoundingClientRect();
+			if (c.bottom > view.top && c.top < view.bottom) view.top = Math.max(view.top, c.bottom);
+		}
 		return { state: el.getAttribute("data-focus-state"), lit: boxes.some((b) => b.classList.contains("lesson-focus")), others,
-			top, bottom, left, right, width: innerWidth, height: innerHeight };
+			top, bottom, left, right, width: innerWidth, height: innerHeight, viewTop: view.top, viewBottom: view.bottom,
+			scroll: col ? col.scrollTop + "/" + (col.scrollHeight - col.clientHeight) : "" };
 	}`, lessons.FocusSelector(form))
 	if err != nil {
 		t.Fatal(err)
@@ -480,11 +651,15 @@ func assertFocus(t *testing.T, p *watchedPage, native *lessons.Session) {
 	if n := num("others"); n != 0 {
 		t.Errorf("step %d: %v other elements are highlighted besides focus %q", st.Step+1, n, form)
 	}
+	// Inside the viewport, or, when taller than the part of it the
+	// cluster shows in, its top (where a panel's title says what it is)
+	// in sight there.
 	top, bottom, left, right := num("top"), num("bottom"), num("left"), num("right")
-	tall := bottom-top > num("height")
-	if top < 0 || left < 0 || right > num("width") || (!tall && bottom > num("height")) || top >= num("height") {
-		t.Errorf("step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %vx%v viewport",
-			st.Step+1, form, top, bottom, left, right, m["width"], m["height"])
+	viewTop, viewBottom := num("viewTop"), num("viewBottom")
+	tall := bottom-top > viewBottom-viewTop
+	if top < viewTop-1 || left < 0 || right > num("width") || (!tall && bottom > viewBottom+1) || top >= viewBottom-40 {
+		t.Errorf("step %d: focus %q is at top %.0f bottom %.0f left %.0f right %.0f: not inside the %vx%v viewport's cluster (%.0f to %.0f; its column scrolled %v)",
+			st.Step+1, form, top, bottom, left, right, m["width"], m["height"], viewTop, viewBottom, m["scroll"])
 	}
 }
 

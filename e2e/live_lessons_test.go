@@ -128,7 +128,7 @@ func liveWalk(t *testing.T, base string, instructor, viewer *watchedPage, l *les
 				}
 			}
 			liveCheckStep(t, pages, native, l, i, last) // the question, before anything ran
-			if err := instructor.Locator(fmt.Sprintf(`#lesson-body button[data-choice=%q]`, answer)).Click(); err != nil {
+			if err := instructor.Locator(fmt.Sprintf(`#lesson-ask button[data-choice=%q]`, answer)).Click(); err != nil {
 				t.Fatalf("step %d: answering %q: %v", i+1, answer, err)
 			}
 			if _, err := native.Answer(answer); err != nil {
@@ -139,12 +139,12 @@ func liveWalk(t *testing.T, base string, instructor, viewer *watchedPage, l *les
 			}
 			liveWaitStep(t, pages, l, i, lessons.PhaseShown)
 			// The viewer sees the answer and why it is right or wrong.
-			why := viewer.Locator(fmt.Sprintf(`#lesson-body .why[data-why=%q]`, answer))
+			why := viewer.Locator(fmt.Sprintf(`#lesson-ask .why[data-why=%q]`, answer))
 			if err := expect.Locator(why).ToBeVisible(); err != nil {
 				t.Fatalf("step %d: the viewer does not see the explanation of %q: %v", i+1, answer, err)
 			}
 			if answer != right {
-				if err := expect.Locator(viewer.Locator(`#lesson-body .why.wrong`)).ToBeVisible(); err != nil {
+				if err := expect.Locator(viewer.Locator(`#lesson-ask .why.wrong`)).ToBeVisible(); err != nil {
 					t.Fatalf("step %d: a wrong answer is not shown as wrong to the viewer: %v", i+1, err)
 				}
 			}
@@ -272,7 +272,9 @@ func liveTail(s string, n int) string {
 func liveDrawn(t *testing.T, p *watchedPage) liveState {
 	t.Helper()
 	v, err := p.Evaluate(`() => {
+		// The narration, then what the step asks, pinned under it.
 		const body = document.getElementById("lesson-body").cloneNode(true);
+		body.append(...document.getElementById("lesson-ask").cloneNode(true).childNodes);
 		// Hints are each page's own (a learner opens them); the rest is the room's.
 		for (const el of body.querySelectorAll(".hints, #lesson-error")) el.remove();
 		return [document.getElementById("lesson").dataset.step, document.getElementById("lesson").dataset.phase,

@@ -12,6 +12,8 @@ var files embed.FS
 
 // All parses every embedded lesson, in the order trainers set with
 // `order:` (then by file name), so the catalogue reads the same everywhere.
+// A lesson without a module, or with a prerequisite that is no lesson or
+// comes later, fails it as a parse error does (checkCatalogue).
 func All() ([]*Lesson, error) {
 	names, err := fs.Glob(files, "*.lesson")
 	if err != nil {
@@ -36,6 +38,9 @@ func All() ([]*Lesson, error) {
 		all = append(all, l)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Order < all[j].Order })
+	if err := checkCatalogue(all); err != nil {
+		return nil, err
+	}
 	return all, nil
 }
 

@@ -21,6 +21,13 @@ type Lesson struct {
 	// Native: `mode: native`, a lesson that needs the workshop server's
 	// own commands (`>~` lines): the browser lab cannot play it.
 	Native bool
+	// Module is the catalogue's module the lesson belongs to (`module:`,
+	// a Module's id, modules.go); After the ids of the lessons a learner
+	// should have played first (`after:`), each earlier in the catalogue
+	// (AfterLine: where, for errors). All() checks both.
+	Module    string
+	After     []string
+	AfterLine int
 }
 
 // Step is one screen of a lesson. A goal step (Goal true) asks the learner

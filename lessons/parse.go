@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,7 +22,7 @@ const liveCommandPrefix = ">~ "
 
 // keywords a lesson line may start with; any other "word:" line outside a
 // command's output is a typo the trainer must hear about, not prose lost.
-var frontKeys = map[string]bool{"id": true, "order": true, "level": true, "minutes": true, "title.en": true, "title.zh": true, "goal.en": true, "goal.zh": true, "mode": true}
+var frontKeys = map[string]bool{"id": true, "order": true, "level": true, "minutes": true, "title.en": true, "title.zh": true, "goal.en": true, "goal.zh": true, "mode": true, "module": true, "after": true}
 var stepKeys = map[string]bool{"say.en": true, "say.zh": true, "focus": true, "hint.en": true, "hint.zh": true, "predict": true, "question.en": true, "question.zh": true, "choice": true, "goal-check": true, "solution": true, "aside": true}
 
 type parser struct {
@@ -182,6 +183,28 @@ func (p *parser) front(n int, key, value string) error {
 			return p.errf(n, "mode: is native (a lesson that needs the workshop server), not %q; leave it out for a lesson the browser lab plays", value)
 		}
 		l.Native = true
+	case "module":
+		if _, ok := ModuleByID(value); !ok {
+			return p.errf(n, "module: is one of %s, not %q", moduleIDs(), value)
+		}
+		if l.Module != "" {
+			return p.errf(n, "a second module:")
+		}
+		l.Module = value
+	case "after":
+		// The lessons this one builds on, by id, separated by blanks or
+		// commas; whether each exists and comes earlier is the
+		// catalogue's to tell (checkCatalogue), once every lesson is read.
+		if l.AfterLine != 0 {
+			return p.errf(n, "one after: line (the one on line %d): list every prerequisite on it", l.AfterLine)
+		}
+		for _, id := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			if slices.Contains(l.After, id) {
+				return p.errf(n, "after: names %q twice", id)
+			}
+			l.After = append(l.After, id)
+		}
+		l.AfterLine = n
 	case "order", "minutes":
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 {

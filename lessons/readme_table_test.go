@@ -14,7 +14,7 @@ const readmeLessonsHeading = "## Lessons"
 
 // The README's lessons table is the catalogue: one row per lesson, in
 // All()'s order, numbered by its order, titled with its title.en, linked to
-// its file, with its level and minutes. A lesson added, removed, renumbered
+// its file, with its module, level and minutes. A lesson added, removed, renumbered
 // or retitled without the README fails here.
 func TestReadmeLessonsTable(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
@@ -44,17 +44,18 @@ func TestReadmeLessonsTable(t *testing.T) {
 	}
 }
 
-// readmeRow is one row of the table: | # | [title](lessons/FILE) | level | minutes |.
+// readmeRow is one row of the table: | # | [title](lessons/FILE) | module | level | minutes |.
 type readmeRow struct {
 	Number  string
 	Title   string
 	File    string
+	Module  string
 	Level   string
 	Minutes string
 }
 
 func (r readmeRow) String() string {
-	return fmt.Sprintf("| %s | [%s](lessons/%s) | %s | %s |", r.Number, r.Title, r.File, r.Level, r.Minutes)
+	return fmt.Sprintf("| %s | [%s](lessons/%s) | %s | %s | %s |", r.Number, r.Title, r.File, r.Module, r.Level, r.Minutes)
 }
 
 func readmeRowFor(l *Lesson) readmeRow {
@@ -62,7 +63,7 @@ func readmeRowFor(l *Lesson) readmeRow {
 	if l.Native {
 		level += " (workshop server)"
 	}
-	return readmeRow{Number: strconv.Itoa(l.Order), Title: l.Title.En, File: l.File, Level: level, Minutes: strconv.Itoa(l.Minutes)}
+	return readmeRow{Number: strconv.Itoa(l.Order), Title: l.Title.En, File: l.File, Module: l.Module, Level: level, Minutes: strconv.Itoa(l.Minutes)}
 }
 
 // readmeLessonRows parses the first table after the "## Lessons" heading,
@@ -92,14 +93,14 @@ func readmeLessonRows(readme string) ([]readmeRow, error) {
 			continue
 		}
 		cells := tableCells(line)
-		if len(cells) != 4 {
-			return nil, fmt.Errorf("README.md's lessons table, line %d after the heading: %d cells, want 4 (# | lesson | level | minutes): %s", n, len(cells), line)
+		if len(cells) != 5 {
+			return nil, fmt.Errorf("README.md's lessons table, line %d after the heading: %d cells, want 5 (# | lesson | module | level | minutes): %s", n, len(cells), line)
 		}
 		title, file, ok := markdownLink(cells[1])
 		if !ok {
 			return nil, fmt.Errorf("README.md's lessons table: %q is not a link [title](lessons/FILE)", cells[1])
 		}
-		rows = append(rows, readmeRow{Number: cells[0], Title: title, File: strings.TrimPrefix(file, "lessons/"), Level: cells[2], Minutes: cells[3]})
+		rows = append(rows, readmeRow{Number: cells[0], Title: title, File: strings.TrimPrefix(file, "lessons/"), Module: cells[2], Level: cells[3], Minutes: cells[4]})
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("README.md has no table under %q", readmeLessonsHeading)
@@ -144,16 +145,16 @@ func markdownLink(s string) (text, target string, ok bool) {
 }
 
 func TestReadmeLessonRowsParse(t *testing.T) {
-	rows, err := readmeLessonRows("x\n## Lessons\n\nprose\n\n| # | lesson | level | minutes |\n|---:|---|---|---:|\n" +
-		"| 18 | [\\_\\_consumer\\_offsets: a \\| b](lessons/18-x.lesson) | advanced | 15 |\n\nafter\n| not | a | row | here |\n## Next\n")
+	rows, err := readmeLessonRows("x\n## Lessons\n\nprose\n\n| # | lesson | module | level | minutes |\n|---:|---|---|---|---:|\n" +
+		"| 18 | [\\_\\_consumer\\_offsets: a \\| b](lessons/18-x.lesson) | consumer-groups | advanced | 15 |\n\nafter\n| not | a | row | here | x |\n## Next\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := readmeRow{Number: "18", Title: "__consumer_offsets: a | b", File: "18-x.lesson", Level: "advanced", Minutes: "15"}
+	want := readmeRow{Number: "18", Title: "__consumer_offsets: a | b", File: "18-x.lesson", Module: "consumer-groups", Level: "advanced", Minutes: "15"}
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows = %+v, want [%+v]", rows, want)
 	}
-	if _, err := readmeLessonRows("## Lessons\n\n| # | lesson | level | minutes |\n|---|---|---|---|\n| 1 | no link | beginner | 5 |\n"); err == nil {
+	if _, err := readmeLessonRows("## Lessons\n\n| # | lesson | module | level | minutes |\n|---|---|---|---|---|\n| 1 | no link | storage | beginner | 5 |\n"); err == nil {
 		t.Error("a row without a link parsed")
 	}
 }

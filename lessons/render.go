@@ -20,6 +20,10 @@ type Rendered struct {
 	Steps   []RenderedStep `json:"steps"`
 	// Native: the lesson needs the workshop server (`mode: native`).
 	Native bool `json:"native,omitempty"`
+	// Module is the catalogue module's id; After the ids of the lessons
+	// to play first (`module:`, `after:`).
+	Module string   `json:"module,omitempty"`
+	After  []string `json:"after,omitempty"`
 }
 
 // HTML is one piece of prose rendered in both languages.
@@ -50,7 +54,7 @@ type RenderedChoice struct {
 // trainer's own and goldmark leaves raw HTML out by default, so a lesson
 // cannot put script into the page.
 func Render(l *Lesson) Rendered {
-	r := Rendered{ID: l.ID, Order: l.Order, Level: l.Level, Minutes: l.Minutes, Title: inline(l.Title), Native: l.Native}
+	r := Rendered{ID: l.ID, Order: l.Order, Level: l.Level, Minutes: l.Minutes, Title: inline(l.Title), Native: l.Native, Module: l.Module, After: l.After}
 	for _, g := range l.Goals {
 		r.Goals = append(r.Goals, inline(g))
 	}
@@ -92,6 +96,10 @@ func inline(t Text) HTML {
 	return HTML{En: strip(t.En), Zh: strip(t.Zh)}
 }
 
+// Title is a lesson's title as the player and the catalogue show it,
+// without rendering the rest of the lesson.
+func Title(l *Lesson) HTML { return inline(l.Title) }
+
 func markdown(src string) string {
 	var buf bytes.Buffer
 	if err := goldmark.Convert([]byte(src), &buf); err != nil {
@@ -111,6 +119,10 @@ type Entry struct {
 	Title   HTML   `json:"title"`
 	Steps   int    `json:"steps"`
 	Native  bool   `json:"native,omitempty"`
+	// Module is the catalogue module's id, After the ids of the lessons
+	// to play first.
+	Module string   `json:"module,omitempty"`
+	After  []string `json:"after,omitempty"`
 }
 
 // Catalogue lists every embedded lesson in its order.
@@ -128,5 +140,5 @@ func Catalogue() ([]Entry, error) {
 
 // EntryOf is a rendered lesson's catalogue entry.
 func EntryOf(r Rendered) Entry {
-	return Entry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps), Native: r.Native}
+	return Entry{ID: r.ID, Order: r.Order, Level: r.Level, Minutes: r.Minutes, Title: r.Title, Steps: len(r.Steps), Native: r.Native, Module: r.Module, After: r.After}
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"sync"
 	"time"
+
+	"github.com/loglab/loglab/lessons"
 )
 
 // instructorClusterID is the instructor's cluster in URLs: the one /live
@@ -104,9 +106,36 @@ type clusterSummary struct {
 	LastCommand string    `json:"lastCommand"`
 	LastActive  time.Time `json:"lastActive"`
 	Viewers     int       `json:"viewers"`
+	// Lesson is the lesson played on the cluster and where it is, nil in
+	// free play; Health what its cluster's state says is wrong. Both are
+	// the instructor's, as the last command is.
+	Lesson *lessonProgress `json:"lesson,omitempty"`
+	Health *clusterHealth  `json:"health,omitempty"`
 }
 
-// summary describes the cluster as it is now.
+// lessonProgress is where a cluster's lesson is: step Step (from 1) of
+// Steps, named StepName (the step's slug in the lesson file).
+type lessonProgress struct {
+	ID       string       `json:"id"`
+	Number   int          `json:"number"` // the lesson's number in the catalogue
+	Title    lessons.HTML `json:"title"`
+	Step     int          `json:"step"`
+	Steps    int          `json:"steps"`
+	StepName string       `json:"stepName"`
+	Goal     bool         `json:"goal"`
+}
+
+// clusterHealth is what an instructor scans a room for: the invariant
+// violations the cluster's checker reported (an acknowledged record lost,
+// two leaders in one epoch ...) and its brokers that are down.
+type clusterHealth struct {
+	Violations  int `json:"violations"`
+	Brokers     int `json:"brokers"`
+	BrokersDown int `json:"brokersDown"`
+}
+
+// summary describes the cluster as it is now, taken under its lock alone
+// (the overview takes one cluster's at a time, and draws after).
 func (s *liveSession) summary() clusterSummary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -114,9 +143,24 @@ func (s *liveSession) summary() clusterSummary {
 	if s.owner == "" {
 		owner = "instructor"
 	}
+	v := s.lab.View()
 	topics := []string{}
-	for _, t := range s.lab.View().Topics {
+	for _, t := range v.Topics {
 		topics = append(topics, t.Name)
 	}
-	return clusterSummary{ID: s.id, Owner: owner, Topics: topics, LastCommand: s.lastCommand, LastActive: s.lastActive, Viewers: len(s.subscribers)}
+	sum := clusterSummary{ID: s.id, Owner: owner, Topics: topics, LastCommand: s.lastCommand, LastActive: s.lastActive, Viewers: len(s.subscribers)}
+	if v.Exists {
+		h := &clusterHealth{Violations: len(v.Checks), Brokers: len(v.BrokerNodes)}
+		for _, b := range v.BrokerNodes {
+			if !b.Alive {
+				h.BrokersDown++
+			}
+		}
+		sum.Health = h
+	}
+	if s.lesson != nil {
+		st, l := s.lesson.Status(), s.lesson.Lesson()
+		sum.Lesson = &lessonProgress{ID: l.ID, Number: l.Order, Title: lessons.Title(l), Step: st.Step + 1, Steps: st.Steps, StepName: st.Name, Goal: st.Goal}
+	}
+	return sum
 }

@@ -32,7 +32,8 @@ import (
 // else is on their network) can reach with random and mutated input: every
 // lab command with mutated arguments, lesson actions (instructor mode:
 // valid ones, so commands run inside lessons too, and malformed ones),
-// malformed and huge messages, binary frames, odd paths. It asserts that the server survives (a panic that
+// participants' predictions (each must leave the cluster and the lesson as
+// they were), malformed and huge messages, binary frames, odd paths. It asserts that the server survives (a panic that
 // escaped would end this test's process), answers every request, runs a
 // normal command afterwards, and that a command answered ok=false changed
 // nothing, unless it failed with a Kafka outcome (NOT_ENOUGH_REPLICAS,
@@ -92,8 +93,8 @@ func TestFuzzServer(t *testing.T) {
 		t.Errorf("failed without a Kafka error yet changed the cluster: %s", line)
 	}
 	// The slowest input is what held every other page up the longest.
-	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d; %d lesson actions, %d of them refused) in %v; the slowest took %v: %.200q",
-		n, seed, f.lessonActions, f.lessonRefused, time.Since(start).Round(time.Millisecond), slowest.Round(time.Millisecond), slowestInput)
+	msg := fmt.Sprintf("fuzzed the server with %d inputs (seed %d; %d lesson actions, %d of them refused; %d predictions, %d taken) in %v; the slowest took %v: %.200q",
+		n, seed, f.lessonActions, f.lessonRefused, f.predictions, f.predictionsTaken, time.Since(start).Round(time.Millisecond), slowest.Round(time.Millisecond), slowestInput)
 	t.Log(msg)
 	fmt.Println(msg)
 }
@@ -113,6 +114,9 @@ type fuzzer struct {
 	// refused, for the report: a run that never opened a lesson fuzzed
 	// no command inside one.
 	lessonActions, lessonRefused int
+	// predictions and predictionsTaken count the participants'
+	// predictions sent and accepted.
+	predictions, predictionsTaken int
 }
 
 // fuzzCommand is a lab command as `help` describes it: its name and the
@@ -438,7 +442,8 @@ func (f *fuzzer) getPath() {
 func (f *fuzzer) websocketEpisode() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn := f.dial(ctx)
+	// A third of the pages are a participant's.
+	conn := f.dial(ctx, f.rng.IntN(3) == 0)
 	defer conn.CloseNow()
 	for range 1 + f.rng.IntN(4) {
 		typ, msg := f.websocketMessage()
@@ -453,7 +458,11 @@ func (f *fuzzer) websocketEpisode() {
 			f.lessonAnswer(ctx, conn, msg, before)
 			continue
 		}
-		data, err := readAnswer(ctx, conn)
+		if isMessageOf(msg, "predict") {
+			f.predictAnswer(ctx, conn, msg, before)
+			continue
+		}
+		data, err := readPageAnswer(ctx, conn)
 		if !isCommand {
 			status := websocket.CloseStatus(err)
 			if status != websocket.StatusUnsupportedData && status != websocket.StatusMessageTooBig {
@@ -507,6 +516,73 @@ func isLessonAction(msg []byte) bool {
 		Type string `json:"type"`
 	}
 	return len(msg) <= maxCommandMessage && json.Unmarshal(msg, &kind) == nil && kind.Type == "lesson"
+}
+
+// isMessageOf reports whether the server takes msg as a message of type typ.
+func isMessageOf(msg []byte, typ string) bool {
+	var kind struct {
+		Type string `json:"type"`
+	}
+	return len(msg) <= maxCommandMessage && json.Unmarshal(msg, &kind) == nil && kind.Type == typ
+}
+
+// readPageAnswer is readAnswer past what the server tells a page about the
+// room's predictions on its own (a participant's pick coming back when it
+// connects, a tally for a driver): those answer nothing the page sent.
+func readPageAnswer(ctx context.Context, conn *websocket.Conn) ([]byte, error) {
+	for {
+		data, err := readAnswer(ctx, conn)
+		if err != nil || !isMessageOf(data, "predict") && !isMessageOf(data, "tally") {
+			return data, err
+		}
+	}
+}
+
+// predictAnswer checks a prediction's answer: the page's own pick, taken
+// or refused with why, and neither the cluster nor the lesson moved: a
+// prediction never reaches the engine.
+func (f *fuzzer) predictAnswer(ctx context.Context, conn *websocket.Conn, msg []byte, before fuzzState) {
+	f.predictions++
+	for {
+		data, err := readAnswer(ctx, conn)
+		if err != nil {
+			f.t.Fatalf("prediction %.200q got no answer: %v", msg, err)
+		}
+		if isMessageOf(data, "tally") {
+			continue
+		}
+		var m predictMessage
+		if err := json.Unmarshal(data, &m); err != nil || m.Type != "predict" {
+			f.t.Fatalf("prediction %.200q: answer %.300s is not the page's pick (%v)", msg, data, err)
+		}
+		if m.Error == "" {
+			f.predictionsTaken++
+		}
+		if strings.Contains(m.Error, "panicked") {
+			f.t.Fatalf("prediction %.200q: %s", msg, m.Error)
+		}
+		if after := f.state(); !reflect.DeepEqual(before, after) {
+			f.t.Fatalf("prediction %.200q (%s) changed the cluster (%s) or the lesson (%+v -> %+v)",
+				msg, data, changedFields(before.view, after.view), before.lesson, after.lesson)
+		}
+		return
+	}
+}
+
+// predictMessageOf is a prediction as a participant's page sends it,
+// often valid, often not.
+func (f *fuzzer) predictMessageOf() []byte {
+	value := f.pick(`"1"`, `"2"`, `"0"`, `"3"`, `1`, `null`, `[]`, `{"v":1}`, `"`+strings.Repeat("x", 300)+`"`, `"\u0000"`)
+	switch f.rng.IntN(4) {
+	case 0:
+		return []byte(`{"type":"predict","value":` + value + `}`)
+	case 1:
+		return []byte(`{"type":"predict","value":` + value + `,"at":` + f.pick(`1`, `0`, `"2"`, `-1`, `99999999999999999999`, `"x"`, `null`) + `}`)
+	case 2:
+		return []byte(f.pick(`{"type":"predict"}`, `{"type":"predict","value":"1","extra":[1]}`, `{"type":"predict","at":1}`))
+	default:
+		return []byte(`{"type":"predict","value":` + value + `,"at":` + fmt.Sprint(f.rng.IntN(8)) + `}`)
+	}
 }
 
 // lessonAnswer checks a lesson action's answer: a refusal that changed
@@ -566,6 +642,8 @@ func (f *fuzzer) readLessonMessage(ctx context.Context, conn *websocket.Conn, ms
 			if err := json.Unmarshal(data, &u); err != nil || u.ID == 0 {
 				f.t.Fatalf("websocket %.200q: update %.300s has no id (%v)", msg, data, err)
 			}
+		case "predict", "tally":
+			// The room's predictions, told to this page on its own.
 		default:
 			f.t.Fatalf("websocket %.200q: unexpected answer %.300s", msg, data)
 		}
@@ -616,9 +694,16 @@ func (f *fuzzer) lessonAction() []byte {
 // dial opens a page's connection; while a lesson is open the page first
 // catches up (the transcript, then the lesson's status), which is read
 // here so that the episode's answers come next.
-func (f *fuzzer) dial(ctx context.Context) *websocket.Conn {
+func (f *fuzzer) dial(ctx context.Context, participant bool) *websocket.Conn {
 	open := f.state().lesson != nil
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.ts.URL, "http")+"/ws", nil)
+	// A participant's page predicts (and its commands and lesson actions
+	// on the instructor's cluster are refused); the same participant each
+	// time, so their pick comes back.
+	var opts *websocket.DialOptions
+	if participant {
+		opts = &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + strings.Repeat("f", 32)}}}
+	}
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.ts.URL, "http")+"/ws", opts)
 	if err != nil {
 		f.t.Fatalf("dialing the websocket: %v", err)
 	}
@@ -659,6 +744,8 @@ func (f *fuzzer) websocketMessage() (websocket.MessageType, []byte) {
 		return websocket.MessageText, []byte(`{"type":"command"}`)
 	case 8, 9, 10:
 		return websocket.MessageText, f.lessonAction()
+	case 11, 12:
+		return websocket.MessageText, f.predictMessageOf()
 	default:
 		return websocket.MessageText, command(f.line())
 	}
@@ -673,7 +760,7 @@ func (f *fuzzer) normalCommandStillRuns() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn := f.dial(ctx)
+	conn := f.dial(ctx, false)
 	defer conn.CloseNow()
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"command","line":"help"}`)); err != nil {
 		f.t.Fatal(err)
@@ -695,7 +782,7 @@ func (f *fuzzer) closeLesson() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn := f.dial(ctx)
+	conn := f.dial(ctx, false)
 	defer conn.CloseNow()
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"lesson","action":"close"}`)); err != nil {
 		f.t.Fatal(err)

@@ -62,6 +62,9 @@ type liveSession struct {
 	// lesson is the lesson the room plays (instructor mode), nil in free
 	// play; see live_lesson.go.
 	lesson *lessons.Session
+	// predictions are the participants' own answers to the question the
+	// lesson asks now (predict.go); made on first use.
+	predictions *roomPredictions
 	// runLine runs one free-play command on lab; a field so that a test
 	// can make a command panic and see the session survive it.
 	runLine func(line string) (string, error)
@@ -191,7 +194,7 @@ func (s *liveSession) runFrom(sub *subscriber, line string) web.Entry {
 			return e
 		}
 		e = s.publishEntry(e)
-		s.publish(s.lessonMessage(""))
+		s.publishLesson()
 		return e
 	}
 	return s.publishEntry(s.execute(line))

@@ -47,7 +47,11 @@ type lessonRequest struct {
 type lessonMessage struct {
 	Type   string          `json:"type"` // "lesson"
 	Status *lessons.Status `json:"status"`
-	Error  string          `json:"error,omitempty"`
+	// Round is the predictions' round the status belongs to (predict.go):
+	// a participant's page shows its own pick only with the round it was
+	// made in.
+	Round int    `json:"round,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // lessonAction applies one page's lesson action. A refused action changes
@@ -77,7 +81,7 @@ func (s *liveSession) lessonAction(sub *subscriber, req lessonRequest) {
 	if ch.Rebuilt || len(ch.Ran) > 0 {
 		s.publishChange(ch)
 	}
-	s.publish(s.lessonMessage(""))
+	s.publishLesson()
 }
 
 // applyLesson runs the action on the lesson session, with s.mu held. A
@@ -110,7 +114,7 @@ func (s *liveSession) afterLessonPanic() {
 	if err := s.publishView(nil, true); err != nil {
 		s.logger.Error("rendering the view after a lesson panicked", "error", err)
 	}
-	s.publish(s.lessonMessage(""))
+	s.publishLesson()
 }
 
 // lessonStep is applyLesson without the recover.
@@ -296,6 +300,7 @@ func (s *liveSession) lessonMessage(refusal string) []byte {
 	if s.lesson != nil {
 		st := s.lesson.Status()
 		m.Status = &st
+		m.Round = s.preds().round
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

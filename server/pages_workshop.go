@@ -66,7 +66,9 @@ func (s *Server) visitor(c echo.Context) (r role, done bool, err error) {
 	return r, false, nil
 }
 
-// instructorPage is /instructor, the overview of every cluster; only the
+// instructorPage is /instructor, the overview of every cluster: its owner,
+// the lesson and step it is at, when it was last active, its health
+// (invariant violations, brokers down) and last command; only the
 // instructor sees it (participants' names and commands are theirs).
 func (s *Server) instructorPage(c echo.Context) error {
 	if refused, err := s.pageLoadRefused(c); refused {
@@ -86,6 +88,15 @@ func (s *Server) instructorPage(c echo.Context) error {
 	for i, sess := range all {
 		sum := sess.summary()
 		rows[i] = web.ClusterRow{ID: sum.ID, Owner: sum.Owner, Topics: sum.Topics, LastCommand: sum.LastCommand, LastActive: sum.LastActive, Viewers: sum.Viewers}
+		if l := sum.Lesson; l != nil {
+			rows[i].Lesson = &web.OverviewLesson{Number: l.Number, ID: l.ID, TitleEn: l.Title.En, TitleZh: l.Title.Zh, Step: l.Step, Steps: l.Steps, StepName: l.StepName, Goal: l.Goal}
+		}
+		if h := sum.Health; h != nil {
+			rows[i].Health = &web.OverviewHealth{Violations: h.Violations, Brokers: h.Brokers, BrokersDown: h.BrokersDown}
+		}
 	}
+	// Each summary was taken under its own cluster's lock, one after the
+	// other; the page is drawn with none held, and "12 s ago" is the
+	// server's wall clock, not any cluster's virtual time.
 	return render(c, http.StatusOK, web.InstructorPage(rows, s.now()))
 }

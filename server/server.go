@@ -208,7 +208,7 @@ func render(c echo.Context, status int, component templ.Component) error {
 }
 
 // indexPage leads with the lesson catalogue, rendered from the embedded
-// lessons.
+// lessons, grouped by module (catalogue.go).
 func (s *Server) indexPage(c echo.Context) error {
 	all, err := lessons.All()
 	if err != nil {
@@ -216,12 +216,7 @@ func (s *Server) indexPage(c echo.Context) error {
 		// must still not take the sandboxes down with it.
 		s.logger.Error("loading the lessons", "err", err)
 	}
-	cards := make([]web.LessonCard, len(all))
-	for i, l := range all {
-		title := lessons.Render(l).Title
-		cards[i] = web.LessonCard{Number: l.Order, ID: l.ID, Level: l.Level, Minutes: l.Minutes, Steps: len(l.Steps), TitleEn: title.En, TitleZh: title.Zh, Native: l.Native}
-	}
-	return render(c, http.StatusOK, web.IndexPage(cards))
+	return render(c, http.StatusOK, web.IndexPage(catalogueCards(all)))
 }
 
 // labPage is the browser lab; /lab?lesson=ID opens that lesson (an

@@ -47,6 +47,9 @@ func messageKind(msg []byte) string {
 type subscriber struct {
 	closeSlow func()
 	stats     *updateStats
+	// viewer is who the page is to a lesson: a driver, or a participant
+	// who predicts (predict.go). Set before it subscribes, never after.
+	viewer
 
 	mu     sync.Mutex
 	queue  []queued
@@ -171,7 +174,13 @@ func (sub *subscriber) take() []queued {
 // subscribe registers a page that follows the cluster from now on (an API
 // client, an old page); the caller must unsubscribe when it leaves.
 func (s *liveSession) subscribe(closeSlow func()) *subscriber {
+	return s.subscribeAs(closeSlow, viewer{})
+}
+
+// subscribeAs is subscribe for a page whose viewer is known.
+func (s *liveSession) subscribeAs(closeSlow func(), v viewer) *subscriber {
 	sub := newSubscriber(closeSlow, &s.updateStats)
+	sub.viewer = v
 	s.mu.Lock()
 	if s.closedLocked() {
 		// The cluster went between the page's lookup and now.
@@ -183,6 +192,7 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 	// Queued before any later change: a page connecting mid-lesson
 	// catches up, then follows the room.
 	draft := s.catchUp(sub)
+	s.joined(sub)
 	s.mu.Unlock()
 	if draft != nil {
 		s.sendSnapshot(sub, draft)
@@ -198,7 +208,13 @@ func (s *liveSession) subscribe(closeSlow func()) *subscriber {
 // way it never shows a gap: the first update it gets applies on top of
 // what it has.
 func (s *liveSession) resume(closeSlow func(), since uint64) *subscriber {
+	return s.resumeAs(closeSlow, since, viewer{})
+}
+
+// resumeAs is resume for a page whose viewer is known.
+func (s *liveSession) resumeAs(closeSlow func(), since uint64, v viewer) *subscriber {
 	sub := newSubscriber(closeSlow, &s.updateStats)
+	sub.viewer = v
 	if draft := s.resumeLocked(sub, since); draft != nil {
 		s.sendSnapshot(sub, draft)
 	}
@@ -242,6 +258,7 @@ func (s *liveSession) resumeLocked(sub *subscriber, since uint64) *snapshotDraft
 		// A returning page may have missed its lesson closing.
 		s.send(sub, s.lessonMessage(""))
 	}
+	s.joined(sub)
 	return draft
 }
 
@@ -268,6 +285,7 @@ func (s *liveSession) unsubscribe(sub *subscriber) {
 	for i, x := range s.subscribers {
 		if x == sub {
 			s.subscribers = append(s.subscribers[:i], s.subscribers[i+1:]...)
+			s.left(sub)
 			return
 		}
 	}

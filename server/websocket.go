@@ -70,10 +70,11 @@ func (s *Server) websocket(c echo.Context) error {
 		conn.Close(websocket.StatusPolicyViolation, "too slow to keep up with updates")
 	}
 	var sub *subscriber
+	v := viewerOf(who, sess)
 	if since, resuming := sinceParam(c.QueryParam("since")); resuming {
-		sub = sess.resume(closeSlow, since)
+		sub = sess.resumeAs(closeSlow, since, v)
 	} else {
-		sub = sess.subscribe(closeSlow)
+		sub = sess.subscribeAs(closeSlow, v)
 	}
 	defer sess.unsubscribe(sub)
 
@@ -132,16 +133,22 @@ func (s *Server) handleCommand(conn *websocket.Conn, p *page, limiter *rate.Limi
 		Type string `json:"type"`
 	}
 	var req commandRequest
-	if json.Unmarshal(data, &kind) != nil || kind.Type != "lesson" && (kind.Type != "command" || json.Unmarshal(data, &req) != nil) {
-		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."} or {"type":"lesson","action":"..."}`).Error())
+	if json.Unmarshal(data, &kind) != nil || kind.Type != "lesson" && kind.Type != "predict" && (kind.Type != "command" || json.Unmarshal(data, &req) != nil) {
+		conn.Close(websocket.StatusUnsupportedData, errors.New(`expected {"type":"command","line":"..."}, {"type":"lesson","action":"..."} or {"type":"predict","value":"..."}`).Error())
 		return false
 	}
 	// A lesson action is one message like a command: opening a lesson
 	// replays steps, so a page looping on it must not hold the room up
 	// either.
 	allowed := limiter.AllowN(s.now(), 1)
-	if kind.Type == "lesson" {
+	switch kind.Type {
+	case "lesson":
 		s.handleLesson(p, data, allowed)
+		return true
+	case "predict":
+		// A prediction drives nothing: anyone watching a lesson makes
+		// their own, under the same per-page budget as a command.
+		s.handlePredict(p, data, allowed)
 		return true
 	}
 	if !allowed {

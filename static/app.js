@@ -12,6 +12,11 @@
   const transcript = document.getElementById("transcript");
   const status = document.getElementById("status");
   if (!form) return; // pages without a console (the index) need nothing
+  // A live page's viewer who may not drive its cluster (the server says so
+  // in data-can-drive) watches: the console stays disabled, as the server
+  // drew it with a note saying who runs commands here, and the view's
+  // command buttons are hidden by the page's CSS.
+  const canDrive = document.querySelector("[data-can-drive]")?.dataset.canDrive !== "false";
 
   const lessons = globalThis.loglabLessons;
   let player = null; // the lesson player, on pages that have its panel
@@ -83,9 +88,20 @@
     });
   }
 
+  // setStatus writes the console's status line: text is [en, zh], or a
+  // string in one language only (an error's own message). lang.js shows
+  // the page's language and switches it with the page.
   function setStatus(text, kind) {
-    status.textContent = text;
+    const [en, zh] = Array.isArray(text) ? text : [text];
+    if (globalThis.loglabLang && globalThis.loglabLang.say) globalThis.loglabLang.say(status, en, zh);
+    else status.textContent = en;
     status.dataset.kind = kind || "";
+  }
+
+  // setPlaceholder puts the console's prompt in both languages.
+  function setPlaceholder(en, zh) {
+    if (globalThis.loglabLang && globalThis.loglabLang.attr) globalThis.loglabLang.attr(input, "placeholder", en, zh);
+    else input.placeholder = en;
   }
 
   function ready(send) {
@@ -114,13 +130,16 @@
     // lab command when clicked: the UI speaks the same language as the console.
     document.addEventListener("click", (ev) => {
       const target = ev.target.closest("[data-command]");
-      if (!target || document.body.dataset.ready !== "true") return;
+      if (!target || document.body.dataset.ready !== "true" || !canDrive) return;
       send(target.dataset.command);
     });
-    input.disabled = false;
-    input.placeholder = "try: produce orders key=a value=1   (Tab completes; help lists the commands)";
-    input.focus();
     document.body.dataset.ready = "true";
+    if (!canDrive) return; // the server's note stays in the prompt
+    input.disabled = false;
+    setPlaceholder("try: produce orders key=a value=1   (Tab completes; help lists the commands)",
+      "试试：produce orders key=a value=1   （Tab 补全；help 列出全部命令）");
+    // Ready to type, without scrolling a long page down to the prompt.
+    input.focus({ preventScroll: true });
   }
 
   // lessonFromURL is the lesson /lab?lesson=ID&step=N opens (N 1-based).
@@ -135,7 +154,7 @@
   // they run in the order typed; each returns a promise, so the page never
   // waits on the engine.
   async function startLab() {
-    setStatus("loading the engine…");
+    setStatus(["loading the engine…", "正在加载引擎…"]);
     const loaded = new Promise((resolve) => { globalThis.loglabReady = resolve; });
     const response = await fetch("/static/loglab.wasm");
     if (!response.ok) {
@@ -182,14 +201,14 @@
     }
     const opening = lessonFromURL();
     if (player && opening) {
-      setStatus("replaying the lesson…");
+      setStatus(["replaying the lesson…", "正在重放课程…"]);
       await player.open(opening.lesson, opening.step);
     } else {
       for (const line of globalThis.loglab.starter.split("\n")) {
         await send(line);
       }
     }
-    setStatus("engine running in this page", "ok");
+    setStatus(["engine running in this page", "引擎在本页面中运行"], "ok");
     globalThis.loglabApp = { send, applyUpdate, setStatus, after: (work) => (chain = chain.then(work)) }; // for timeline.js
     ready(send);
   }
@@ -204,7 +223,7 @@
   // a change. The first connection asks since=0: a snapshot, which covers
   // whatever happened between the page's load and its connection.
   function startLive() {
-    setStatus("connecting…");
+    setStatus(["connecting…", "正在连接…"]);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // The page says which of the server's clusters it shows.
     const cluster = document.querySelector("[data-cluster]")?.dataset.cluster || "live";
@@ -218,10 +237,15 @@
       return true;
     };
     if (lessons && document.getElementById("lesson")) {
-      // Anyone on the page may drive the room's lesson; every page, the
-      // sender's included, draws the server's lesson messages.
+      // Who drives the cluster moves the room's lesson and reveals its
+      // questions; every other viewer predicts for themselves. Every page,
+      // the sender's included, draws the server's lesson messages.
       player = lessons.player({
         live: true,
+        canDrive: document.querySelector("[data-can-drive]")?.dataset.canDrive !== "false",
+        predict(value, at) {
+          if (!send({ type: "predict", value, at })) player.show(undefined, "not connected to the live cluster");
+        },
         act(action, arg, at) {
           const msg = { type: "lesson", action };
           if (action === "open") { msg.lesson = arg.lesson; msg.step = arg.step; }
@@ -259,20 +283,22 @@
           }
           if (msg.id) lastId = msg.id;
         } else if (msg.type === "lesson" && player) {
-          player.show(msg.status, msg.error);
+          player.show(msg.status, msg.error, msg.round || 0);
+        } else if ((msg.type === "predict" || msg.type === "tally") && player) {
+          player.roomMessage(msg);
         }
       });
       sock.addEventListener("open", () => {
         if (ws !== sock) return;
         retry = 0;
-        setStatus("connected to the live cluster", "ok");
+        setStatus(["connected to the live cluster", "已连接到共享集群"], "ok");
         if (!started) {
           started = true;
           ready((line) => {
-            if (!send({ type: "command", line })) setStatus("not connected to the live cluster: the command was not sent", "error");
+            if (!send({ type: "command", line })) setStatus(["not connected to the live cluster: the command was not sent", "未连接到共享集群：命令没有发出"], "error");
           });
         } else {
-          input.disabled = false;
+          input.disabled = !canDrive;
           document.body.dataset.ready = "true";
         }
       });
@@ -284,7 +310,9 @@
         // server stays away.
         const wait = Math.min(10000, 500 * 2 ** retry);
         retry++;
-        setStatus(`disconnected${ev.reason ? ": " + ev.reason : ""} — reconnecting in ${Math.round(wait / 1000)} s…`, "error");
+        const s = Math.round(wait / 1000);
+        setStatus([`disconnected${ev.reason ? ": " + ev.reason : ""} — reconnecting in ${s} s…`,
+          `连接已断开${ev.reason ? "：" + ev.reason : ""} — ${s} 秒后重连…`], "error");
         setTimeout(connect, wait);
       });
     }

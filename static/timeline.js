@@ -191,9 +191,9 @@
       sayError("The shared link is damaged and could not be opened; this is a new session.", "分享的链接已损坏，无法打开；这是一个新会话。", String(err.message || err));
       return;
     }
-    app.setStatus("opening the shared session…");
+    app.setStatus(["opening the shared session…", "正在打开分享的会话…"]);
     const ok = await replay(text, "The shared session could not be opened; this is a new session:", "无法打开分享的会话；这是一个新会话：");
-    app.setStatus(ok ? "shared session opened" : "engine running in this page", ok ? "ok" : "error");
+    app.setStatus(ok ? ["shared session opened", "已打开分享的会话"] : ["engine running in this page", "引擎在本页面中运行"], ok ? "ok" : "error");
     if (ok) say(both("Opened the shared session.", "已打开分享的会话。"));
   }
 

@@ -20,7 +20,13 @@
       location.assign(body.url);
     } catch (err) {
       const status = document.getElementById("status");
-      if (status) status.textContent = String(err.message || err);
+      if (status) {
+        // The server's message, in English: said as is, replacing a
+        // status line kept in both languages (lang.js).
+        const text = String(err.message || err);
+        if (globalThis.loglabLang && globalThis.loglabLang.say) globalThis.loglabLang.say(status, text);
+        else status.textContent = text;
+      }
       button.disabled = false;
     }
   });

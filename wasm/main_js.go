@@ -20,7 +20,7 @@ import (
 //	loglab.redraw()         -> Promise<{view}>: the whole view, for a page
 //	    that could not place a fragment
 //	loglab.starter          -> the commands a new lab runs first
-//	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps}]
+//	loglab.lessons()        -> JSON: the catalogue [{id, order, level, minutes, title{en,zh}, steps, native, module, after}]
 //	loglab.lessonData(id)   -> JSON: lessons.Rendered, the lesson's prose
 //	loglab.lesson(action, arg, at) -> Promise<{status|null, clear, entry, view, error}>
 //	    action open (arg {lesson, step}), answer (arg value), next, back,

@@ -35,7 +35,7 @@ func AnimationControl() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"anim-control\" role=\"group\" aria-label=\"message animation / 网络消息动画\"><label for=\"anim-speed\" title=\"how fast the messages in flight move along the network's links after each step; off draws them at their new place at once\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"anim-control\" role=\"group\" aria-label=\"message animation / 网络消息动画\"><label for=\"anim-speed\" title=\"how fast the messages in flight move along the network's links after each step; off draws them at their new place at once\" data-title-zh=\"每一步之后，在途的网络消息沿网络链路移动的速度；关闭则直接把它们画在新位置\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

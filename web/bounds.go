@@ -17,8 +17,11 @@ const (
 	// Every element a lesson can point at names itself in full
 	// (data-focus="partition TOPIC/P replica B hw"), so the worst case, a
 	// 200-byte topic name on every record and replica drawn, grew by a
-	// third when lessons got their focus: 1.5 MiB, not 1 MiB.
-	MaxViewBytes = 3 << 19
+	// third when lessons got their focus: 1.5 MiB, not 1 MiB. Tooltips in
+	// both languages (data-title-zh beside each title, static/lang.js) add
+	// a tenth to that case, a record's or a replica's Chinese tooltip
+	// drawn for each of hundreds: 1.75 MiB.
+	MaxViewBytes = 7 << 18
 	// TextShown is how many bytes of a record's key or value are drawn.
 	TextShown = 64
 	// IndexTicksShown is how many sparse index entries a segment draws,

@@ -179,6 +179,7 @@ type diagramLink struct {
 	MarkX    float64 // the in-flight dot or the drop cross
 	MarkY    float64
 	Title    string
+	TitleZh  string // Title in Chinese (web/titles_zh.go)
 	// Unlabelled arrows found no free spot for their label: a delivered
 	// message's label may cover nothing, any label no other label, to
 	// keep a busy picture legible (the arrow's title names it).
@@ -367,10 +368,10 @@ func routeMessages(msgs []view.Message, byID map[string]diagramNode) []diagramLi
 		if m.InFlight && !shownInFlight[k] {
 			shownInFlight[k] = true
 			l.Kind, l.Fate, l.MessageID = m.Kind, "in-flight", m.ID
-			l.Title = messageTitle(m)
+			l.Title, l.TitleZh = messageTitle(m), messageTitleZh(m)
 		}
 		if !seen && !m.InFlight {
-			l.Title = messageTitle(m)
+			l.Title, l.TitleZh = messageTitle(m), messageTitleZh(m)
 		}
 	}
 	var out []diagramLink
@@ -400,10 +401,13 @@ func routeMessages(msgs []view.Message, byID map[string]diagramNode) []diagramLi
 			}
 			if more := l.Count - 1; more > 0 {
 				l.Title += fmt.Sprintf(" (and %d earlier this way", more)
+				l.TitleZh += fmt.Sprintf("（此前这个方向还有 %d 条", more)
 				if l.Dropped > 0 {
 					l.Title += fmt.Sprintf(", %d dropped or lost", l.Dropped)
+					l.TitleZh += fmt.Sprintf("，其中 %d 条被丢弃或丢失", l.Dropped)
 				}
 				l.Title += ")"
+				l.TitleZh += "）"
 			}
 			out = append(out, l)
 		}

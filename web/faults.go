@@ -85,6 +85,7 @@ type cutLine struct {
 	MarkY   float64
 	Command string
 	Label   string
+	LabelZh string
 }
 
 // cutLines draws the links net cut cut, between the cards it joins.
@@ -104,9 +105,10 @@ func cutLines(d diagram, c view.Cluster) []cutLine {
 		if !ok {
 			continue
 		}
+		labelZh := linkToggleZh(c, l.A, l.B)
 		s, e := edge(a, point{b.X, b.Y}, 4), edge(b, point{a.X, a.Y}, 4)
 		out = append(out, cutLine{A: l.A, B: l.B, Path: fmt.Sprintf("M%s,%s L%s,%s", num(s.X), num(s.Y), num(e.X), num(e.Y)),
-			MarkX: (s.X + e.X) / 2, MarkY: (s.Y + e.Y) / 2, Command: cmd, Label: label})
+			MarkX: (s.X + e.X) / 2, MarkY: (s.Y + e.Y) / 2, Command: cmd, Label: label, LabelZh: labelZh})
 	}
 	return out
 }

@@ -89,6 +89,11 @@ func memberEpochWords(g view.Group, m view.GroupMember) words {
 // coordinatorWords says which broker coordinates the group, and from
 // which __consumer_offsets partition it does.
 func coordinatorWords(g view.Group) words {
+	if g.OffsetsPartition < 0 {
+		// Kafka creates __consumer_offsets at the first FindCoordinator:
+		// a group whose consumers have not looked for it yet has none.
+		return words{"no coordinator yet (__consumer_offsets does not exist yet: the first FindCoordinator creates it)", "还没有 coordinator（__consumer_offsets 尚不存在：第一次 FindCoordinator 时创建）"}
+	}
 	p := "__consumer_offsets/" + strconv.Itoa(g.OffsetsPartition)
 	if g.Coordinator == 0 {
 		return words{"no coordinator (" + p + " has no leader)", "没有 coordinator（" + p + " 没有 leader）"}

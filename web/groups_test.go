@@ -464,3 +464,19 @@ func TestTimelineWithoutRebalances(t *testing.T) {
 		t.Errorf("rows %+v", tl.Groups[0].Rows)
 	}
 }
+
+// TestAGroupBeforeConsumerOffsetsExistsSaysSo: consumers created but not
+// yet polled have looked for no coordinator, so __consumer_offsets does
+// not exist; the card says that, rather than naming a partition -1.
+func TestAGroupBeforeConsumerOffsetsExistsSaysSo(t *testing.T) {
+	w := coordinatorWords(view.Group{ID: "g", OffsetsPartition: -1})
+	if !strings.Contains(w.en, "__consumer_offsets does not exist yet") || strings.Contains(w.en, "-1") {
+		t.Errorf("before __consumer_offsets exists the card says %q", w.en)
+	}
+	if w := coordinatorWords(view.Group{ID: "g", OffsetsPartition: 7}); !strings.Contains(w.en, "__consumer_offsets/7 has no leader") {
+		t.Errorf("with no leader the card says %q", w.en)
+	}
+	if w := coordinatorWords(view.Group{ID: "g", OffsetsPartition: 7, Coordinator: 2}); w.en != "coordinator broker 2 · __consumer_offsets/7" {
+		t.Errorf("with a coordinator the card says %q", w.en)
+	}
+}

@@ -321,7 +321,7 @@ func BatchPanel(b view.BatchDetail) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</td></tr></tbody></table><div class=\"hex\" aria-label=\"batch bytes\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</td></tr></tbody></table><div class=\"hex\" aria-label=\"batch bytes\" data-aria-label-zh=\"batch 的字节\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -427,7 +427,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "\" title=\"kill this controller: if it leads, the others elect a new leader once nothing came from it for controller.quorum.fetch.timeout.ms\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "\" title=\"kill this controller: if it leads, the others elect a new leader once nothing came from it for controller.quorum.fetch.timeout.ms\" data-title-zh=\"杀掉这个 controller：如果它是 leader，其他 controller 在 controller.quorum.fetch.timeout.ms 内收不到它的任何请求后选出新的 leader\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -453,7 +453,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" title=\"start this controller again: it rejoins as a Follower and fetches what it missed from the Leader\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\" title=\"start this controller again: it rejoins as a Follower and fetches what it missed from the Leader\" data-title-zh=\"重新启动这个 controller：它以 Follower 身份重新加入，并从 Leader 拉取错过的内容\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -492,7 +492,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\" title=\"its state in KRaft's QuorumState: the Leader of the newest epoch is the active controller, the one brokers register and heartbeat with; Followers fetch the metadata log from it\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\" title=\"its state in KRaft's QuorumState: the Leader of the newest epoch is the active controller, the one brokers register and heartbeat with; Followers fetch the metadata log from it\" data-title-zh=\"它在 KRaft QuorumState 中的状态：最新 epoch 的 Leader 就是 active controller，broker 向它注册并发送心跳；Follower 从它拉取元数据日志\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -554,7 +554,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "\" title=\"a network partition cuts its links (Fetch, Vote) to these controllers: a Leader that a majority of the voters does not fetch from resigns (check-quorum), and a controller that reaches no majority cannot be elected\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "\" title=\"a network partition cuts its links (Fetch, Vote) to these controllers: a Leader that a majority of the voters does not fetch from resigns (check-quorum), and a controller that reaches no majority cannot be elected\" data-title-zh=\"网络分区切断了它到这些 controller 的链路（Fetch、Vote）：多数派 voter 不再向其拉取的 Leader 会退位（check-quorum），联系不到多数派的 controller 无法当选\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -586,20 +586,20 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if q.Up {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<div class=\"node-line\" title=\"leader epoch: a new epoch starts with every election (LeaderEpoch in kafka-metadata-quorum describe --status)\">epoch <b class=\"c-epoch\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<div class=\"node-line\" title=\"leader epoch: a new epoch starts with every election (LeaderEpoch in kafka-metadata-quorum describe --status)\" data-title-zh=\"leader epoch：每次选举开始一个新的 epoch（即 kafka-metadata-quorum describe --status 中的 LeaderEpoch）\">epoch <b class=\"c-epoch\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(u64(q.Term))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 86, Col: 182}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 86, Col: 318}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</b></div><div class=\"node-line\" title=\"its __cluster_metadata log: the log end offset is the offset its next record gets; the high watermark is how far a majority of the voters holds the log, the records below it are committed\">log end offset <b class=\"c-log-end\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</b></div><div class=\"node-line\" title=\"its __cluster_metadata log: the log end offset is the offset its next record gets; the high watermark is how far a majority of the voters holds the log, the records below it are committed\" data-title-zh=\"它的 __cluster_metadata 日志：log end offset 是下一条记录得到的 offset；high watermark 是多数派 voter 都持有日志的位置，它之下的记录已提交\">log end offset <b class=\"c-log-end\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -625,7 +625,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "</b></div><div class=\"node-line c-snapshot\" title=\"a snapshot holds the metadata image up to its end offset: the log before it can be deleted, and a lagging controller or broker fetches the snapshot (FetchSnapshot)\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "</b></div><div class=\"node-line c-snapshot\" title=\"a snapshot holds the metadata image up to its end offset: the log before it can be deleted, and a lagging controller or broker fetches the snapshot (FetchSnapshot)\" data-title-zh=\"快照保存截至其结束 offset 的元数据镜像：之前的日志可以删除，落后的 controller 或 broker 拉取快照（FetchSnapshot）\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -638,7 +638,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if metadataEndShown(q) {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"node-line\" title=\"the metadata offset the next record will get, as far as this controller has applied\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"node-line\" title=\"the metadata offset the next record will get, as far as this controller has applied\" data-title-zh=\"就这个 controller 已应用的部分而言，下一条记录将得到的元数据 offset\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -653,7 +653,7 @@ func controllerCard(q view.Controller, c view.Cluster) templ.Component {
 				var templ_7745c5c3_Var29 string
 				templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(q.MetadataEnd, 10))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 92, Col: 225}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 92, Col: 333}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 				if templ_7745c5c3_Err != nil {
@@ -706,14 +706,14 @@ func MetadataLog(c view.Cluster) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "<section class=\"metadata-log\" aria-label=\"committed metadata log\" data-focus=\"metadata-log\" data-focus-state=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "<section class=\"metadata-log\" aria-label=\"committed metadata log\" data-aria-label-zh=\"已提交的元数据日志\" data-focus=\"metadata-log\" data-focus-state=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var31 string
 		templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(c.MetadataOffset, 10)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 104, Col: 151}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 104, Col: 200}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 		if templ_7745c5c3_Err != nil {
@@ -910,14 +910,14 @@ func QuorumReplication(c view.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if len(c.QuorumReplication) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<section class=\"quorum-replication\" aria-label=\"metadata log replication\" data-focus=\"quorum-replication\" data-focus-state=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<section class=\"quorum-replication\" aria-label=\"metadata log replication\" data-aria-label-zh=\"元数据日志的复制\" data-focus=\"quorum-replication\" data-focus-state=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var40 string
 			templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(maxReplicaLag(c), 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 134, Col: 166}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/quorum.templ`, Line: 134, Col: 212}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
 			if templ_7745c5c3_Err != nil {

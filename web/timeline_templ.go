@@ -58,7 +58,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" aria-label=\"time controls / 时间控制\" hidden><div class=\"tl-row\"><button type=\"button\" id=\"tl-play\" aria-keyshortcuts=\"Space\" title=\"play / pause (space)\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" aria-label=\"time controls / 时间控制\" hidden><div class=\"tl-row\"><button type=\"button\" id=\"tl-play\" aria-keyshortcuts=\"Space\" title=\"play / pause (space)\" data-title-zh=\"播放 / 暂停（空格）\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -148,7 +148,7 @@ func TimelineBar(cluster string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</select></label> <button type=\"button\" id=\"tl-step\" data-command=\"step\" aria-keyshortcuts=\"ArrowRight\" title=\"step: deliver one event (→)\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</select></label> <button type=\"button\" id=\"tl-step\" data-command=\"step\" aria-keyshortcuts=\"ArrowRight\" title=\"step: deliver one event (→)\" data-title-zh=\"step：投递一个事件（→）\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -184,7 +184,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</button> <button type=\"button\" id=\"tl-back\" aria-keyshortcuts=\"ArrowLeft\" title=\"back one command (←)\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</button> <button type=\"button\" id=\"tl-back\" aria-keyshortcuts=\"ArrowLeft\" title=\"back one command (←)\" data-title-zh=\"后退一条命令（←）\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -192,7 +192,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</button> <button type=\"button\" id=\"tl-undo\" title=\"undo the last command\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</button> <button type=\"button\" id=\"tl-undo\" title=\"undo the last command\" data-title-zh=\"撤销上一条命令\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -200,7 +200,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</button> <button type=\"button\" id=\"tl-help\" aria-keyshortcuts=\"?\" aria-controls=\"tl-help-overlay\" title=\"keyboard (?)\">?</button></div><div class=\"tl-row tl-slider-row\"><input type=\"range\" id=\"tl-slider\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"timeline: the session's commands / 时间线：本次会话的命令\"> <output id=\"tl-position\" for=\"tl-slider\"><span data-tl-at>0</span>/<span data-tl-length>0</span></output></div><div class=\"tl-row tl-now\"><code id=\"tl-command\"></code></div><div class=\"tl-row tl-session\"><button type=\"button\" id=\"tl-download\" title=\"download the session as a lab script\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</button> <button type=\"button\" id=\"tl-help\" aria-keyshortcuts=\"?\" aria-controls=\"tl-help-overlay\" title=\"keyboard (?)\" data-title-zh=\"键盘（?）\">?</button></div><div class=\"tl-row tl-slider-row\"><input type=\"range\" id=\"tl-slider\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"timeline: the session's commands / 时间线：本次会话的命令\"> <output id=\"tl-position\" for=\"tl-slider\"><span data-tl-at>0</span>/<span data-tl-length>0</span></output></div><div class=\"tl-row tl-now\"><code id=\"tl-command\"></code></div><div class=\"tl-row tl-session\"><button type=\"button\" id=\"tl-download\" title=\"download the session as a lab script\" data-title-zh=\"把会话下载为实验脚本\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -216,7 +216,7 @@ func TimelineBar(cluster string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<input type=\"file\" id=\"tl-upload\" accept=\".txt,.lab,text/plain\"></label> <button type=\"button\" id=\"tl-share\" title=\"a link that opens this session\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<input type=\"file\" id=\"tl-upload\" accept=\".txt,.lab,text/plain\"></label> <button type=\"button\" id=\"tl-share\" title=\"a link that opens this session\" data-title-zh=\"打开本会话的链接\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -218,104 +218,76 @@ func (b *Broker) handle(env *sim.Envelope) {
 	if b.observer != nil && b.observer.Handle(env) {
 		return
 	}
-	switch env.Msg.(type) {
-	case protocol.MetadataRequest, protocol.ProduceRequest, protocol.FetchRequest, protocol.ListOffsetsRequest,
-		protocol.FindCoordinatorRequest, protocol.JoinGroupRequest, protocol.SyncGroupRequest, protocol.HeartbeatRequest,
-		protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest, protocol.ConsumerGroupHeartbeatRequest,
-		protocol.InitProducerIdRequest, protocol.AddPartitionsToTxnRequest, protocol.TxnOffsetCommitRequest,
-		protocol.EndTxnRequest, protocol.WriteTxnMarkersRequest:
-		if !b.serving {
-			// Connection refused: the requester sees its connection close.
-			b.send(env.From, sim.Disconnected{Peer: b.Node})
-			return
-		}
+	b.dispatch(env) // requests.go
+}
+
+// handleRegistrationResponse takes the controller's answer to this
+// broker's registration.
+func (b *Broker) handleRegistrationResponse(m protocol.BrokerRegistrationResponse) {
+	if m.Incarnation != b.incarnation {
+		return // an answer to an earlier run of this broker, which died waiting
 	}
-	switch m := env.Msg.(type) {
-	case protocol.BrokerRegistrationResponse:
-		if m.Incarnation != b.incarnation {
-			return // an answer to an earlier run of this broker, which died waiting
+	if b.registered || m.Attempt != b.registrations {
+		return // an answer to an attempt given up: a newer one is under way
+	}
+	if m.Error != protocol.None {
+		// Our previous incarnation's session has not expired yet: try
+		// again, as Kafka's broker lifecycle manager does.
+		if !b.refused {
+			b.events(fmt.Sprintf("%s: registration refused with %s: the old session has not expired; retrying", b.Node, m.Error.Name()))
 		}
-		if b.registered || m.Attempt != b.registrations {
-			return // an answer to an attempt given up: a newer one is under way
-		}
-		if m.Error != protocol.None {
-			// Our previous incarnation's session has not expired yet: try
-			// again, as Kafka's broker lifecycle manager does.
-			if !b.refused {
-				b.events(fmt.Sprintf("%s: registration refused with %s: the old session has not expired; retrying", b.Node, m.Error.Name()))
-			}
-			b.refused = true
-			b.registerAfter(b.cfg.HeartbeatInterval)
-			return
-		}
-		b.epoch, b.registered = m.BrokerEpoch, true
-		b.publishIfCaughtUp()
-		b.sendHeartbeat()
-	case protocol.BrokerHeartbeatResponse:
-		if !b.heartbeatAnswered(m.Seq) {
-			return // an answer to a heartbeat given up on
-		}
-		if m.Error == protocol.StaleBrokerEpoch {
-			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
-			return
-		}
-		if m.Snapshot != nil && m.SnapshotOffset > b.image.Offset {
-			b.applySnapshot(m.Snapshot, m.SnapshotOffset)
-		}
-		b.applyMetadata(m.Records)
-		switch {
-		case !m.Fenced:
-			b.serving = true
-			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
-		case !b.serving:
-			// STARTING: not caught up to its registration yet. Ask again
-			// 10 ms later, as Kafka's BrokerLifecycleManager does, for as
-			// long as it takes.
-			b.scheduleHeartbeat(StartingHeartbeatInterval)
-		default:
-			b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
-		}
-	case protocol.MetadataUpdate:
-		b.applyMetadata(m.Records)
-	case protocol.ProduceRequest:
-		b.handleProduce(env.From, m)
-	case protocol.FetchRequest:
-		b.handleFetch(env.From, m)
-	case protocol.FetchResponse:
-		b.handleFetchResponse(m)
-	case protocol.MetadataRequest:
-		b.handleMetadata(env.From, m)
-	case protocol.ListOffsetsRequest:
-		b.handleListOffsets(env.From, m)
-	case protocol.ListOffsetsResponse:
-		b.handleListOffsetsResponse(m)
-	case protocol.AlterPartitionResponse:
-		b.handleAlterPartitionResponse(m)
-	case protocol.FindCoordinatorRequest, protocol.CreateTopicsResponse, protocol.JoinGroupRequest, protocol.SyncGroupRequest,
-		protocol.HeartbeatRequest, protocol.LeaveGroupRequest, protocol.OffsetCommitRequest, protocol.OffsetFetchRequest,
-		protocol.ConsumerGroupHeartbeatRequest, protocol.TxnOffsetCommitRequest:
-		b.handleGroups(env.From, m)
-	case protocol.InitProducerIdRequest, protocol.AddPartitionsToTxnRequest, protocol.AddPartitionsToTxnResponse,
-		protocol.EndTxnRequest, protocol.WriteTxnMarkersResponse:
-		b.handleTxn(env.From, m)
-	case protocol.WriteTxnMarkersRequest:
-		b.handleWriteTxnMarkers(env.From, m)
-	case protocol.AllocateProducerIdsResponse:
-		b.handleAllocateProducerIDs(m)
-	case sim.Disconnected:
-		// No active controller took our registration (the quorum has no
-		// majority): ask again, as Kafka's BrokerLifecycleManager does.
-		if m.Peer == kraft.ControllerNode && !b.registered {
-			b.registerAfter(b.cfg.HeartbeatInterval)
-		}
-		b.onTxnPeerDisconnected(m.Peer)
-		// A leader we fetch from died: stop waiting for its answer.
-		for _, r := range b.replicas {
-			if !r.leader && r.fetchInFlight && kraft.BrokerNode(r.Leader) == m.Peer {
-				r.fetchInFlight = false
-				r.fetchGen++
-				b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
-			}
+		b.refused = true
+		b.registerAfter(b.cfg.HeartbeatInterval)
+		return
+	}
+	b.epoch, b.registered = m.BrokerEpoch, true
+	b.publishIfCaughtUp()
+	b.sendHeartbeat()
+}
+
+// handleHeartbeatResponse takes the controller's answer to a heartbeat:
+// the metadata since the last one, and whether the broker is fenced.
+func (b *Broker) handleHeartbeatResponse(m protocol.BrokerHeartbeatResponse) {
+	if !b.heartbeatAnswered(m.Seq) {
+		return // an answer to a heartbeat given up on
+	}
+	if m.Error == protocol.StaleBrokerEpoch {
+		b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
+		return
+	}
+	if m.Snapshot != nil && m.SnapshotOffset > b.image.Offset {
+		b.applySnapshot(m.Snapshot, m.SnapshotOffset)
+	}
+	b.applyMetadata(m.Records)
+	switch {
+	case !m.Fenced:
+		b.serving = true
+		b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
+	case !b.serving:
+		// STARTING: not caught up to its registration yet. Ask again
+		// 10 ms later, as Kafka's BrokerLifecycleManager does, for as
+		// long as it takes.
+		b.scheduleHeartbeat(StartingHeartbeatInterval)
+	default:
+		b.scheduleHeartbeat(b.cfg.HeartbeatInterval)
+	}
+}
+
+// handleDisconnected is the network's word that a peer's connection
+// closed.
+func (b *Broker) handleDisconnected(m sim.Disconnected) {
+	// No active controller took our registration (the quorum has no
+	// majority): ask again, as Kafka's BrokerLifecycleManager does.
+	if m.Peer == kraft.ControllerNode && !b.registered {
+		b.registerAfter(b.cfg.HeartbeatInterval)
+	}
+	b.onTxnPeerDisconnected(m.Peer)
+	// A leader we fetch from died: stop waiting for its answer.
+	for _, r := range b.replicas {
+		if !r.leader && r.fetchInFlight && kraft.BrokerNode(r.Leader) == m.Peer {
+			r.fetchInFlight = false
+			r.fetchGen++
+			b.after(b.cfg.ReplicaFetchBackoff, "fetch-backoff", func() { b.fetchFromLeader(r) })
 		}
 	}
 }

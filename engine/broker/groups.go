@@ -31,19 +31,6 @@ func (b *Broker) groupState() *groupCoordinator {
 	return b.groups
 }
 
-// handleGroups dispatches FindCoordinator, the group requests and the
-// controller's answer to an auto-creation.
-func (b *Broker) handleGroups(from sim.NodeID, m sim.Message) {
-	switch m := m.(type) {
-	case protocol.FindCoordinatorRequest:
-		b.handleFindCoordinator(from, m)
-	case protocol.CreateTopicsResponse:
-		b.handleCreateTopicsResponse(m)
-	default:
-		b.handleGroupRequest(from, m)
-	}
-}
-
 // handleFindCoordinator is KafkaApis.handleFindCoordinatorRequest (for a
 // transactional id: findTxnCoordinator). For a group the coordinator is the leader of the group's __consumer_offsets
 // partition. Without the topic, the broker asks the controller to create

@@ -86,11 +86,11 @@ func (b *Broker) handleProduce(from sim.NodeID, m protocol.ProduceRequest) {
 				reply(code, -1)
 				return
 			}
-			b.appendProduce(from, m, r, raw)
+			b.appendProduce(from, m, r, raw, h)
 		})
 		return
 	}
-	b.appendProduce(from, m, r, raw)
+	b.appendProduce(from, m, r, raw, h)
 }
 
 // needsTxnVerification: a transactional batch from a producer with no
@@ -136,13 +136,13 @@ func appendError(err error) protocol.ErrorCode {
 // retry of a batch already written) is answered with the original batch's
 // base offset and NONE, for acks=all only once the high watermark covers
 // the original, as Kafka's delayed produce waits for its last offset.
-func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Replica, raw []byte) {
+func (b *Broker) appendProduce(from sim.NodeID, m protocol.ProduceRequest, r *Replica, raw []byte, h record.BatchHeader) {
 	reply := func(code protocol.ErrorCode, base int64) {
 		if m.Acks != 0 {
 			b.send(from, protocol.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base})
 		}
 	}
-	info, err := r.Log.AppendEncodedAsLeader(raw, r.LeaderEpoch)
+	info, err := r.Log.AppendEncodedAsLeader(raw, h, r.LeaderEpoch)
 	if err != nil {
 		b.produceFailed(appendError(err))
 		reply(appendError(err), -1)

@@ -34,27 +34,15 @@ func (b *Broker) txnState() *txnCoordinator {
 	return b.txn
 }
 
-// handleTxn serves the transaction coordinator's requests (InitProducerId,
-// AddPartitionsToTxn, EndTxn) and the answers to the requests it sends
-// (AddPartitionsToTxnResponse to a partition leader verifying a batch,
-// WriteTxnMarkersResponse to the coordinator).
-func (b *Broker) handleTxn(from sim.NodeID, m sim.Message) {
-	switch m := m.(type) {
-	case protocol.InitProducerIdRequest:
-		if m.TransactionalID == "" {
-			b.initIdempotentProducer(from, m)
-			return
-		}
-		b.handleTxnRequest(from, m, m.TransactionalID)
-	case protocol.AddPartitionsToTxnRequest:
-		b.handleTxnRequest(from, m, m.TransactionalID)
-	case protocol.EndTxnRequest:
-		b.handleTxnRequest(from, m, m.TransactionalID)
-	case protocol.AddPartitionsToTxnResponse:
-		b.handleAddPartitionsToTxnResponse(m)
-	case protocol.WriteTxnMarkersResponse:
-		b.handleWriteTxnMarkersResponse(m)
+// handleInitProducerID is KafkaApis.handleInitProducerIdRequest: without
+// a transactional id any broker hands out an id (initIdempotentProducer);
+// with one, the transaction coordinator of that id answers.
+func (b *Broker) handleInitProducerID(from sim.NodeID, m protocol.InitProducerIdRequest) {
+	if m.TransactionalID == "" {
+		b.initIdempotentProducer(from, m)
+		return
 	}
+	b.handleTxnRequest(from, m, m.TransactionalID)
 }
 
 // initIdempotentProducer is handleInitProducerId without a transactional

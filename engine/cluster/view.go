@@ -11,6 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/sim"
+	"github.com/loglab/loglab/engine/txn/txnlog"
 	"github.com/loglab/loglab/engine/view"
 )
 
@@ -158,10 +159,15 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 		}
 		held[r.Offset] = r.Value
 		key, value := string(r.Key), string(r.Value)
-		if isInternalTopic(topic) && r.Key != nil {
-			// The coordinator's records are binary (Kafka's schemas): draw
+		if r.Key != nil {
+			// The coordinators' records are binary (Kafka's schemas): draw
 			// what they say, not their bytes.
-			key, value = offsets.Summary(r.Key, r.Value)
+			switch topic {
+			case broker.OffsetsTopic:
+				key, value = offsets.Summary(r.Key, r.Value)
+			case broker.TransactionStateTopic:
+				key, value = txnlog.Summary(r.Key, r.Value)
+			}
 		}
 		p.Records = append(p.Records, view.Record{
 			Offset: r.Offset, Timestamp: r.Timestamp, Key: key, KeyIsNull: r.Key == nil,

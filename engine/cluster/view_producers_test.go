@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/view"
@@ -99,5 +102,43 @@ func TestViewShowsProducerStateAndTransaction(t *testing.T) {
 	}
 	if cl := producerNode(t, c.View(), "p"); !cl.Down {
 		t.Fatalf("a crashed producer is drawn %+v", cl)
+	}
+}
+
+// The partition strip draws __transaction_state's records as what the
+// coordinator wrote (the transactional id; state, producer id, epoch,
+// partitions), as it does __consumer_offsets', never as their binary
+// bytes.
+func TestTransactionStateRecordsAreDrawnAsWhatTheySay(t *testing.T) {
+	c := txnProducerCluster(t)
+	p := txnProducer(t, c, "p")
+	waitOp(t, c, "initTransactions", p.InitTransactions())
+	if err := p.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	ds := c.Send(p, "out", []Message{{Value: []byte("a"), Partition: 0}})
+	if ok, err := c.RunUntil(func() bool { return ds[0].Done }, time.Minute); err != nil || !ok {
+		t.Fatal("the send never completed")
+	}
+	pid, _ := p.ProducerIDAndEpoch()
+	var labels []string
+	for _, tv := range c.View().Topics {
+		if tv.Name != broker.TransactionStateTopic {
+			continue
+		}
+		for _, pv := range tv.Partitions {
+			for _, r := range pv.Records {
+				labels = append(labels, r.Key+": "+r.Value)
+			}
+		}
+	}
+	want := fmt.Sprintf("tx: Ongoing · pid %d · epoch 0 · 1 partition", pid)
+	if !slices.Contains(labels, want) {
+		t.Fatalf("__transaction_state's records are drawn as %q; want one %q", labels, want)
+	}
+	for _, l := range labels {
+		if !utf8.ValidString(l) || strings.ContainsAny(l, "\x00\x01\x02") {
+			t.Errorf("a record is drawn as bytes: %q", l)
+		}
 	}
 }

@@ -237,7 +237,11 @@ func (l *Log) appendBatch(b *record.Batch, leaderEpoch int32, origin producersta
 	if err := l.Validate(b, len(encoded)); err != nil {
 		return AppendInfo{}, err
 	}
-	return l.appendEncodedAsLeader(encoded, leaderEpoch, origin, tv)
+	h, err := record.ReadHeader(encoded)
+	if err != nil {
+		return AppendInfo{}, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
+	}
+	return l.appendValidated(encoded, h, leaderEpoch, origin, tv)
 }
 
 // Validate reports whether the log would accept a batch that encodes to
@@ -273,18 +277,17 @@ func (l *Log) checkSize(encodedSize int) error {
 // AppendEncodedAsLeader appends one encoded batch after writing the log
 // end offset and the leader epoch into its header. Both fields lie outside
 // the CRC precisely so that a broker can assign them without re-encoding or
-// re-checksumming what the producer sent.
+// re-checksumming what the producer sent. h is the batch's header as the
+// caller read it from encoded (the broker reads it once, to check the CRC
+// and whether a transaction must be verified first); the log assigns its
+// offset and epoch in both.
 //
 // The producer state is checked first, with the CLIENT origin
 // (UnifiedLog.analyzeAndValidateProducerState): a retried batch already in
 // the log is a Duplicate and writes nothing; a refusal is a
 // producerstate.Error and writes nothing either.
-func (l *Log) AppendEncodedAsLeader(encoded []byte, leaderEpoch int32) (AppendInfo, error) {
-	return l.appendEncodedAsLeader(encoded, leaderEpoch, producerstate.Client, 0)
-}
-
-func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin producerstate.Origin, tv int16) (AppendInfo, error) {
-	if len(encoded) < record.HeaderSize {
+func (l *Log) AppendEncodedAsLeader(encoded []byte, h record.BatchHeader, leaderEpoch int32) (AppendInfo, error) {
+	if len(encoded) < record.HeaderSize || h.Size() != len(encoded) {
 		return AppendInfo{}, fmt.Errorf("%w: %d bytes is not a batch", ErrCorruptMessage, len(encoded))
 	}
 	if l.cfg.Compact() {
@@ -297,16 +300,19 @@ func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin pr
 		if err := l.Validate(&b, len(encoded)); err != nil {
 			return AppendInfo{}, err
 		}
-	}
-	if err := l.checkSize(len(encoded)); err != nil {
+	} else if err := l.checkSize(len(encoded)); err != nil {
 		return AppendInfo{}, err
 	}
-	binary.BigEndian.PutUint64(encoded[0:8], uint64(l.EndOffset()))
+	return l.appendValidated(encoded, h, leaderEpoch, producerstate.Client, 0)
+}
+
+// appendValidated is a leader's append of a batch that passed the log's
+// checks (Validate or checkSize): offsets and epoch assigned, the producer
+// state checked, then written.
+func (l *Log) appendValidated(encoded []byte, h record.BatchHeader, leaderEpoch int32, origin producerstate.Origin, tv int16) (AppendInfo, error) {
+	h.BaseOffset, h.PartitionLeaderEpoch = l.EndOffset(), leaderEpoch
+	binary.BigEndian.PutUint64(encoded[0:8], uint64(h.BaseOffset))
 	binary.BigEndian.PutUint32(encoded[12:16], uint32(leaderEpoch))
-	h, err := record.ReadHeader(encoded)
-	if err != nil {
-		return AppendInfo{}, fmt.Errorf("%w: %v", ErrCorruptMessage, err)
-	}
 	if origin == producerstate.Client && h.IsControl() {
 		// LogValidator: only coordinators write transaction markers.
 		return AppendInfo{}, fmt.Errorf("%w: clients are not allowed to write control records", ErrInvalidRecord)
@@ -324,7 +330,7 @@ func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin pr
 			return AppendInfo{FirstOffset: r.Original.FirstOffset(), LastOffset: r.Original.LastOffset, Duplicate: true}, nil
 		}
 	}
-	info, err := l.appendEncoded(encoded)
+	info, err := l.appendEncoded(encoded, h)
 	if err != nil || !track {
 		return info, err
 	}
@@ -336,6 +342,7 @@ func (l *Log) appendEncodedAsLeader(encoded []byte, leaderEpoch int32, origin pr
 // (CRC, offsets following the log end) before anything is written.
 func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 	var infos []AppendInfo
+	var headers []record.BatchHeader // read once, used by the passes below
 	next := l.EndOffset()
 	for rest := batches; len(rest) > 0; {
 		h, err := record.ReadHeader(rest)
@@ -352,6 +359,7 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 			return nil, fmt.Errorf("%w: batch at offset %d is below the log end offset %d", ErrInvalidRecord, h.BaseOffset, next)
 		}
 		next = h.LastOffset() + 1
+		headers = append(headers, h)
 		rest = rest[h.Size():]
 	}
 	// The producer state of the whole fetch is checked on a scratch copy
@@ -360,8 +368,8 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 	var scratch *producerstate.Manager // copied only when a batch has a producer id
 	var pbs []producerstate.Batch
 	var tracked []bool
-	for rest := batches; len(rest) > 0; {
-		h, _ := record.ReadHeader(rest)
+	for i, rest := 0, batches; len(rest) > 0; i++ {
+		h := headers[i]
 		pb, track, err := producerBatch(h, rest[:h.Size()], 0)
 		if err != nil {
 			return nil, err
@@ -378,8 +386,8 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 		rest = rest[h.Size():]
 	}
 	for i, rest := 0, batches; len(rest) > 0; i++ {
-		h, _ := record.ReadHeader(rest)
-		info, err := l.appendEncoded(rest[:h.Size()])
+		h := headers[i]
+		info, err := l.appendEncoded(rest[:h.Size()], h)
 		if err != nil {
 			return infos, err
 		}
@@ -394,24 +402,20 @@ func (l *Log) AppendEncoded(batches []byte) ([]AppendInfo, error) {
 	return infos, nil
 }
 
-func (l *Log) appendEncoded(batch []byte) (AppendInfo, error) {
+func (l *Log) appendEncoded(batch []byte, h record.BatchHeader) (AppendInfo, error) {
 	if l.diskFailure != nil {
 		return AppendInfo{}, l.offlineError()
 	}
-	info, err := l.writeEncoded(batch)
+	info, err := l.writeEncoded(batch, h)
 	return info, l.noteDiskFailure(err)
 }
 
-// writeEncoded writes one batch at the log end: a roll first if it is due,
-// the segment's bytes and indexes, the leader epoch.
-func (l *Log) writeEncoded(batch []byte) (AppendInfo, error) {
-	h, err := record.ReadHeader(batch)
-	if err != nil {
-		return AppendInfo{}, err
-	}
-	if int64(len(batch)) > l.cfg.MaxMessageBytes {
-		return AppendInfo{}, fmt.Errorf("%w: the batch is %d bytes, max.message.bytes is %d", ErrMessageTooLarge, len(batch), l.cfg.MaxMessageBytes)
-	}
+// writeEncoded writes one batch, whose header is h, at the log end: a
+// roll first if it is due, the segment's bytes and indexes, the leader
+// epoch. Sizes were checked before, on a leader's append only: a follower
+// takes what its leader accepted even past its own max.message.bytes, as
+// Kafka's appendAsFollower does (ignoreRecordSize).
+func (l *Log) writeEncoded(batch []byte, h record.BatchHeader) (AppendInfo, error) {
 	info := AppendInfo{FirstOffset: h.BaseOffset, LastOffset: h.LastOffset(), Size: len(batch)}
 	if l.shouldRoll(int64(len(batch)), h) {
 		if err := l.roll(h.BaseOffset); err != nil {

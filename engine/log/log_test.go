@@ -284,12 +284,13 @@ func TestBatchLargerThanSegmentBytes(t *testing.T) {
 	cfg.SegmentBytes = 150
 	cfg.MaxMessageBytes = 1000
 	l := openLog(t, storage.NewMem(), cfg)
-	if _, err := l.AppendEncodedAsLeader(encodeBatch(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)})), 0); !errors.Is(err, ErrRecordBatchTooLarge) {
+	big, bigHeader := encodedWithHeader(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)}))
+	if _, err := l.AppendEncodedAsLeader(big, bigHeader, 0); !errors.Is(err, ErrRecordBatchTooLarge) {
 		t.Fatalf("a 200-byte value with segment.bytes=150: %v, want RECORD_LIST_TOO_LARGE", err)
 	}
 	cfg.MaxMessageBytes = 100
 	l = openLog(t, storage.NewMem(), cfg)
-	if _, err := l.AppendEncodedAsLeader(encodeBatch(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)})), 0); !errors.Is(err, ErrMessageTooLarge) {
+	if _, err := l.AppendEncodedAsLeader(big, bigHeader, 0); !errors.Is(err, ErrMessageTooLarge) {
 		t.Fatalf("over both limits: %v, want MESSAGE_TOO_LARGE (checked first)", err)
 	}
 	if l.EndOffset() != 0 {
@@ -373,5 +374,36 @@ func TestFollowerTakesTheLeadersLogStartOffset(t *testing.T) {
 	}
 	if len(dels) != 1 || len(dels[0].Segments) != 1 || l.Segments()[0].BaseOffset != second || l.StartOffset() != target {
 		t.Fatalf("deletions %+v: first segment %d, log start %d; want only the segment below %d deleted", dels, l.Segments()[0].BaseOffset, l.StartOffset(), second)
+	}
+}
+
+// encodedWithHeader is b's bytes and the header a broker reads from them.
+func encodedWithHeader(t *testing.T, b *record.Batch) ([]byte, record.BatchHeader) {
+	t.Helper()
+	raw := encodeBatch(t, b)
+	h, err := record.ReadHeader(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw, h
+}
+
+// A follower takes a batch its leader accepted even when it is larger than
+// the follower's own max.message.bytes (a topic config changed between
+// them): UnifiedLog.appendAsFollower passes ignoreRecordSize. Only the
+// leader's append checks the size.
+func TestAFollowerTakesABatchPastItsOwnMaxMessageBytes(t *testing.T) {
+	cfg := smallConfig()
+	cfg.MaxMessageBytes = 100
+	l := openLog(t, storage.NewMem(), cfg)
+	big, bigHeader := encodedWithHeader(t, mkBatch(0, kv{k: []byte("k"), v: make([]byte, 200)}))
+	if _, err := l.AppendEncodedAsLeader(slices.Clone(big), bigHeader, 0); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("as the leader: %v, want MESSAGE_TOO_LARGE", err)
+	}
+	if _, err := l.AppendEncoded(big); err != nil {
+		t.Fatalf("as a follower: %v, want the batch appended", err)
+	}
+	if l.EndOffset() != 1 {
+		t.Fatalf("log end offset %d after the follower's append, want 1", l.EndOffset())
 	}
 }

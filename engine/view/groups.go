@@ -21,7 +21,8 @@ type Group struct {
 	AssignmentEpoch int32
 	// Coordinator is the broker id leading the group's
 	// __consumer_offsets partition (0: none); OffsetsPartition is that
-	// partition's index.
+	// partition's index, -1 while __consumer_offsets does not exist (no
+	// consumer has looked for a coordinator yet).
 	Coordinator      int
 	OffsetsPartition int
 	Members          []GroupMember // in the coordinator's order

@@ -254,3 +254,12 @@ func consumerName(i, max int) string { return padded("c", i, max) }
 func padded(prefix string, i, max int) string {
 	return fmt.Sprintf("%s%0*d", prefix, len(fmt.Sprint(max)), i)
 }
+
+func containsAll(s, sub []TopicPartition) bool {
+	for _, p := range sub {
+		if !slices.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

@@ -15,6 +15,9 @@ type harness struct {
 	ref  uint64
 	uuid int
 	got  map[uint64]Reply
+	// order is every reply's ref in the order the group gave them, for
+	// the datadriven harness to print.
+	order []uint64
 }
 
 // testConfig is Kafka's test context: no session-timeout bounds (the
@@ -43,6 +46,7 @@ func (h *harness) collect(rs []Reply) {
 			h.t.Fatalf("request %d answered twice", r.Ref)
 		}
 		h.got[r.Ref] = r
+		h.order = append(h.order, r.Ref)
 	}
 }
 
@@ -189,4 +193,11 @@ func (h *harness) joinN(n int, rebalanceMs, sessionMs int64) []JoinResponse {
 	}
 	h.wantState(CompletingRebalance)
 	return out
+}
+
+// staticJoin is defaultJoin for a static member (group.instance.id).
+func staticJoin(instance string) JoinRequest {
+	r := defaultJoin()
+	r.GroupInstanceID = instance
+	return r
 }

@@ -22,6 +22,8 @@ type harness struct {
 	markers []MarkerRequest
 	events  []string
 	retry   bool
+	// trail is every Result in order, for the datadriven harness to print.
+	trail []Result
 }
 
 func newHarness(t *testing.T) *harness {
@@ -29,6 +31,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) apply(r Result) {
+	h.trail = append(h.trail, r)
 	h.writes = append(h.writes, r.Writes...)
 	for _, rp := range r.Replies {
 		h.replies[rp.Ref] = append(h.replies[rp.Ref], rp.Msg)
@@ -112,13 +115,6 @@ func (h *harness) reply(ref uint64) any {
 	return rs[0]
 }
 
-func (h *harness) noReply(ref uint64) {
-	h.t.Helper()
-	if rs := h.replies[ref]; len(rs) != 0 {
-		h.t.Fatalf("request %d answered %v before its write committed", ref, rs)
-	}
-}
-
 func (h *harness) state(id string) *Metadata {
 	h.t.Helper()
 	m := h.p.Get(id)
@@ -134,14 +130,6 @@ var tp0, tp1 = protocol.TopicPartition{Topic: "t", Partition: 0}, protocol.Topic
 func ready(t *testing.T) *harness {
 	h := newHarness(t)
 	h.init("tx", -1, -1)
-	h.commitAll()
-	return h
-}
-
-// ongoing is ready plus a transaction with tp0 and tp1 started at time 0.
-func ongoing(t *testing.T) *harness {
-	h := ready(t)
-	h.add("tx", 1000, 0, tp0, tp1)
 	h.commitAll()
 	return h
 }
