@@ -37,16 +37,24 @@
     const changes = update.view || (update.fragments && update.fragments.length);
     const motion = changes && globalThis.loglabAnimate ? globalThis.loglabAnimate.before() : null;
     // What the page, not the server, put on an element (the lesson step's
-    // highlight) is carried over rather than stripped and put back.
+    // highlight) is carried over rather than stripped and put back. The
+    // morph calls it for every node it compares, so only while a
+    // highlight is on the page.
     const keepPageState = (from, to) => {
       if (from.nodeType === Node.ELEMENT_NODE && from.classList.contains("lesson-focus")) to.classList.add("lesson-focus");
       return true;
     };
-    // Without the morphing library (static/vendor is built by `make
-    // static-deps`) the page still works, redrawing what changed whole.
-    const morph = globalThis.Idiomorph
-      ? (el, html) => Idiomorph.morph(el, html, { morphStyle: "outerHTML", callbacks: { beforeNodeMorphed: keepPageState } })
-      : (el, html) => { el.outerHTML = html; };
+    const keepFocus = !!(changes && document.querySelector(".lesson-focus"));
+    const options = { morphStyle: "outerHTML" };
+    if (keepFocus) options.callbacks = { beforeNodeMorphed: keepPageState };
+    // morph.js walks what kept its shape and leaves the rest to
+    // idiomorph. Without the morphing library (static/vendor is built by
+    // `make static-deps`) the page still works, redrawing what changed whole.
+    const morph = globalThis.loglabMorph
+      ? (el, html) => globalThis.loglabMorph(el, html, keepFocus)
+      : globalThis.Idiomorph
+        ? (el, html) => Idiomorph.morph(el, html, options)
+        : (el, html) => { el.outerHTML = html; };
     if (update.view) {
       morph(document.getElementById("cluster-view"), update.view);
     }
@@ -58,13 +66,26 @@
     if (update.clear) transcript.innerHTML = "";
     if (update.entry) {
       transcript.insertAdjacentHTML("beforeend", update.entry);
-      transcript.scrollTop = transcript.scrollHeight;
+      scrollTranscriptToEnd();
     }
     if (motion) motion.after();
     // refocus moves the highlight to the step's element, should that be
     // another one now, and scrolls it into view.
     if (player && changes) player.refocus(true);
     return whole;
+  }
+
+  // The transcript shows its newest entry from the next frame on. Its
+  // height, read in the update's task, forced a layout of the whole page
+  // there, which the frame then did again: once an update while playing.
+  let scrollAsked = false;
+  function scrollTranscriptToEnd() {
+    if (scrollAsked) return;
+    scrollAsked = true;
+    requestAnimationFrame(() => {
+      scrollAsked = false;
+      transcript.scrollTop = transcript.scrollHeight;
+    });
   }
 
   // setStatus writes the console's status line: text is [en, zh], or a

@@ -78,22 +78,24 @@
 
   // --- what the last command changed ------------------------------------
   // The page's own command (typed, or a button carrying data-command) is
-  // remembered with the view as it was; the first redraw after its
-  // transcript entry is compared with it, fragment by fragment, and the
-  // most telling change is scrolled into sight and flashed. A lesson step
-  // that points at an element (lesson.js refocus) has the last word.
-  let pending = null;
+  // remembered; the fragments the updates after it change are collected
+  // from the mutations the morphs make (a morph touches only what differs,
+  // so a mutation inside a fragment is a change to it), and once its
+  // transcript entry is in, the most telling change is scrolled into sight
+  // and flashed. A lesson step that points at an element (lesson.js
+  // refocus) has the last word. (Comparing each fragment's outerHTML
+  // before and after, as this once did, serialised the whole view twice a
+  // command: a fifth of the page's time while a 12-partition cluster
+  // played.)
+  let pending = null; // { changes: Map(key → {records}), entries, line }
   let last = null; // what the last command changed, for tests and curious learners
-  function snapshot() {
-    const m = new Map();
-    for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) m.set(el.dataset.fragment, { html: el.outerHTML, records: recordsOf(el) });
-    return m;
-  }
-  const recordsOf = (el) => el.querySelector(".records")?.outerHTML;
+  let observer = null;
   function commandSent(line) {
     // The previous command's flash ends: its class must not read as a change.
     for (const el of document.querySelectorAll("#cluster-view .just-changed")) el.classList.remove("just-changed");
-    pending = { before: snapshot(), entries: 0, line: line || "" };
+    // What happened before the command belongs to the one before it.
+    if (observer) afterUpdate(observer.takeRecords());
+    pending = { changes: new Map(), entries: 0, line: line || "" };
   }
   document.addEventListener("submit", (ev) => {
     if (ev.target.id === "console") commandSent(document.getElementById("command")?.value);
@@ -102,6 +104,44 @@
     const c = ev.target.closest("[data-command]");
     if (c && document.body.dataset.ready === "true") commandSent(c.dataset.command);
   }, true);
+
+  // The classes the page itself puts on the view's elements (this file's
+  // flash, the lesson's highlight) are not the cluster's changes.
+  const pageClasses = new Set(["just-changed", "lesson-focus"]);
+  const serverClasses = (s) => (s || "").split(/\s+/).filter((c) => c && !pageClasses.has(c)).sort().join(" ");
+  function pageOnly(r) {
+    return r.type === "attributes" && r.attributeName === "class" &&
+      serverClasses(r.oldValue) === serverClasses(r.target.getAttribute("class"));
+  }
+
+  // noteChanges adds the fragments records touched to pending.changes: the
+  // fragment around each mutated node and the fragments around that one (a
+  // partition's change is its topic's too), and every fragment in a node
+  // added whole. records says a fragment's own record strip changed.
+  function noteChanges(records) {
+    const mark = (f, records) => {
+      if (!f.closest("#cluster-view")) return;
+      const key = f.dataset.fragment;
+      const was = pending.changes.get(key);
+      pending.changes.set(key, { records: records || (was ? was.records : false) });
+    };
+    for (const r of records) {
+      if (r.type === "childList") {
+        for (const n of r.addedNodes) {
+          if (n.nodeType !== 1) continue;
+          if (n.matches("[data-fragment]")) mark(n, true);
+          for (const f of n.querySelectorAll("[data-fragment]")) mark(f, true);
+        }
+      }
+      if (pageOnly(r)) continue;
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (!el) continue;
+      const strip = el.closest(".records");
+      for (let f = el.closest("[data-fragment]"); f; f = f.parentElement && f.parentElement.closest("[data-fragment]")) {
+        mark(f, !!strip && strip.closest("[data-fragment]") === f);
+      }
+    }
+  }
 
   // rank orders the changed fragments: what the learner opened, what
   // broke, a partition, a topic, then the panels around them.
@@ -114,25 +154,25 @@
     return panels.includes(key) ? 4 + panels.indexOf(key) : -1;
   }
 
-  // changedFragments are the fragments that differ from before, most
+  // changedFragments are the fragments changed since the command, most
   // telling first. Time passes in most commands, so several partitions
   // may change at once (an ISR shrinking everywhere): among them, those
   // of the topic the command names, then those whose records changed.
-  function changedFragments(before, line) {
+  function changedFragments(changes, line) {
     const words = new Set(line.split(/[\s=]+/));
     // "produce orders ... partition=2" names orders/2.
     const p = /(?:^|\s)partition=(\d+)/.exec(line);
     if (p) for (const w of [...words]) words.add(w + "/" + p[1]);
+    const folded = collapsed();
     const changed = [];
     for (const el of document.querySelectorAll("#cluster-view [data-fragment]")) {
       const key = el.dataset.fragment;
-      if (rank(key) < 0 || collapsed().has(key)) continue;
-      const was = before.get(key);
-      if (was && was.html === el.outerHTML) continue;
+      const change = changes.get(key);
+      if (!change || rank(key) < 0 || folded.has(key)) continue;
       const topic = key.startsWith("topic/") ? key.split("/")[1] : "";
       const partition = el.dataset.partition || "";
       const named = words.has(partition) ? 0 : words.has(topic) ? 1 : 2;
-      const records = !was || was.records !== recordsOf(el) ? 0 : 1;
+      const records = change.records ? 0 : 1;
       changed.push({ key, el, rank: rank(key), order: [rank(key), named, records] });
     }
     // A changed partition changes its topic too: the partition says more.
@@ -178,15 +218,31 @@
     }
   }
 
+  // afterUpdate follows the page's changes: it notes what changed for the
+  // pending command and leaves everything that reads the layout (the
+  // strips' widths, where the change is) to the next frame, once for all
+  // the updates before it. Read here, in the update's task, each read
+  // forced a layout of the page that the frame then did again.
+  let frameAsked = false;
   function afterUpdate(records) {
+    if (pending) {
+      noteChanges(records);
+      for (const r of records) {
+        if (r.target.id === "transcript") pending.entries += [...r.addedNodes].filter((n) => n.nodeType === 1).length;
+      }
+    }
+    if (!frameAsked) {
+      frameAsked = true;
+      requestAnimationFrame(beforeFrame);
+    }
+  }
+
+  function beforeFrame() {
+    frameAsked = false;
     syncControls();
     keepStripsAtTheirEnd();
-    if (!pending) return;
-    for (const r of records) {
-      if (r.target.id === "transcript") pending.entries += [...r.addedNodes].filter((n) => n.nodeType === 1).length;
-    }
-    if (pending.entries === 0) return;
-    const changed = changedFragments(pending.before, pending.line);
+    if (!pending || pending.entries === 0) return;
+    const changed = changedFragments(pending.changes, pending.line);
     if (changed.length) {
       if (!document.querySelector("#cluster-view .lesson-focus")) bringIntoSight(changed);
       pending = null;
@@ -200,9 +256,8 @@
     if (ws) {
       const kept = store.get(COLLAPSED);
       if (kept) ws.dataset.collapsed = kept;
-      new MutationObserver(afterUpdate).observe(ws, {
-        childList: true, subtree: true, attributes: true, attributeFilter: ["aria-expanded"],
-      });
+      observer = new MutationObserver(afterUpdate);
+      observer.observe(ws, { childList: true, subtree: true, attributes: true, attributeOldValue: true, characterData: true });
     }
     syncControls();
     keepStripsAtTheirEnd();

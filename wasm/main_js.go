@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"syscall/js"
+	"time"
 
 	"github.com/loglab/loglab/engine/lab"
 )
@@ -111,6 +112,11 @@ func main() {
 	select {}
 }
 
+// answerAlone is how long a call's work runs before its answer is sent in
+// a task of its own (promise): a command that draws the view takes longer
+// in WASM; one that only reads (history, a lesson's text) does not.
+const answerAlone = 4 * time.Millisecond
+
 // js is a drawing as the page's applyUpdate reads it: view, and fragments
 // as [{key, html}].
 func (d drawing) js() map[string]any {
@@ -134,7 +140,17 @@ func promise(work func() any) js.Value {
 					resolve.Invoke(map[string]any{"error": fmt.Sprintf("internal error: %v (reload the page)", p), "ok": false})
 				}
 			}()
-			resolve.Invoke(work())
+			started := time.Now()
+			answer := work()
+			// The page applies the answer (morphs the view, appends the
+			// entry) in the task that resolves the promise. After a long
+			// piece of work the thread is handed back first, so that
+			// applying it is a task of its own, with a frame between the
+			// two, rather than the tail of the one that drew it.
+			if time.Since(started) >= answerAlone {
+				time.Sleep(time.Millisecond)
+			}
+			resolve.Invoke(answer)
 		}()
 		return nil
 	})

@@ -46,6 +46,9 @@ type session struct {
 	// shown is the cluster view as the page draws it, the fragments last
 	// sent (view.go); nil until the first drawing.
 	shown []web.RenderedFragment
+	// drawn keeps the last drawing's fragments with what each was drawn
+	// from, so the next draws only those that changed.
+	drawn web.RenderCache
 	// queued reports whether the page has more commands waiting to run
 	// (nil: never). A command with another behind it leaves the view
 	// undrawn: the one behind draws both, as a busy page would show only

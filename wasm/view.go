@@ -55,9 +55,10 @@ func (s *session) drawView() (drawing, error) {
 // renderFragments draws the lab on screen's fragments, paced as its
 // simulations are (pacer): drawing a 12-partition cluster's view takes
 // several times the pacer's budget in WASM, and held in one piece it was
-// most of a long frame at each play step.
+// most of a long frame at each play step. The partitions that did not
+// change since the last drawing are not drawn again (web.RenderCache).
 func (s *session) renderFragments() ([]web.RenderedFragment, error) {
-	return web.RenderFragmentsPaced(context.Background(), s.current().View(), s.pace())
+	return web.RenderFragmentsPaced(context.Background(), s.current().View(), s.pace(), &s.drawn)
 }
 
 func (s *session) drawWhole(frags []web.RenderedFragment) (drawing, error) {

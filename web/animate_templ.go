@@ -98,7 +98,8 @@ func AnimationControl() templ.Component {
 }
 
 // MorphScripts are what applyUpdate needs before app.js runs: idiomorph
-// (copied into static/vendor/ by `make static-deps`) and animate.js.
+// (copied into static/vendor/ by `make static-deps`), morph.js (the walk
+// that morphs what kept its shape without it) and animate.js.
 func MorphScripts() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -116,7 +117,7 @@ func MorphScripts() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<script src=\"/static/vendor/idiomorph.min.js\"></script><script src=\"/static/animate.js\"></script>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<script src=\"/static/vendor/idiomorph.min.js\"></script><script src=\"/static/morph.js\"></script><script src=\"/static/animate.js\"></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

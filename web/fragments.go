@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -20,6 +19,10 @@ import (
 type Fragment struct {
 	Key       string
 	Component templ.Component
+	// Inputs, when set, are all Component draws from (a partition and its
+	// owners): a RenderCache holding a drawing of equal Inputs under the
+	// same key gives that drawing instead of drawing it again.
+	Inputs any
 	// Parts are fragments inside this one (a topic's partitions), each
 	// keyed too; withParts draws this fragment around its parts given as
 	// components, as Component does with Parts'.
@@ -46,7 +49,9 @@ func TopicFragmentKey(topic string) string { return "topic/" + topic }
 func partitionFragments(topicKey string, d topicDrawing, owners map[string][]partitionOwner) []Fragment {
 	fs := make([]Fragment, 0, len(d.Partitions))
 	for _, p := range d.Partitions {
-		fs = append(fs, keyed(topicKey+"/"+strconv.Itoa(p.Index), PartitionLog(p, owners[p.Name()])))
+		f := keyed(topicKey+"/"+strconv.Itoa(p.Index), PartitionLog(p, owners[p.Name()]))
+		f.Inputs = partitionInputs{Partition: p, Owners: owners[p.Name()]}
+		fs = append(fs, f)
 	}
 	return fs
 }
@@ -127,41 +132,51 @@ func topicFragments(c view.Cluster) []Fragment {
 // RenderFragments draws c's fragments, leaving out those that draw
 // nothing: the keys returned are the fragments a page shows.
 func RenderFragments(ctx context.Context, c view.Cluster) ([]RenderedFragment, error) {
-	return RenderFragmentsPaced(ctx, c, func() {})
+	return RenderFragmentsPaced(ctx, c, func() {}, nil)
 }
 
 // RenderFragmentsPaced is RenderFragments calling pace after each fragment
-// and each part it draws. The browser lab draws on the page's one thread:
-// the view of a 12-partition cluster takes tens of milliseconds to draw
-// there, and pace lets it hand the thread back (a frame, a timer) between
-// fragments rather than hold it all that time.
-func RenderFragmentsPaced(ctx context.Context, c view.Cluster, pace func()) ([]RenderedFragment, error) {
+// and each part it draws, and taking from cache (when not nil) the
+// fragments whose inputs did not change since it drew them. The browser
+// lab draws on the page's one thread: the view of a 12-partition cluster
+// takes tens of milliseconds to draw there, and pace lets it hand the
+// thread back (a frame, a timer) between fragments rather than hold it
+// all that time.
+func RenderFragmentsPaced(ctx context.Context, c view.Cluster, pace func(), cache *RenderCache) ([]RenderedFragment, error) {
 	var out []RenderedFragment
+	cache.begin()
 	for _, f := range ClusterFragments(c) {
-		r, err := renderFragment(ctx, f, pace)
+		r, err := renderFragment(ctx, f, pace, cache)
 		if err != nil {
+			cache.forget()
 			return nil, err
 		}
 		if r.HTML != "" {
 			out = append(out, r)
 		}
 	}
+	cache.end()
 	return out, nil
 }
 
 // renderFragment draws f, and its parts each once: f is drawn around
-// their HTML.
-func renderFragment(ctx context.Context, f Fragment, pace func()) (RenderedFragment, error) {
+// their HTML. A fragment whose inputs are in cache is not drawn again, and
+// neither is one with parts when none of them and not its shell changed.
+func renderFragment(ctx context.Context, f Fragment, pace func(), cache *RenderCache) (RenderedFragment, error) {
+	if r, ok := cache.lookup(f); ok {
+		return r, nil
+	}
 	defer pace()
 	r := RenderedFragment{Key: f.Key}
 	if f.withParts == nil {
 		html, err := RenderString(ctx, f.Component)
 		r.HTML = html
+		cache.keep(f, r)
 		return r, err
 	}
 	raws := make([]templ.Component, 0, len(f.Parts))
 	for _, p := range f.Parts {
-		part, err := renderFragment(ctx, p, pace)
+		part, err := renderFragment(ctx, p, pace, cache)
 		if err != nil {
 			return r, err
 		}
@@ -169,11 +184,30 @@ func renderFragment(ctx context.Context, f Fragment, pace func()) (RenderedFragm
 		raws = append(raws, templ.Raw(part.HTML))
 	}
 	var err error
-	if r.HTML, err = RenderString(ctx, f.withParts(raws)); err != nil {
+	if r.Shell, err = RenderString(ctx, f.withParts(nil)); err != nil {
 		return r, err
 	}
-	r.Shell, err = RenderString(ctx, f.withParts(nil))
-	return r, err
+	if was, ok := cache.previous(f.Key); ok && was.Shell == r.Shell && sameParts(was.Parts, r.Parts) {
+		// Nothing inside changed: the fragment is drawn as it was.
+		r.HTML = was.HTML
+	} else if r.HTML, err = RenderString(ctx, f.withParts(raws)); err != nil {
+		return r, err
+	}
+	cache.keep(f, r)
+	return r, nil
+}
+
+// sameParts: a and b are the same parts drawn the same.
+func sameParts(a, b []RenderedFragment) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].HTML != b[i].HTML {
+			return false
+		}
+	}
+	return true
 }
 
 // keyed marks a component's root element with data-fragment="key". The
@@ -182,8 +216,9 @@ func renderFragment(ctx context.Context, f Fragment, pace func()) (RenderedFragm
 // panel cannot forget it. A component must draw one element or nothing.
 func keyed(key string, c templ.Component) Fragment {
 	return Fragment{Key: key, Component: templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
-		var b bytes.Buffer
-		if err := c.Render(ctx, &b); err != nil {
+		b := renderBuffer()
+		defer releaseRenderBuffer(b)
+		if err := c.Render(ctx, b); err != nil {
 			return err
 		}
 		html := b.Bytes()

@@ -134,6 +134,7 @@ type Cluster struct {
 	events          []string
 	pending         []*client.Delivery // sent, not yet completed
 	acked           []AckedRecord
+	ackIndex        ackedIndex    // acked by partition and offset, for the view (acked_index.go)
 	failed          []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile         storage.File  // AckedFile on real storage, appended to; nil in memory
 	checker         *Checker

@@ -91,14 +91,10 @@ func (c *Cluster) View() view.Cluster {
 // ackedValues maps each acknowledged offset to the values acknowledged
 // there, per partition. An offset truncated away can be written and
 // acknowledged again: a record counts as acknowledged only when its value
-// is one acknowledged at its offset.
+// is one acknowledged at its offset. The map is the cluster's index
+// (acked_index.go): read it, never change it.
 func (c *Cluster) ackedValues() map[ackKey][][]byte {
-	m := make(map[ackKey][][]byte, len(c.acked))
-	for _, a := range c.acked {
-		k := ackKey{a.TP, a.Offset}
-		m[k] = append(m[k], a.Value)
-	}
-	return m
+	return c.ackedIndexed().values
 }
 
 func ackedAs(values [][]byte, v []byte) bool {
@@ -201,8 +197,9 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 func (c *Cluster) lostRecords(tp protocol.TopicPartition, l *log.Log, from int64, held map[int64][]byte) []view.Record {
 	var lost []view.Record
 	var newest map[string]int64 // compacted logs only, read once when needed
-	for _, a := range c.acked {
-		if a.TP != tp || a.Offset < from {
+	for _, i := range c.ackedIndexed().byTP[tp] {
+		a := c.acked[i]
+		if a.Offset < from {
 			continue
 		}
 		if v, ok := held[a.Offset]; ok && a.Offset < l.EndOffset() && bytes.Equal(v, a.Value) {
