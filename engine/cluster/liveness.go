@@ -11,7 +11,7 @@ import (
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// The safety invariants (invariants.go) say nothing bad happens; these
+// The safety invariants (engine/check) say nothing bad happens; these
 // liveness properties say the good thing does once the faults are gone:
 //
 //   - converged: every live replica of a partition has its leader's log

@@ -246,11 +246,9 @@ func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) s
 // old one wrote and acknowledged, so the transaction hangs there, as it
 // does in Kafka (whose operators end it with kafka-transactions.sh abort).
 // The checker stops reading such a partition's history for the same
-// reason (invariants_txn.go).
+// reason (engine/check/txn.go).
 func (w lagWalk) uncleanElected(tp protocol.TopicPartition) string {
-	k := w.c.checker
-	k.noteUncleanElections()
-	if !k.unclean[tp] {
+	if !w.c.checker.UncleanElected(tp) {
 		return ""
 	}
 	return w.say("an unclean election on %s may have lost the transaction's marker (kafka-transactions.sh abort ends such a hanging transaction)", name(tp))

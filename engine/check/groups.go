@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"fmt"
@@ -84,11 +84,11 @@ func (k *Checker) groupWatch() *groupWatch {
 // NoteSeek tells the checker a member of group moved its position in tp
 // with KafkaConsumer.seek: a commit after it may go back, which Kafka
 // allows (an application reprocessing), once.
-func (c *Cluster) NoteSeek(group string, tp protocol.TopicPartition) {
+func (k *Checker) NoteSeek(group string, tp protocol.TopicPartition) {
 	if group == "" {
 		return
 	}
-	w := c.checker.groupWatch()
+	w := k.groupWatch()
 	if w.seeks[group] == nil {
 		w.seeks[group] = map[protocol.TopicPartition]bool{}
 	}
@@ -97,14 +97,14 @@ func (c *Cluster) NoteSeek(group string, tp protocol.TopicPartition) {
 
 // checkGroups runs the group invariants; cheap when there are none.
 func (k *Checker) checkGroups() {
-	if k.c.controller.Image().Topic(broker.OffsetsTopic) == nil && !k.c.HasGroups() {
+	if k.c.MetadataImage().Topic(broker.OffsetsTopic) == nil && !k.c.HasGroups() {
 		return
 	}
 	w := k.groupWatch()
 	k.scanCommittedOffsets(w)
 	var groups []string
 	byGroup := map[string][]*client.Consumer{}
-	for _, co := range k.c.consumers {
+	for _, co := range k.c.Consumers() {
 		g := co.GroupID()
 		if g == "" {
 			continue
@@ -177,30 +177,30 @@ func (s coordState) String() string {
 // checker takes (pickCoordinator) and where it stands; false when there
 // is none. last is the state the group was last described at.
 func (k *Checker) coordinatorState(group string, last coordState) (coordState, *broker.Broker, bool) {
-	gc := k.c.Coordinator(group)
-	if gc.Partition < 0 {
+	partition, leader := k.c.GroupCoordinator(group)
+	if partition < 0 {
 		return coordState{}, nil, false
 	}
-	tp := protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}
+	tp := protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: partition}
 	stateOf := func(b *broker.Broker) coordState {
 		r := b.Replica(tp)
 		return coordState{broker: int(b.ID), epoch: r.LeaderEpoch, logEnd: r.Log.EndOffset(),
-			loaded: b.GroupShard(gc.Partition) != nil, committed: r.HW == r.Log.EndOffset()}
+			loaded: b.GroupShard(partition) != nil, committed: r.HW == r.Log.EndOffset()}
 	}
 	var named *coordState
-	if gc.Broker != 0 && k.c.leaderReplica(tp) != nil {
-		s := stateOf(k.c.Broker(gc.Broker))
+	if leader != 0 && k.c.LeaderReplica(tp) != nil {
+		s := stateOf(k.c.Broker(leader))
 		named = &s
 	}
 	var leading []coordState
-	for _, b := range k.c.brokers {
+	for _, b := range k.c.Brokers() {
 		if named != nil {
 			break // pickCoordinator takes it
 		}
 		if !b.Alive() {
 			continue
 		}
-		if r := b.Replica(tp); r != nil && r.IsLeader() && b.GroupShard(gc.Partition) != nil {
+		if r := b.Replica(tp); r != nil && r.IsLeader() && b.GroupShard(partition) != nil {
 			leading = append(leading, stateOf(b))
 		}
 	}
@@ -258,13 +258,13 @@ func (k *Checker) offsetExcused(w *groupWatch, group string) func(protocol.Topic
 // leader committed since the last scan (below its high watermark) and
 // checks each group's committed offsets only move forward.
 func (k *Checker) scanCommittedOffsets(w *groupWatch) {
-	t := k.c.controller.Image().Topic(broker.OffsetsTopic)
+	t := k.c.MetadataImage().Topic(broker.OffsetsTopic)
 	if t == nil {
 		return
 	}
 	for i := range t.Partitions {
 		p := int32(i)
-		r := k.c.leaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: p})
+		r := k.c.LeaderReplica(protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: p})
 		if r == nil {
 			continue
 		}

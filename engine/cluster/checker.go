@@ -1,0 +1,109 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/check"
+	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/kraft"
+	"github.com/loglab/loglab/engine/kraft/raft"
+	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/record"
+)
+
+// The invariant checker lives in engine/check and reads the cluster
+// through checkedCluster, a read-only view; the cluster calls it after
+// every event, and tells it what only the cluster sees (a power cut, a
+// consumer's poll, a seek, a quorum leader).
+
+// Checker is the cluster's invariant checker (engine/check).
+type Checker = check.Checker
+
+// Violation is a broken invariant: which, where, when.
+type Violation = check.Violation
+
+// Checker returns the cluster's invariant checker.
+func (c *Cluster) Checker() *Checker { return c.checker }
+
+// NoteSeek tells the checker a member of group moved its position in tp
+// with KafkaConsumer.seek: a commit after it may go back, which Kafka
+// allows (an application reprocessing), once.
+func (c *Cluster) NoteSeek(group string, tp protocol.TopicPartition) {
+	c.checker.NoteSeek(group, tp)
+}
+
+// compactedAway reports whether an acknowledged record missing from a
+// compacted log was the cleaner's doing rather than a loss; the view asks
+// the checker, so the page never draws as lost what the checker calls
+// compaction.
+func (c *Cluster) compactedAway(a AckedRecord, newest map[string]int64) bool {
+	return c.checker.CompactedAway(a, newest)
+}
+
+// newestByKey maps each key of a partition to the newest offset written
+// with it, as the checker counts it (check.NewestByKey).
+var newestByKey = check.NewestByKey
+
+// factsOf and markerName read a transaction marker for the views
+// (view_txn.go) as the checker reads it.
+func factsOf(b *record.Batch) struct{ commit bool } {
+	return struct{ commit bool }{commit: check.MarkerCommits(b)}
+}
+
+var markerName = check.MarkerName
+
+// checkedCluster is the read-only view of a cluster the checker reads
+// (check.Cluster).
+type checkedCluster struct{ c *Cluster }
+
+func (v checkedCluster) Elapsed() time.Duration        { return v.c.clock.Elapsed() }
+func (v checkedCluster) Brokers() []*broker.Broker     { return v.c.brokers }
+func (v checkedCluster) Broker(id int) *broker.Broker  { return v.c.Broker(id) }
+func (v checkedCluster) ActiveController() int         { return v.c.activeID }
+func (v checkedCluster) AckedRecords() []AckedRecord   { return v.c.acked }
+func (v checkedCluster) FailedProduces() []AckedRecord { return v.c.failed }
+func (v checkedCluster) Consumers() []*client.Consumer { return v.c.consumers }
+func (v checkedCluster) HasGroups() bool               { return v.c.HasGroups() }
+
+func (v checkedCluster) Controllers() int { return v.c.config.Controllers }
+
+func (v checkedCluster) QuorumNode(id int) *raft.Node {
+	if vt := v.c.voter(id); vt != nil {
+		return vt.node
+	}
+	return nil
+}
+
+func (v checkedCluster) MetadataImage() *kraft.Image {
+	if v.c.controller == nil {
+		return nil
+	}
+	return v.c.controller.Image()
+}
+
+func (v checkedCluster) ActiveLogEnd() int64 { return v.c.activeLogEnd() }
+
+// activeLogEnd is where the active controller's metadata log ends: it
+// applied every record it wrote, committed or not (Kafka's active
+// controller replays its own writes at once).
+func (c *Cluster) activeLogEnd() int64 {
+	if v := c.voter(c.activeID); v != nil && c.remote == nil {
+		return v.node.Log().EndOffset()
+	}
+	return c.meta.End()
+}
+
+func (v checkedCluster) CommittedMetadata() check.CommittedMetadata {
+	m := v.c.meta
+	return check.CommittedMetadata{First: m.first, Records: m.recent, Epochs: m.epochs}
+}
+
+func (v checkedCluster) LeaderReplica(tp protocol.TopicPartition) *broker.Replica {
+	return v.c.leaderReplica(tp)
+}
+
+func (v checkedCluster) GroupCoordinator(group string) (int32, int) {
+	gc := v.c.Coordinator(group)
+	return gc.Partition, gc.Broker
+}
