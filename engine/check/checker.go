@@ -25,7 +25,7 @@ func (v Violation) String() string {
 	return fmt.Sprintf("[%v, step %d] %s: %s", v.At, v.Step, v.Invariant, v.Detail)
 }
 
-// Checker watches the safety invariants replication must keep (engine/cluster/liveness.go
+// Checker watches the safety invariants replication must keep (liveness.go
 // has the liveness properties, which Stabilize checks):
 //
 //   - one leader per partition and leader epoch;

@@ -3,7 +3,9 @@
 // keep, checked after every lab command (or every event) on a simulated
 // cluster. It reads the cluster only through Cluster, a read-only view
 // engine/cluster hands it, and never changes what it reads: the cluster
-// calls it, never the other way round.
+// calls it, never the other way round. Its liveness properties
+// (liveness*.go) say what keeps a cluster from having converged, which
+// the cluster's Stabilize asks.
 package check
 
 import (
@@ -11,9 +13,12 @@ import (
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/group/coordinator"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/kraft/raft"
 	"github.com/loglab/loglab/engine/protocol"
+	"github.com/loglab/loglab/engine/sim"
+	txncoordinator "github.com/loglab/loglab/engine/txn/coordinator"
 )
 
 // Cluster is what the checker reads of the cluster it watches. Every
@@ -57,6 +62,46 @@ type Cluster interface {
 	// partition (-1 when the topic does not exist yet) and the broker the
 	// metadata names its leader (0 for none).
 	GroupCoordinator(group string) (partition int32, leader int)
+
+	// What the liveness properties (liveness*.go) read besides: the
+	// faults in force that excuse a lag, the applications, the groups'
+	// and transactions' coordinators.
+
+	// ControllersUp counts the controllers running; ControllerUp says
+	// whether controller id runs; ControllerNode is its network address;
+	// QuorumConnected whether a majority of them runs and reaches each
+	// other.
+	ControllersUp() int
+	ControllerUp(id int) bool
+	ControllerNode(id int) sim.NodeID
+	QuorumConnected() bool
+	// Connected says whether a can reach b on the simulated network;
+	// Separator names what keeps them apart (a partition or a cut link);
+	// NetFaultWords names the network faults in force ("" for none);
+	// NetDescribe is the network's partitions and cut links.
+	Connected(a, b sim.NodeID) bool
+	Separator(a, b sim.NodeID) string
+	NetFaultWords() string
+	NetDescribe() string
+	// ApplicationHolding says whether consumer's application holds
+	// records it has not processed; ApplicationBusy whether it is away
+	// from poll (processing, or holding records).
+	ApplicationHolding(consumer string) bool
+	ApplicationBusy(consumer string) bool
+	// DescribeGroup is group as its coordinator describes it; false when
+	// no live coordinator has it loaded.
+	DescribeGroup(group string) (coordinator.GroupDescription, bool)
+	// Producers lists the lab's producers, crashed ones too.
+	Producers() []*client.Producer
+	// DescribeTransaction is transactional id's transaction as its
+	// coordinator describes it; TxnPartition is its __transaction_state
+	// partition (-1 while the topic does not exist); TxnConfig the
+	// brokers' transaction settings.
+	DescribeTransaction(id string) (txncoordinator.Description, protocol.ErrorCode)
+	TxnPartition(id string) int32
+	TxnConfig() broker.TxnConfig
+	// NowMs is the virtual wall clock, in milliseconds.
+	NowMs() int64
 }
 
 // CommittedMetadata is the committed metadata log since the cluster

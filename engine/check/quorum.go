@@ -9,8 +9,8 @@ import (
 )
 
 // KRaft's safety, checked on the simulated quorum after every event (the
-// VOPR runs with `check invariants always=true`);
-// engine/cluster/liveness_quorum.go has its liveness. Each mirrors a property of Raft (Ongaro's thesis, §3.6)
+// VOPR runs with `check invariants always=true`); liveness_quorum.go has
+// its liveness. Each mirrors a property of Raft (Ongaro's thesis, §3.6)
 // that KIP-595 keeps:
 //
 //   - kraft-one-leader: at most one leader per epoch (Election Safety:

@@ -1,15 +1,19 @@
 package cluster
 
 import (
+	"slices"
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/check"
 	"github.com/loglab/loglab/engine/client"
+	"github.com/loglab/loglab/engine/group/coordinator"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/kraft/raft"
 	"github.com/loglab/loglab/engine/protocol"
 	"github.com/loglab/loglab/engine/record"
+	"github.com/loglab/loglab/engine/sim"
+	txncoordinator "github.com/loglab/loglab/engine/txn/coordinator"
 )
 
 // The invariant checker lives in engine/check and reads the cluster
@@ -52,6 +56,40 @@ func factsOf(b *record.Batch) struct{ commit bool } {
 }
 
 var markerName = check.MarkerName
+
+// Lag is one way the cluster has not converged (a liveness property of
+// engine/check).
+type Lag = check.Lag
+
+// The liveness properties' names.
+const (
+	Converged        = check.Converged
+	UnfencedInISR    = check.UnfencedInISR
+	NoBusyLoop       = check.NoBusyLoop
+	GroupConverged   = check.GroupConverged
+	TransactionEnded = check.TransactionEnded
+	QuorumConverged  = check.QuorumConverged
+)
+
+// Lags lists what keeps the cluster from having converged, brokers first,
+// then partitions in topic order; empty when it has.
+func (c *Cluster) Lags() []Lag { return c.checker.Lags() }
+
+// settled reports whether every lag left is one a fault keeps
+// (check.Checker.Settled).
+func (c *Cluster) settled() bool { return c.checker.Settled() }
+
+// HasGroups reports whether a running consumer is in a group.
+func (c *Cluster) HasGroups() bool {
+	return slices.ContainsFunc(c.consumers, func(co *client.Consumer) bool { return co.GroupID() != "" && !co.Closed() })
+}
+
+// quorumConnected says whether a majority of the controllers runs and
+// reaches each other on the simulated network (partitions and cut links).
+func (c *Cluster) quorumConnected() bool {
+	return MajorityConnected(c.config.Controllers, func(id int) bool { return c.controllerUp[id-1] },
+		func(a, b int) bool { return c.net.Connected(controllerNode(a), controllerNode(b)) })
+}
 
 // checkedCluster is the read-only view of a cluster the checker reads
 // (check.Cluster).
@@ -107,3 +145,31 @@ func (v checkedCluster) GroupCoordinator(group string) (int32, int) {
 	gc := v.c.Coordinator(group)
 	return gc.Partition, gc.Broker
 }
+
+func (v checkedCluster) ControllersUp() int               { return v.c.controllersUp() }
+func (v checkedCluster) ControllerUp(id int) bool         { return v.c.controllerUp[id-1] }
+func (v checkedCluster) ControllerNode(id int) sim.NodeID { return controllerNode(id) }
+func (v checkedCluster) QuorumConnected() bool            { return v.c.quorumConnected() }
+func (v checkedCluster) Connected(a, b sim.NodeID) bool   { return v.c.net.Connected(a, b) }
+func (v checkedCluster) Separator(a, b sim.NodeID) string { return v.c.separator(a, b) }
+func (v checkedCluster) NetFaultWords() string            { return v.c.netFaultWords() }
+func (v checkedCluster) NetDescribe() string              { return v.c.net.Describe() }
+func (v checkedCluster) ApplicationBusy(name string) bool { return v.c.busy(name) }
+func (v checkedCluster) Producers() []*client.Producer    { return v.c.producers }
+func (v checkedCluster) TxnPartition(id string) int32     { return v.c.TxnPartition(id) }
+func (v checkedCluster) NowMs() int64                     { return v.c.NowMs() }
+
+func (v checkedCluster) ApplicationHolding(name string) bool {
+	return len(v.c.ledger.inHand[name]) > 0
+}
+
+func (v checkedCluster) DescribeGroup(group string) (coordinator.GroupDescription, bool) {
+	d, _, ok := v.c.DescribeGroup(group)
+	return d, ok
+}
+
+func (v checkedCluster) DescribeTransaction(id string) (txncoordinator.Description, protocol.ErrorCode) {
+	return v.c.DescribeTransaction(id)
+}
+
+func (v checkedCluster) TxnConfig() broker.TxnConfig { return v.c.config.Broker.Txn }

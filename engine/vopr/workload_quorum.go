@@ -16,7 +16,7 @@ import (
 // cut severs one controller's link to another controller or to a broker
 // (ctl1..ctlN there: a lab client may be named c1). The checker watches
 // the quorum's safety on every event (engine/check/quorum.go) and the run's
-// final stabilize its liveness (engine/cluster/liveness_quorum.go).
+// final stabilize its liveness (engine/check/liveness_quorum.go).
 //
 // A connected majority of running controllers is kept, so the workload
 // goes on deciding: a crash, partition or cut that would leave none is
