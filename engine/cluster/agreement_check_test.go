@@ -85,35 +85,6 @@ func TestCheckerReportsAFollowerBatchThatDiffers(t *testing.T) {
 	}
 }
 
-// A follower holding fewer of the batches below the high watermark than
-// the leader does not agree with it, whichever of the two is walked
-// first: the walk of the shorter log ends while the other still has
-// batches (a follower with a hole in its offsets, or a read that returns
-// no batch, ends its walk early).
-func TestSameBatchesBelowCountsMissingBatches(t *testing.T) {
-	_, leader, f := threeBatchesReplicated(t)
-	if same, err := sameBatchesBelow(leader, f, 0, leader.HW, &leaderWalk{}); err != nil || !same {
-		t.Fatalf("before truncating: same %v, err %v; want the replicas to agree", same, err)
-	}
-	first, err := leader.Log.RawBatches(0, leader.HW).Next()
-	if err != nil || first == nil {
-		t.Fatalf("the leader's first batch: %v", err)
-	}
-	h, err := record.ReadHeader(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Log.TruncateTo(h.LastOffset() + 1); err != nil {
-		t.Fatal(err)
-	}
-	if same, err := sameBatchesBelow(leader, f, 0, leader.HW, &leaderWalk{}); err != nil || same {
-		t.Errorf("leader walked first, follower missing batches: same %v, err %v; want false", same, err)
-	}
-	if same, err := sameBatchesBelow(f, leader, 0, leader.HW, &leaderWalk{}); err != nil || same {
-		t.Errorf("follower walked first: same %v, err %v; want false", same, err)
-	}
-}
-
 // threeBatchesReplicated is a cluster whose orders/0 holds three batches
 // on all three replicas, with the checker run by hand; it returns the
 // leader's replica and a follower's.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"github.com/loglab/loglab/engine/check"
 	"slices"
 	"time"
 
@@ -95,14 +96,7 @@ type Message struct {
 
 // AckedRecord is a record whose producer got a successful acknowledgement:
 // what the invariant checker holds the cluster to.
-type AckedRecord struct {
-	TP     protocol.TopicPartition
-	Offset int64
-	Key    []byte
-	Value  []byte // nil: a tombstone
-	Acks   int16
-	At     time.Duration
-}
+type AckedRecord = check.AckedRecord
 
 // Produce sends messages through producer p and runs the cluster until
 // every one has its delivery report (bounded by the producer's delivery
@@ -244,7 +238,7 @@ func (c *Cluster) Poll(co *client.Consumer, max int, timeout time.Duration) ([]c
 	}
 	defer func() {
 		c.ledger.lastDone = c.ledger.deliver(c.processingScope(co), string(co.ID), out)
-		c.checker.notePolled(string(co.ID), co.Config().IsolationLevel == client.ReadCommitted, out)
+		c.checker.NotePolled(string(co.ID), co.Config().IsolationLevel == client.ReadCommitted, out)
 	}()
 	if poll() {
 		return out, pollErr

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/check"
 	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/sim"
@@ -137,7 +138,7 @@ type Cluster struct {
 	ackIndex        ackedIndex    // acked by partition and offset, for the view (acked_index.go)
 	failed          []AckedRecord // produces that failed: perhaps written all the same (Offset -1)
 	ackFile         storage.File  // AckedFile on real storage, appended to; nil in memory
-	checker         *Checker
+	checker         *check.Checker
 	budget          budget                  // the current command's events (budget.go)
 	ledger          ledger                  // what each consumer's application processed (processing.go)
 	specs           map[string]consumerSpec // how each consumer was created, for a restart
@@ -167,7 +168,7 @@ func New(cfg Config, fs storage.FS) (*Cluster, error) {
 	clock := &sim.Clock{}
 	sched := sim.NewScheduler(clock)
 	c := &Cluster{config: cfg, clock: clock, sched: sched, net: sim.NewNetwork(sched), rng: sim.NewRand(cfg.Seed), fs: fs, specs: map[string]consumerSpec{}}
-	c.checker = newChecker(c)
+	c.checker = check.New(checkedCluster{c})
 	if fs != nil {
 		if err := c.openAckedFile(); err != nil {
 			return nil, err

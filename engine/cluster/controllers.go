@@ -265,3 +265,10 @@ func (c *Cluster) controllerHalted(v *voter, err error) {
 		c.deactivate()
 	}
 }
+
+// quorumConnected says whether a majority of the controllers runs and
+// reaches each other on the simulated network (partitions and cut links).
+func (c *Cluster) quorumConnected() bool {
+	return MajorityConnected(c.config.Controllers, func(id int) bool { return c.controllerUp[id-1] },
+		func(a, b int) bool { return c.net.Connected(controllerNode(a), controllerNode(b)) })
+}

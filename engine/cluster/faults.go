@@ -27,7 +27,7 @@ func (c *Cluster) CrashBroker(id int, powerLoss bool) error {
 	if powerLoss {
 		c.disks[id-1] = c.disks[id-1].Crash()
 		c.diskFaults[id-1].SetInner(c.disks[id-1]) // still full, if it was
-		c.checker.lostPower(b)
+		c.checker.LostPower(b)
 	}
 	return nil
 }

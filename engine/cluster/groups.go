@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/client"
 	"github.com/loglab/loglab/engine/group/coordinator"
 	"github.com/loglab/loglab/engine/group/offsets"
 	"github.com/loglab/loglab/engine/protocol"
@@ -124,4 +125,9 @@ func (c *Cluster) leaderReplica(tp protocol.TopicPartition) *broker.Replica {
 		return nil
 	}
 	return r
+}
+
+// HasGroups reports whether a running consumer is in a group.
+func (c *Cluster) HasGroups() bool {
+	return slices.ContainsFunc(c.consumers, func(co *client.Consumer) bool { return co.GroupID() != "" && !co.Closed() })
 }

@@ -138,12 +138,12 @@ func TestLivenessTransactionEndedCanFail(t *testing.T) {
 func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
 	c := txnLivenessCluster(t)
 	tp := protocol.TopicPartition{Topic: "out"}
-	w := lagWalk{c, true}
+	w := c.Checker()
 	l := c.leaderReplica(tp)
 	if l == nil || len(l.ISR) != 3 {
 		t.Fatalf("want a leader with a full ISR, got %+v", l)
 	}
-	if why := w.underMinISR(tp); why != "" {
+	if why := w.UnderMinISR(tp); why != "" {
 		t.Fatalf("every replica runs: %q", why)
 	}
 	var followers []int32
@@ -155,7 +155,7 @@ func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
 	if err := c.CrashBroker(int(followers[0]), false); err != nil {
 		t.Fatal(err)
 	}
-	if why := w.underMinISR(tp); why != "" {
+	if why := w.UnderMinISR(tp); why != "" {
 		t.Fatalf("two of three replicas run, min.insync.replicas=2: %q", why)
 	}
 	if err := c.CrashBroker(int(followers[1]), false); err != nil {
@@ -165,7 +165,7 @@ func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
 	if l := c.leaderReplica(tp); l == nil || len(l.ISR) != 3 {
 		t.Fatalf("want the leader's ISR still full right after the crashes, got %+v", l)
 	}
-	if why := w.underMinISR(tp); !strings.Contains(why, "out/0 has 1 of its replicas") || !strings.Contains(why, "min.insync.replicas=2") {
+	if why := w.UnderMinISR(tp); !strings.Contains(why, "out/0 has 1 of its replicas") || !strings.Contains(why, "min.insync.replicas=2") {
 		t.Fatalf("one of three replicas runs, the leader's ISR full: %q", why)
 	}
 	// Once the controller has fenced them out of the ISR, the minimum
@@ -173,7 +173,7 @@ func TestLivenessUnderMinISRWhateverTheLeadersISR(t *testing.T) {
 	if ok, err := c.RunUntil(func() bool { l := c.leaderReplica(tp); return l != nil && len(l.ISR) == 1 }, time.Minute); err != nil || !ok {
 		t.Fatalf("the ISR never shrank to the leader (%v)", err)
 	}
-	if why := w.underMinISR(tp); !strings.Contains(why, "is below min.insync.replicas=2") {
+	if why := w.UnderMinISR(tp); !strings.Contains(why, "is below min.insync.replicas=2") {
 		t.Fatalf("the leader alone in the ISR: %q", why)
 	}
 }

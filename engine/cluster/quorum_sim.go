@@ -139,7 +139,7 @@ func (c *Cluster) voterStore(id int) (raft.Store, error) {
 func (c *Cluster) onLeaderChange(v *voter, leader int, epoch int32) {
 	switch {
 	case leader == v.id:
-		c.checker.noteQuorumLeader(epoch, v.id)
+		c.checker.NoteQuorumLeader(epoch, v.id)
 		c.activateVoter(v, epoch)
 	case v.id == c.activeID:
 		c.deactivate()
@@ -180,7 +180,7 @@ func (c *Cluster) onVoterCommit(v *voter, entries []protocol.MetadataEntry) {
 			c.meta.epochs = append(c.meta.epochs, e.Epoch)
 		case off < c.meta.End() && off >= c.meta.first && off-c.meta.first < int64(len(c.meta.recent)):
 			if prev := c.meta.recent[off-c.meta.first]; prev.Describe() != e.Record.Describe() || c.meta.epochs[off-c.meta.first] != e.Epoch {
-				c.checker.reportQuorum(fmt.Sprintf("controller %d committed %q at metadata offset %d, where %q was committed before", v.id, e.Record.Describe(), off, prev.Describe()))
+				c.checker.ReportQuorum(fmt.Sprintf("controller %d committed %q at metadata offset %d, where %q was committed before", v.id, e.Record.Describe(), off, prev.Describe()))
 			}
 		}
 	}

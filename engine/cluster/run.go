@@ -15,7 +15,7 @@ func (c *Cluster) Step() (string, bool) {
 	if len(c.pending) > 0 && c.ackMayHaveCompleted() {
 		c.collectAcks()
 	}
-	c.checker.afterStep()
+	c.checker.AfterEvent()
 	c.count()
 	c.maybeSampleCharts()
 	if c.config.Pace != nil {

@@ -157,7 +157,7 @@ func (c *Cluster) Stabilize() (Stability, error) {
 			switch {
 			case r.Busy():
 				s.Busy = append(s.Busy, r)
-				c.checker.report(NoBusyLoop, fmt.Sprintf("%s in a quiet window after stabilize", r))
+				c.checker.Report(NoBusyLoop, fmt.Sprintf("%s in a quiet window after stabilize", r))
 			case r.Explained > 0 && r.PerSecond() > r.Bound:
 				s.Explained = append(s.Explained, r)
 			}
@@ -172,14 +172,14 @@ func (c *Cluster) Stabilize() (Stability, error) {
 	if !settled && s.OutOfEvents == nil {
 		for _, l := range s.Lags {
 			if l.Blocked == "" {
-				c.checker.report(l.Property, fmt.Sprintf("not after %v of stabilize: %s", StabilizeLimit, l.Detail))
+				c.checker.Report(l.Property, fmt.Sprintf("not after %v of stabilize: %s", StabilizeLimit, l.Detail))
 			}
 		}
 	}
 	if settled {
 		for _, l := range s.Lags {
 			if l.Blocked == "" {
-				c.checker.report(l.Property, fmt.Sprintf("converged, then not after the %v quiet window, %d times in a row: %s", QuietWindow, resettleRounds, l.Detail))
+				c.checker.Report(l.Property, fmt.Sprintf("converged, then not after the %v quiet window, %d times in a row: %s", QuietWindow, resettleRounds, l.Detail))
 			}
 		}
 	}

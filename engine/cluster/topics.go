@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/loglab/loglab/engine/broker"
@@ -284,3 +285,6 @@ func (c *Cluster) Destroy() error {
 	}
 	return nil
 }
+
+// name is a partition as the transcript and the checker write it: "topic/p".
+func name(tp protocol.TopicPartition) string { return tp.Topic + "/" + strconv.Itoa(int(tp.Partition)) }

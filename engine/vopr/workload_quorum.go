@@ -15,8 +15,8 @@ import (
 // them (c1..cN) to cut them from each other and from brokers, and net
 // cut severs one controller's link to another controller or to a broker
 // (ctl1..ctlN there: a lab client may be named c1). The checker watches
-// the quorum's safety on every event (invariants_quorum.go) and the run's
-// final stabilize its liveness (liveness_quorum.go).
+// the quorum's safety on every event (engine/check/quorum.go) and the run's
+// final stabilize its liveness (engine/check/liveness_quorum.go).
 //
 // A connected majority of running controllers is kept, so the workload
 // goes on deciding: a crash, partition or cut that would leave none is

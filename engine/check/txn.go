@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"fmt"
@@ -131,7 +131,7 @@ func (w *txnWatch) apply(tp protocol.TopicPartition, b batchFacts) [][2]string {
 		key := producerEpoch{b.pid, b.epoch}
 		if end, ok := w.ends[key]; ok && end.commit != b.commit {
 			out = append(out, [2]string{TransactionAtomic, fmt.Sprintf("%s: producer %d's transaction (marker epoch %d) ends with %s here and %s at %s",
-				where, b.pid, b.epoch, markerName(b.commit), markerName(end.commit), end.where)})
+				where, b.pid, b.epoch, MarkerName(b.commit), MarkerName(end.commit), end.where)})
 		} else if !ok {
 			w.ends[key] = txnEnd{commit: b.commit, where: where}
 		}
@@ -200,7 +200,9 @@ func (k *Checker) abortedTxnRecord(tp protocol.TopicPartition, offset int64) boo
 // can only repeat one of a producer's recent batches.
 const maxRangesKept = 64
 
-func markerName(commit bool) string {
+// MarkerName is a transaction marker's type as Kafka writes it: COMMIT
+// or ABORT.
+func MarkerName(commit bool) string {
 	if commit {
 		return "COMMIT"
 	}
@@ -211,13 +213,13 @@ func markerName(commit bool) string {
 // leader, in topic and partition order.
 func (k *Checker) scanProducers() {
 	w := k.txnWatch()
-	for _, t := range k.c.controller.Image().Topics {
+	for _, t := range k.c.MetadataImage().Topics {
 		for i := range t.Partitions {
 			tp := protocol.TopicPartition{Topic: t.Name, Partition: int32(i)}
 			if k.unclean[tp] {
 				continue // an unclean election rewrote history: the log no longer tells who wrote what
 			}
-			r := k.c.leaderReplica(tp)
+			r := k.c.LeaderReplica(tp)
 			if r == nil {
 				continue
 			}
@@ -246,6 +248,9 @@ func headerFacts(h record.BatchHeader, raw []byte) batchFacts {
 	return f
 }
 
+// MarkerCommits reports whether control batch b is a COMMIT marker.
+func MarkerCommits(b *record.Batch) bool { return factsOf(b).commit }
+
 func factsOf(b *record.Batch) batchFacts {
 	f := batchFacts{offset: b.BaseOffset, lastOffset: b.LastOffset(), pid: b.ProducerID, epoch: b.ProducerEpoch,
 		firstSeq: b.BaseSequence, lastSeq: b.LastSequence(), control: b.IsControl(), transactional: b.IsTransactional()}
@@ -257,15 +262,15 @@ func factsOf(b *record.Batch) batchFacts {
 	return f
 }
 
-// notePolled checks the records a consumer's poll returned against the
+// NotePolled checks the records a consumer's poll returned against the
 // leader's log as it is now: no control record ever; for read_committed,
 // no record of a transaction that is aborted or not yet decided (its
 // producer has no marker after it). What the consumer was given was
 // decided when it was given (a transaction's fate never changes), so
 // checking at the poll is exact.
-func (k *Checker) notePolled(consumer string, readCommitted bool, recs []client.ConsumedRecord) {
+func (k *Checker) NotePolled(consumer string, readCommitted bool, recs []client.ConsumedRecord) {
 	for _, rec := range recs {
-		r := k.c.leaderReplica(rec.TP)
+		r := k.c.LeaderReplica(rec.TP)
 		if r == nil || k.unclean[rec.TP] {
 			continue
 		}
@@ -306,7 +311,7 @@ func markerAfter(r *broker.Replica, pid int64, from int64) string {
 	fate := "open"
 	_ = r.Log.EachBatch(from, r.Log.EndOffset(), func(b *record.Batch) bool {
 		if b.ProducerID == pid && b.IsControl() {
-			fate = markerName(factsOf(b).commit)
+			fate = MarkerName(factsOf(b).commit)
 			return false
 		}
 		return true

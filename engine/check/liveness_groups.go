@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"slices"
@@ -21,7 +21,7 @@ const GroupConverged = "group-converged"
 func (w lagWalk) groupLags(yield func(Lag) bool) bool {
 	c := w.c
 	var groups []string
-	for _, co := range c.consumers {
+	for _, co := range c.Consumers() {
 		if g := co.GroupID(); g != "" && !co.Closed() && len(co.Subscription()) > 0 && !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
@@ -38,7 +38,7 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 	c := w.c
 	var members []*client.Consumer
 	blocked := ""
-	for _, co := range c.consumers {
+	for _, co := range c.Consumers() {
 		if co.GroupID() != group || co.Closed() {
 			continue
 		}
@@ -46,9 +46,9 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 		switch {
 		case co.GroupError() != nil:
 			blocked = firstReason(blocked, w.say("%s stopped with %v", co.ID, co.GroupError()))
-		case len(c.ledger.inHand[string(co.ID)]) > 0:
+		case c.ApplicationHolding(string(co.ID)):
 			blocked = firstReason(blocked, w.say("%s's application holds records it has not processed, so it does not poll", co.ID))
-		case c.busy(string(co.ID)):
+		case c.ApplicationBusy(string(co.ID)):
 			blocked = firstReason(blocked, w.say("%s's application is processing, away from poll", co.ID))
 		}
 	}
@@ -56,7 +56,7 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 	// converging (no live ISR member to lead it, drop rules starving its
 	// followers so its writes never commit) keeps the group from it too.
 	blocked = firstReason(blocked, w.coordinatorBlocked(group))
-	d, _, ok := c.DescribeGroup(group)
+	d, ok := c.DescribeGroup(group)
 	switch {
 	case !ok:
 		return yield(Lag{GroupConverged, w.say("group %s has no loaded coordinator", group), blocked})
@@ -76,7 +76,7 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 		}
 	}
 	for _, t := range subscriptions(members) {
-		info := c.controller.Image().Topic(t)
+		info := c.MetadataImage().Topic(t)
 		if info == nil {
 			continue
 		}
@@ -88,11 +88,6 @@ func (w lagWalk) groupLag(group string, yield func(Lag) bool) bool {
 		}
 	}
 	return true
-}
-
-// HasGroups reports whether a running consumer is in a group.
-func (c *Cluster) HasGroups() bool {
-	return slices.ContainsFunc(c.consumers, func(co *client.Consumer) bool { return co.GroupID() != "" && !co.Closed() })
 }
 
 // subscriptions is the union of the members' topics, in first-seen order.
@@ -113,17 +108,17 @@ func subscriptions(members []*client.Consumer) []string {
 // none a fault excuses).
 func (w lagWalk) coordinatorBlocked(group string) string {
 	c := w.c
-	gc := c.Coordinator(group)
-	t := c.controller.Image().Topic(broker.OffsetsTopic)
-	if t == nil || gc.Partition < 0 || int(gc.Partition) >= len(t.Partitions) || t.Partitions[gc.Partition] == nil {
+	partition, _ := c.GroupCoordinator(group)
+	t := c.MetadataImage().Topic(broker.OffsetsTopic)
+	if t == nil || partition < 0 || int(partition) >= len(t.Partitions) || t.Partitions[partition] == nil {
 		return ""
 	}
 	noController := ""
-	if c.activeID == 0 {
-		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	if c.ActiveController() == 0 {
+		noController = w.say("no active controller: %d of %d controllers run", c.ControllersUp(), c.Controllers())
 	}
 	reason := ""
-	w.partitionLags(t, protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: gc.Partition}, t.Partitions[gc.Partition], noController, func(l Lag) bool {
+	w.partitionLags(t, protocol.TopicPartition{Topic: broker.OffsetsTopic, Partition: partition}, t.Partitions[partition], noController, func(l Lag) bool {
 		if l.Blocked != "" {
 			reason = w.say("its coordinator partition: %s", l.Blocked)
 		}

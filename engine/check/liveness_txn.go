@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"slices"
@@ -47,18 +47,18 @@ type txnDesc struct {
 func (w lagWalk) txnLags(yield func(Lag) bool) bool {
 	c := w.c
 	tw := txnLagWalk{lagWalk: w}
-	for _, p := range c.producers {
+	for _, p := range c.Producers() {
 		if id := p.Config().TransactionalID; id != "" && !slices.Contains(tw.ids, id) {
 			tw.ids = append(tw.ids, id)
 		}
 	}
-	if t := c.controller.Image().Topic(broker.TransactionStateTopic); t != nil {
+	if t := c.MetadataImage().Topic(broker.TransactionStateTopic); t != nil {
 		for _, id := range tw.ids {
 			d, code := c.DescribeTransaction(id)
 			tw.descs = append(tw.descs, txnDesc{d, code})
 		}
 	}
-	for _, t := range c.controller.Image().Topics {
+	for _, t := range c.MetadataImage().Topics {
 		if t.Name == broker.TransactionStateTopic {
 			continue
 		}
@@ -81,7 +81,7 @@ func (w lagWalk) txnLags(yield func(Lag) bool) bool {
 // transaction that started at startMs with timeout timeoutMs: its
 // timed-out check runs every AbortTimedOutInterval.
 func (w txnLagWalk) abortDeadlineMs(startMs int64, timeoutMs int32) int64 {
-	cfg := w.c.config.Broker.Txn
+	cfg := w.c.TxnConfig()
 	if cfg.StateLogNumPartitions == 0 {
 		cfg = broker.DefaultTxnConfig()
 	}
@@ -93,7 +93,7 @@ func (w txnLagWalk) abortDeadlineMs(startMs int64, timeoutMs int32) int64 {
 // leader is the converged property's lag, not this one's.
 func (w txnLagWalk) partitionTxnLag(tp protocol.TopicPartition, yield func(Lag) bool) bool {
 	c := w.c
-	r := c.leaderReplica(tp)
+	r := c.LeaderReplica(tp)
 	if r == nil {
 		return true
 	}
@@ -191,7 +191,7 @@ func (w txnLagWalk) coordinatorTxnLag(id string, td txnDesc, yield func(Lag) boo
 // producer id and epoch are pid and epoch, or nil: one that crashed (or
 // was fenced: a newer epoch) cannot end the transaction.
 func (w txnLagWalk) runningInstance(id string, pid int64, epoch int16) *client.Producer {
-	for _, p := range w.c.producers {
+	for _, p := range w.c.Producers() {
 		if p.Crashed() || p.Config().TransactionalID != id {
 			continue
 		}
@@ -208,7 +208,7 @@ func (w txnLagWalk) runningInstance(id string, pid int64, epoch int16) *client.P
 // group's.
 func (w txnLagWalk) txnCoordinatorBlocked(id string, code protocol.ErrorCode) string {
 	c := w.c
-	t := c.controller.Image().Topic(broker.TransactionStateTopic)
+	t := c.MetadataImage().Topic(broker.TransactionStateTopic)
 	part := c.TxnPartition(id)
 	if t == nil || part < 0 || int(part) >= len(t.Partitions) || t.Partitions[part] == nil {
 		return ""
@@ -230,15 +230,15 @@ func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) s
 		if reason := w.partitionBlocked(tp); reason != "" {
 			return w.say("markers unanswered: %s: %s", name(tp), reason)
 		}
-		pi := c.controller.Image().Partition(tp.Topic, tp.Partition)
+		pi := c.MetadataImage().Partition(tp.Topic, tp.Partition)
 		if cb == nil || pi == nil || pi.Leader <= 0 {
 			continue
 		}
-		if lb := c.Broker(int(pi.Leader)); lb != nil && lb.Alive() && !c.net.Connected(cb.Node, lb.Node) {
-			return w.say("markers unanswered: %s cuts the coordinator b%d off from %s's leader b%d", c.separator(cb.Node, lb.Node), coord, name(tp), lb.ID)
+		if lb := c.Broker(int(pi.Leader)); lb != nil && lb.Alive() && !c.Connected(cb.Node, lb.Node) {
+			return w.say("markers unanswered: %s cuts the coordinator b%d off from %s's leader b%d", c.Separator(cb.Node, lb.Node), coord, name(tp), lb.ID)
 		}
 	}
-	return c.netFaultWords()
+	return c.NetFaultWords()
 }
 
 // uncleanElected is what excuses a transaction a partition holds open for
@@ -246,11 +246,9 @@ func (w txnLagWalk) markersBlocked(coord int32, tps []protocol.TopicPartition) s
 // old one wrote and acknowledged, so the transaction hangs there, as it
 // does in Kafka (whose operators end it with kafka-transactions.sh abort).
 // The checker stops reading such a partition's history for the same
-// reason (invariants_txn.go).
+// reason (engine/check/txn.go).
 func (w lagWalk) uncleanElected(tp protocol.TopicPartition) string {
-	k := w.c.checker
-	k.noteUncleanElections()
-	if !k.unclean[tp] {
+	if !w.k.UncleanElected(tp) {
 		return ""
 	}
 	return w.say("an unclean election on %s may have lost the transaction's marker (kafka-transactions.sh abort ends such a hanging transaction)", name(tp))
@@ -295,7 +293,7 @@ func (w lagWalk) markerCleanedBeforeReplicated(tp protocol.TopicPartition, r *br
 		return ""
 	}
 	leader := int32(0)
-	if pi := w.c.controller.Image().Partition(tp.Topic, tp.Partition); pi != nil {
+	if pi := w.c.MetadataImage().Partition(tp.Topic, tp.Partition); pi != nil {
 		leader = pi.Leader
 	}
 	return w.say("%s's leader b%d holds producer id %d's marker at offset %d as an empty control batch: the leader it replicated from had cleaned its record away (delete.retention.ms=%d) before b%d fetched it, and Kafka's ProducerAppendInfo skips an empty control batch, so the transaction hangs there (kafka-transactions.sh abort ends such a hanging transaction)",
@@ -305,13 +303,13 @@ func (w lagWalk) markerCleanedBeforeReplicated(tp protocol.TopicPartition, r *br
 // partitionBlocked is the fault excusing tp's first converged lag, if any.
 func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
 	c := w.c
-	t := c.controller.Image().Topic(tp.Topic)
+	t := c.MetadataImage().Topic(tp.Topic)
 	if t == nil || int(tp.Partition) >= len(t.Partitions) || t.Partitions[tp.Partition] == nil {
 		return ""
 	}
 	noController := ""
-	if c.activeID == 0 {
-		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	if c.ActiveController() == 0 {
+		noController = w.say("no active controller: %d of %d controllers run", c.ControllersUp(), c.Controllers())
 	}
 	reason := ""
 	w.partitionLags(t, tp, t.Partitions[tp.Partition], noController, func(l Lag) bool {
@@ -319,6 +317,12 @@ func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
 		return false
 	})
 	return firstReason(reason, w.underMinISR(tp))
+}
+
+// UnderMinISR is what keeps an acks=all write to tp from committing for
+// want of running replicas (underMinISR); "" when enough run.
+func (k *Checker) UnderMinISR(tp protocol.TopicPartition) string {
+	return lagWalk{k.c, k, true}.underMinISR(tp)
 }
 
 // underMinISR is the fault keeping tp's high watermark where it is, so
@@ -342,14 +346,14 @@ func (w lagWalk) partitionBlocked(tp protocol.TopicPartition) string {
 // time: no fault.
 func (w lagWalk) underMinISR(tp protocol.TopicPartition) string {
 	c := w.c
-	r := c.leaderReplica(tp)
+	r := c.LeaderReplica(tp)
 	if r == nil {
 		return ""
 	}
 	minISR := min(r.MinISR, len(r.Replicas))
 	live := 0
 	for _, id := range r.Replicas {
-		if c.brokerLive(id) {
+		if w.brokerLive(id) {
 			live++
 		}
 	}

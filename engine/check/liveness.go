@@ -1,17 +1,15 @@
-package cluster
+package check
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/loglab/loglab/engine/broker"
 	"github.com/loglab/loglab/engine/kraft"
-	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/protocol"
 )
 
-// The safety invariants (invariants.go) say nothing bad happens; these
+// The safety invariants (checker.go) say nothing bad happens; these
 // liveness properties say the good thing does once the faults are gone:
 //
 //   - converged: every live replica of a partition has its leader's log
@@ -27,7 +25,8 @@ import (
 //     broker has replayed the metadata log to its committed end.
 //
 // Both are eventual: they hold only after the cluster has had time to
-// catch up, so Stabilize asks them, not every event. A fault still in
+// catch up, so the cluster's Stabilize (engine/cluster/stabilize.go)
+// asks them, not every event. A fault still in
 // force (no controller majority, a network partition, a drop rule, every
 // ISR member down) can keep one from holding however long the cluster
 // runs; the finding then names that fault instead of being a violation.
@@ -57,25 +56,25 @@ func (l Lag) String() string {
 
 // Lags lists what keeps the cluster from having converged, brokers first,
 // then partitions in topic order; empty when it has.
-func (c *Cluster) Lags() []Lag {
+func (k *Checker) Lags() []Lag {
 	var lags []Lag
-	c.walkLags(true, func(l Lag) bool {
+	k.walkLags(true, func(l Lag) bool {
 		lags = append(lags, l)
 		return true
 	})
 	return lags
 }
 
-// settled reports whether every lag left is one a fault keeps. Stabilize
+// Settled reports whether every lag left is one a fault keeps. Stabilize
 // asks it after every event that leaves the network quiet, up to
 // MaxEventsPerCommand times in one command, so it names nothing: it stops
 // at the first lag no fault keeps and formats no text. Formatting every
 // lag of every partition after each event made a stabilize that never
 // settles cost seconds of wall time for a few thousand events, outside
 // the event budget that bounds a command's cost.
-func (c *Cluster) settled() bool {
+func (k *Checker) Settled() bool {
 	settled := true
-	c.walkLags(false, func(l Lag) bool {
+	k.walkLags(false, func(l Lag) bool {
 		settled = l.Blocked != ""
 		return settled
 	})
@@ -84,9 +83,10 @@ func (c *Cluster) settled() bool {
 
 // lagWalk is one walk over the lags. With describe false its texts are
 // placeholders: a reason is non-empty exactly when the described one
-// would be, which is all settled needs.
+// would be, which is all Settled needs.
 type lagWalk struct {
-	c        *Cluster
+	c        Cluster
+	k        *Checker // what the safety checks learnt (unclean elections)
 	describe bool
 }
 
@@ -99,14 +99,15 @@ func (w lagWalk) say(format string, args ...any) string {
 }
 
 // walkLags yields every lag in Lags' order until yield returns false.
-func (c *Cluster) walkLags(describe bool, yield func(Lag) bool) {
-	w := lagWalk{c, describe}
-	img := c.controller.Image()
+func (k *Checker) walkLags(describe bool, yield func(Lag) bool) {
+	c := k.c
+	w := lagWalk{c, k, describe}
+	img := c.MetadataImage()
 	noController := ""
-	if c.activeID == 0 {
-		noController = w.say("no active controller: %d of %d controllers run", c.controllersUp(), c.config.Controllers)
+	if c.ActiveController() == 0 {
+		noController = w.say("no active controller: %d of %d controllers run", c.ControllersUp(), c.Controllers())
 	}
-	for _, b := range c.brokers {
+	for _, b := range c.Brokers() {
 		if !b.Alive() {
 			continue
 		}
@@ -158,8 +159,8 @@ func firstReason(reasons ...string) string {
 // cutOffFromController says what on the network keeps broker b from
 // reaching the controller.
 func (w lagWalk) cutOffFromController(b *broker.Broker) string {
-	if !w.c.net.Connected(b.Node, kraft.ControllerNode) {
-		return w.say("%s cuts b%d off from the controller", w.c.separator(b.Node, kraft.ControllerNode), b.ID)
+	if !w.c.Connected(b.Node, kraft.ControllerNode) {
+		return w.say("%s cuts b%d off from the controller", w.c.Separator(b.Node, kraft.ControllerNode), b.ID)
 	}
 	return w.netFaulty()
 }
@@ -167,13 +168,13 @@ func (w lagWalk) cutOffFromController(b *broker.Broker) string {
 // cutOffFromLeader says what on the network keeps broker b from reaching
 // its leader lb.
 func (w lagWalk) cutOffFromLeader(b, lb *broker.Broker) string {
-	if !w.c.net.Connected(b.Node, lb.Node) {
-		return w.say("%s cuts b%d off from its leader b%d", w.c.separator(b.Node, lb.Node), b.ID, lb.ID)
+	if !w.c.Connected(b.Node, lb.Node) {
+		return w.say("%s cuts b%d off from its leader b%d", w.c.Separator(b.Node, lb.Node), b.ID, lb.ID)
 	}
 	return w.netFaulty()
 }
 
-func (w lagWalk) netFaulty() string { return w.c.netFaultWords() }
+func (w lagWalk) netFaulty() string { return w.c.NetFaultWords() }
 
 // partitionLags yields partition p's lags; false when yield stopped the walk.
 func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p *kraft.PartitionInfo, noController string, yield func(Lag) bool) bool {
@@ -211,7 +212,7 @@ func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p
 			continue
 		}
 		blocked := firstReason(w.cutOffFromLeader(b, lb), w.cutOffFromController(lb), noController)
-		if bi := c.controller.Image().Broker(id); bi == nil || bi.Fenced {
+		if bi := c.MetadataImage().Broker(id); bi == nil || bi.Fenced {
 			blocked = firstReason(noController, w.cutOffFromController(b), blocked)
 		}
 		f := b.Replica(tp)
@@ -257,7 +258,7 @@ func (w lagWalk) partitionLags(t *kraft.TopicInfo, tp protocol.TopicPartition, p
 // False when one runs unfenced, or fenced with nothing in its way (time
 // unfences it).
 func (w lagWalk) cannotLead(ids []int32) (cut string, ok bool) {
-	img := w.c.controller.Image()
+	img := w.c.MetadataImage()
 	for _, id := range ids {
 		b := w.c.Broker(int(id))
 		if b == nil || !b.Alive() {
@@ -275,82 +276,8 @@ func (w lagWalk) cannotLead(ids []int32) (cut string, ok bool) {
 	return cut, true
 }
 
-func (c *Cluster) brokerLive(id int32) bool {
-	b := c.Broker(int(id))
+// brokerLive says whether broker id runs.
+func (w lagWalk) brokerLive(id int32) bool {
+	b := w.c.Broker(int(id))
 	return b != nil && b.Alive()
-}
-
-// sameEpochs compares two replicas' leader-epoch histories over the
-// offsets both still hold (retention trims each on its own schedule) and
-// that hold records: a leader assigns its epoch when elected, before it
-// writes anything, and a follower learns epochs only from the batches it
-// copies. A compacted log can lose whole epochs' batches before a
-// follower copies them, so only its log end is compared.
-//
-// Nor does Kafka guarantee that a replica's history reaches back to its
-// own log start offset, so the comparison starts where both histories
-// do. A follower that takes its leader's log start offset
-// (UnifiedLog.maybeIncrementLogStartOffset) truncates its epoch cache
-// from the start at once (LeaderEpochFileCache.truncateFromStartAsyncFlush
-// writes leader-epoch-checkpoint right after), but the segments below it
-// go only at the next retention check, and the log start offset itself
-// is written to log-start-offset-checkpoint only every
-// log.flush.start.offset.checkpoint.interval.ms (LogManager's
-// kafka-log-start-offset-checkpoint task, after log.initial.task.delay.ms)
-// and at a clean shutdown. A broker that crashes in between reloads with
-// the log start offset of its first segment (LogLoader.load: the larger
-// of the checkpoint and the first segment's base offset) and an epoch
-// cache that starts higher; LogLoader only truncates the cache from the
-// start (truncateFromStartAsyncFlush(logStartOffsetCheckpoint)), and the
-// cache only ever gains epochs newer than its latest (assign), so nothing
-// puts the older entry back, however long the replica follows. VOPR seed
-// 391: b3 took b4's log start 68 (cache 0@68 2@73), crashed 1.3 s after
-// its restart with segment 33-67 still there, came back with log start
-// 33, and its history [0@68] never became its new leader's [0@33 5@73].
-// A history with no entry at all while the log holds records has no
-// such excuse (assign writes its checkpoint before the append), so it is
-// compared from the log start.
-func sameEpochs(a, b *log.Log) bool {
-	if a.Config().Compact() || b.Config().Compact() {
-		return true
-	}
-	from := max(historyStart(a), historyStart(b))
-	return slices.Equal(epochsHolding(a, from), epochsHolding(b, from))
-}
-
-// historyStart is the first offset l's epoch history speaks for: its log
-// start offset, or its first epoch's start when that is higher.
-func historyStart(l *log.Log) int64 {
-	from := l.StartOffset()
-	if es := l.Epochs().Entries(); len(es) > 0 {
-		from = max(from, es[0].StartOffset)
-	}
-	return from
-}
-
-// epochsHolding is l's epoch history from offset from on, keeping only
-// the epochs that start at least one record, each starting at from at
-// the earliest.
-func epochsHolding(l *log.Log, from int64) []log.EpochEntry {
-	es := l.Epochs().Entries()
-	var out []log.EpochEntry
-	for i, e := range es {
-		end := l.EndOffset()
-		if i+1 < len(es) {
-			end = es[i+1].StartOffset
-		}
-		if end <= from || e.StartOffset >= end {
-			continue
-		}
-		out = append(out, log.EpochEntry{Epoch: e.Epoch, StartOffset: max(e.StartOffset, from)})
-	}
-	return out
-}
-
-func formatEpochs(es []log.EpochEntry) string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = fmt.Sprintf("%d@%d", e.Epoch, e.StartOffset)
-	}
-	return "[" + strings.Join(parts, " ") + "]"
 }

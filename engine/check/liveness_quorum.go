@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"strings"
@@ -27,59 +27,61 @@ const QuorumConverged = "quorum-converged"
 // in id order, then the brokers; false when yield stopped the walk.
 func (w lagWalk) quorumLags(yield func(Lag) bool) bool {
 	c := w.c
-	if len(c.voters) == 0 {
+	if c.QuorumNode(1) == nil {
 		return true // controllers in other processes: their quorum is theirs
 	}
 	blocked := w.quorumBlocked()
-	var leader *voter
-	for i, v := range c.voters {
-		if c.controllerUp[i] && v.node.Role() == raft.Leader && (leader == nil || v.node.Epoch() > leader.node.Epoch()) {
-			leader = v
+	var ln *raft.Node
+	leaderID := 0
+	for id := 1; id <= c.Controllers(); id++ {
+		n := c.QuorumNode(id)
+		if c.ControllerUp(id) && n.Role() == raft.Leader && (ln == nil || n.Epoch() > ln.Epoch()) {
+			ln, leaderID = n, id
 		}
 	}
-	if leader == nil {
+	if ln == nil {
 		return yield(Lag{QuorumConverged, w.say("no controller leads the KRaft quorum"), firstReason(blocked, w.netFaulty())})
 	}
-	ln, lnode := leader.node, controllerNode(leader.id)
+	lnode := c.ControllerNode(leaderID)
 	if ln.HighWatermark() != ln.Log().EndOffset() {
 		if !yield(Lag{QuorumConverged, w.say("controller %d leads epoch %d with its metadata log ending at %d, past its high watermark %d: a majority does not have what it appended",
-			leader.id, ln.Epoch(), ln.Log().EndOffset(), ln.HighWatermark()), firstReason(blocked, w.netFaulty())}) {
+			leaderID, ln.Epoch(), ln.Log().EndOffset(), ln.HighWatermark()), firstReason(blocked, w.netFaulty())}) {
 			return false
 		}
 	}
-	if c.activeID != leader.id {
-		if !yield(Lag{QuorumConverged, w.say("controller %d leads epoch %d but is not the active controller (%d is)", leader.id, ln.Epoch(), c.activeID),
+	if c.ActiveController() != leaderID {
+		if !yield(Lag{QuorumConverged, w.say("controller %d leads epoch %d but is not the active controller (%d is)", leaderID, ln.Epoch(), c.ActiveController()),
 			firstReason(blocked, w.netFaulty())}) {
 			return false
 		}
 	}
-	for i, v := range c.voters {
-		if v == leader || !c.controllerUp[i] {
+	for id := 1; id <= c.Controllers(); id++ {
+		if id == leaderID || !c.ControllerUp(id) {
 			continue
 		}
-		n := v.node
+		n := c.QuorumNode(id)
 		var detail string
 		switch {
-		case n.Epoch() != ln.Epoch() || n.LeaderID() != int32(leader.id):
-			detail = w.say("controller %d is %s in epoch %d (leader %d), controller %d leads epoch %d", v.id, strings.ToLower(n.Role().String()), n.Epoch(), n.LeaderID(), leader.id, ln.Epoch())
+		case n.Epoch() != ln.Epoch() || n.LeaderID() != int32(leaderID):
+			detail = w.say("controller %d is %s in epoch %d (leader %d), controller %d leads epoch %d", id, strings.ToLower(n.Role().String()), n.Epoch(), n.LeaderID(), leaderID, ln.Epoch())
 		case n.Log().EndOffset() != ln.Log().EndOffset():
-			detail = w.say("controller %d's metadata log ends at %d, the leader's (controller %d) at %d", v.id, n.Log().EndOffset(), leader.id, ln.Log().EndOffset())
+			detail = w.say("controller %d's metadata log ends at %d, the leader's (controller %d) at %d", id, n.Log().EndOffset(), leaderID, ln.Log().EndOffset())
 		case n.HighWatermark() != ln.HighWatermark():
-			detail = w.say("controller %d's high watermark %d, the leader's (controller %d) %d", v.id, n.HighWatermark(), leader.id, ln.HighWatermark())
+			detail = w.say("controller %d's high watermark %d, the leader's (controller %d) %d", id, n.HighWatermark(), leaderID, ln.HighWatermark())
 		default:
 			continue
 		}
-		if !yield(Lag{QuorumConverged, detail, firstReason(w.cutOffFromQuorumLeader(controllerNode(v.id), lnode, "controller ", v.id, leader.id), blocked, w.netFaulty())}) {
+		if !yield(Lag{QuorumConverged, detail, firstReason(w.cutOffFromQuorumLeader(c.ControllerNode(id), lnode, "controller ", id, leaderID), blocked, w.netFaulty())}) {
 			return false
 		}
 	}
 	committed := ln.HighWatermark() - 1 // the last committed offset
-	for _, b := range c.brokers {
+	for _, b := range c.Brokers() {
 		if !b.Alive() || b.MetadataOffset() == committed {
 			continue
 		}
 		if !yield(Lag{QuorumConverged, w.say("b%d replayed the metadata log to offset %d, the quorum committed it to %d", b.ID, b.MetadataOffset(), committed),
-			firstReason(w.cutOffFromQuorumLeader(b.Node, lnode, "b", int(b.ID), leader.id), blocked, w.netFaulty())}) {
+			firstReason(w.cutOffFromQuorumLeader(b.Node, lnode, "b", int(b.ID), leaderID), blocked, w.netFaulty())}) {
 			return false
 		}
 	}
@@ -91,27 +93,21 @@ func (w lagWalk) quorumLags(yield func(Lag) bool) bool {
 // running ones reach each other ("" when a majority can).
 func (w lagWalk) quorumBlocked() string {
 	c := w.c
-	if up := c.controllersUp(); up < c.majority() {
-		return w.say("%d of %d controllers run, a majority is %d", up, c.config.Controllers, c.majority())
+	majority := c.Controllers()/2 + 1
+	if up := c.ControllersUp(); up < majority {
+		return w.say("%d of %d controllers run, a majority is %d", up, c.Controllers(), majority)
 	}
-	if !c.quorumConnected() {
-		return w.say("no %d of the %d running controllers reach each other (%s)", c.majority(), c.controllersUp(), c.net.Describe())
+	if !c.QuorumConnected() {
+		return w.say("no %d of the %d running controllers reach each other (%s)", majority, c.ControllersUp(), c.NetDescribe())
 	}
 	return ""
-}
-
-// quorumConnected says whether a majority of the controllers runs and
-// reaches each other on the simulated network (partitions and cut links).
-func (c *Cluster) quorumConnected() bool {
-	return MajorityConnected(c.config.Controllers, func(id int) bool { return c.controllerUp[id-1] },
-		func(a, b int) bool { return c.net.Connected(controllerNode(a), controllerNode(b)) })
 }
 
 // cutOffFromQuorumLeader says what on the network keeps node (controller
 // or broker id, as kind names it) from the quorum's leader.
 func (w lagWalk) cutOffFromQuorumLeader(node, leader sim.NodeID, kind string, id, leaderID int) string {
-	if w.c.net.Connected(node, leader) {
+	if w.c.Connected(node, leader) {
 		return ""
 	}
-	return w.say("%s cuts %s%d off from the quorum's leader, controller %d", w.c.separator(node, leader), kind, id, leaderID)
+	return w.say("%s cuts %s%d off from the quorum's leader, controller %d", w.c.Separator(node, leader), kind, id, leaderID)
 }

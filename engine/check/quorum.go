@@ -1,4 +1,4 @@
-package cluster
+package check
 
 import (
 	"fmt"
@@ -16,8 +16,9 @@ import (
 //   - kraft-one-leader: at most one leader per epoch (Election Safety:
 //     a vote is granted once per epoch, a leader needs a majority);
 //   - kraft-committed: every voter commits the same record at the same
-//     offset in the same epoch (State Machine Safety; onVoterCommit
-//     compares each commit with the cluster's committed log, c.meta);
+//     offset in the same epoch (State Machine Safety; the cluster's
+//     onVoterCommit compares each commit with its committed log and
+//     calls ReportQuorum);
 //   - kraft-high-watermark: no voter's high watermark is past its log end
 //     (a voter cannot have committed what it does not hold);
 //   - kraft-committed-log: a committed metadata record is never lost or
@@ -33,34 +34,34 @@ import (
 //     yet learnt it was deposed may lack records committed after it, so
 //     it is not asked.
 //
-// The committed log the voters are compared with is c.meta: the first
-// voter to commit an offset adds it (quorum_sim.go). The comparisons are
-// stateless: a voter's log holds only what follows its latest snapshot
+// The committed log the voters are compared with is the cluster's
+// CommittedMetadata: the first voter to commit an offset adds it
+// (engine/cluster/quorum_sim.go). The comparisons are stateless: a voter's log holds only what follows its latest snapshot
 // (SnapshotEvery records at most past its high watermark, plus what is
 // uncommitted), so they stay cheap enough for every event.
 
 // checkQuorum looks at every voter now.
 func (k *Checker) checkQuorum() {
-	m := k.c.meta
+	m := k.c.CommittedMetadata()
 	lastEpoch := int32(-1)
-	if n := len(m.epochs); n > 0 {
-		lastEpoch = m.epochs[n-1]
+	if n := len(m.Epochs); n > 0 {
+		lastEpoch = m.Epochs[n-1]
 	}
-	for _, v := range k.c.voters {
-		n := v.node
-		if !n.Up() {
+	for id := 1; id <= k.c.Controllers(); id++ {
+		n := k.c.QuorumNode(id)
+		if n == nil || !n.Up() {
 			continue
 		}
 		l, hw := n.Log(), n.HighWatermark()
 		if n.Role() == raft.Leader {
-			k.noteQuorumLeader(n.Epoch(), v.id)
+			k.NoteQuorumLeader(n.Epoch(), id)
 		}
 		if hw > l.EndOffset() && l.EndOffset() >= l.StartOffset() && hw > l.StartOffset() {
-			k.report("kraft-high-watermark", fmt.Sprintf("controller %d's high watermark %d is past its log end %d", v.id, hw, l.EndOffset()))
+			k.report("kraft-high-watermark", fmt.Sprintf("controller %d's high watermark %d is past its log end %d", id, hw, l.EndOffset()))
 		}
-		k.checkCommittedPrefix(v.id, l, hw)
+		k.checkCommittedPrefix(id, l, hw)
 		if n.Role() == raft.Leader && n.Epoch() >= lastEpoch {
-			k.checkLeaderCompleteness(v.id, n.Epoch(), l)
+			k.checkLeaderCompleteness(id, n.Epoch(), l)
 		}
 	}
 }
@@ -68,23 +69,23 @@ func (k *Checker) checkQuorum() {
 // checkCommittedPrefix compares voter id's log below its high watermark
 // with the committed log, and its snapshot with the committed epochs.
 func (k *Checker) checkCommittedPrefix(id int, l *raft.Log, hw int64) {
-	m := k.c.meta
+	m := k.c.CommittedMetadata()
 	if snap := l.LatestSnapshot(); snap != nil {
 		end := snap.ID.EndOffset
 		if end > hw {
 			k.report("kraft-committed-log", fmt.Sprintf("controller %d holds a snapshot to offset %d, past its high watermark %d: a snapshot of uncommitted metadata", id, end, hw))
 		}
-		if i := end - 1 - m.first; i >= 0 && i < int64(len(m.epochs)) && m.epochs[i] != snap.ID.Epoch {
-			k.report("kraft-committed-log", fmt.Sprintf("controller %d's snapshot ends at offset %d in epoch %d; the committed record there is of epoch %d", id, end-1, snap.ID.Epoch, m.epochs[i]))
+		if i := end - 1 - m.First; i >= 0 && i < int64(len(m.Epochs)) && m.Epochs[i] != snap.ID.Epoch {
+			k.report("kraft-committed-log", fmt.Sprintf("controller %d's snapshot ends at offset %d in epoch %d; the committed record there is of epoch %d", id, end-1, snap.ID.Epoch, m.Epochs[i]))
 		}
 	}
-	from, to := max(l.StartOffset(), m.first), min(hw, l.EndOffset(), m.End())
+	from, to := max(l.StartOffset(), m.First), min(hw, l.EndOffset(), m.End())
 	for off := from; off < to; off++ {
 		e, _ := l.Entry(off)
 		if !k.sameAsCommitted(e, off) {
-			c := m.recent[off-m.first]
+			c := m.Records[off-m.First]
 			k.report("kraft-committed-log", fmt.Sprintf("controller %d's log holds %q (epoch %d) at offset %d, below its high watermark %d; the committed record there is %q (epoch %d)",
-				id, e.Record.Describe(), e.Epoch, off, hw, c.Describe(), m.epochs[off-m.first]))
+				id, e.Record.Describe(), e.Epoch, off, hw, c.Describe(), m.Epochs[off-m.First]))
 			return // the first difference says it; the rest follow from it
 		}
 	}
@@ -94,28 +95,28 @@ func (k *Checker) checkCommittedPrefix(id int, l *raft.Log, hw int64) {
 // committed record (those below its log start are in its snapshot,
 // which checkCommittedPrefix compares).
 func (k *Checker) checkLeaderCompleteness(id int, epoch int32, l *raft.Log) {
-	m := k.c.meta
+	m := k.c.CommittedMetadata()
 	if l.EndOffset() < m.End() {
 		k.report("kraft-leader-completeness", fmt.Sprintf("controller %d leads epoch %d with a log ending at %d, short of the committed metadata log's end %d", id, epoch, l.EndOffset(), m.End()))
 	}
-	from, to := max(l.StartOffset(), m.first), min(l.EndOffset(), m.End())
+	from, to := max(l.StartOffset(), m.First), min(l.EndOffset(), m.End())
 	for off := from; off < to; off++ {
 		e, _ := l.Entry(off)
 		if !k.sameAsCommitted(e, off) {
-			c := m.recent[off-m.first]
+			c := m.Records[off-m.First]
 			k.report("kraft-leader-completeness", fmt.Sprintf("controller %d leads epoch %d holding %q (epoch %d) at offset %d, where %q (epoch %d) was committed",
-				id, epoch, e.Record.Describe(), e.Epoch, off, c.Describe(), m.epochs[off-m.first]))
+				id, epoch, e.Record.Describe(), e.Epoch, off, c.Describe(), m.Epochs[off-m.First]))
 			return
 		}
 	}
 }
 
 // sameAsCommitted says whether e is the committed record at offset off
-// (which c.meta must hold), written in the same epoch.
+// (which the committed log must hold), written in the same epoch.
 func (k *Checker) sameAsCommitted(e protocol.MetadataEntry, off int64) bool {
-	m := k.c.meta
-	i := off - m.first
-	return e.Record.Offset == off && e.Epoch == m.epochs[i] && sameMetadataRecord(e.Record, m.recent[i])
+	m := k.c.CommittedMetadata()
+	i := off - m.First
+	return e.Record.Offset == off && e.Epoch == m.Epochs[i] && sameMetadataRecord(e.Record, m.Records[i])
 }
 
 // sameMetadataRecord compares every field of two metadata records
@@ -128,8 +129,8 @@ func sameMetadataRecord(a, b protocol.MetadataRecord) bool {
 		a.Name == b.Name && a.Value == b.Value && a.NextProducerID == b.NextProducerID
 }
 
-// noteQuorumLeader records who led epoch, reporting a second leader.
-func (k *Checker) noteQuorumLeader(epoch int32, id int) {
+// NoteQuorumLeader records who led epoch, reporting a second leader.
+func (k *Checker) NoteQuorumLeader(epoch int32, id int) {
 	if k.quorumLeaders == nil {
 		k.quorumLeaders = map[int32]int{}
 	}
@@ -140,6 +141,6 @@ func (k *Checker) noteQuorumLeader(epoch int32, id int) {
 	k.quorumLeaders[epoch] = id
 }
 
-// reportQuorum reports a committed metadata record that differs between
-// voters.
-func (k *Checker) reportQuorum(detail string) { k.report("kraft-committed", detail) }
+// ReportQuorum reports a committed metadata record that differs between
+// voters (the cluster compares each commit with its committed log).
+func (k *Checker) ReportQuorum(detail string) { k.report("kraft-committed", detail) }

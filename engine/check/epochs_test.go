@@ -1,11 +1,17 @@
-package cluster
+package check
 
 import (
 	"testing"
 
 	"github.com/loglab/loglab/engine/log"
+	"github.com/loglab/loglab/engine/record"
 	"github.com/loglab/loglab/engine/storage"
 )
+
+func oneRecordBatch(v string) *record.Batch {
+	return &record.Batch{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+		Records: []record.Record{{Value: []byte(v)}}}
+}
 
 // epochLog is a log on its own memory disk, built by build.
 func epochLog(t *testing.T, build func(t *testing.T, fs storage.FS, l *log.Log) *log.Log) *log.Log {
