@@ -3,7 +3,6 @@ package cluster
 import (
 	"github.com/loglab/loglab/engine/check"
 	"github.com/loglab/loglab/engine/protocol"
-	"github.com/loglab/loglab/engine/record"
 )
 
 // The invariant and liveness checker lives in engine/check and reads the
@@ -27,26 +26,6 @@ func (c *Cluster) Checker() *Checker { return c.checker }
 func (c *Cluster) NoteSeek(group string, tp protocol.TopicPartition) {
 	c.checker.NoteSeek(group, tp)
 }
-
-// compactedAway reports whether an acknowledged record missing from a
-// compacted log was the cleaner's doing rather than a loss; the view asks
-// the checker, so the page never draws as lost what the checker calls
-// compaction.
-func (c *Cluster) compactedAway(a AckedRecord, newest map[string]int64) bool {
-	return c.checker.CompactedAway(a, newest)
-}
-
-// newestByKey maps each key of a partition to the newest offset written
-// with it, as the checker counts it (check.NewestByKey).
-var newestByKey = check.NewestByKey
-
-// factsOf and markerName read a transaction marker for the views
-// (view_txn.go) as the checker reads it.
-func factsOf(b *record.Batch) struct{ commit bool } {
-	return struct{ commit bool }{commit: check.MarkerCommits(b)}
-}
-
-var markerName = check.MarkerName
 
 // Lag is one way the cluster has not converged (a liveness property of
 // engine/check).

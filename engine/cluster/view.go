@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/check"
 	"github.com/loglab/loglab/engine/group/offsets"
 	"github.com/loglab/loglab/engine/kraft"
 	"github.com/loglab/loglab/engine/log"
@@ -190,8 +191,8 @@ func (c *Cluster) partitionView(topic string, index int, leader, epoch int32, is
 
 // lostRecords lists the acknowledged records of tp at or after offset from
 // that the leader's log does not hold: past its end, or replaced by another
-// record, in offset order, leaving out what compaction removed (see
-// compactedAway). held is the leader's records from `from` on.
+// record, in offset order, leaving out what compaction removed (asked of
+// the checker, so the page never draws as lost what it calls compaction). held is the leader's records from `from` on.
 // Only the shown tail is compared, so the view stays cheap however long the
 // log is; the invariant checker compares everything.
 func (c *Cluster) lostRecords(tp protocol.TopicPartition, l *log.Log, from int64, held map[int64][]byte) []view.Record {
@@ -207,9 +208,9 @@ func (c *Cluster) lostRecords(tp protocol.TopicPartition, l *log.Log, from int64
 		}
 		if a.Offset < l.EndOffset() && l.Config().Compact() {
 			if newest == nil {
-				newest = newestByKey(l, tp, c.acked)
+				newest = check.NewestByKey(l, tp, c.acked)
 			}
-			if c.compactedAway(a, newest) {
+			if c.checker.CompactedAway(a, newest) {
 				continue
 			}
 		}

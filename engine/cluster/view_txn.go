@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"github.com/loglab/loglab/engine/broker"
+	"github.com/loglab/loglab/engine/check"
 	"github.com/loglab/loglab/engine/log"
 	"github.com/loglab/loglab/engine/record"
 )
@@ -39,9 +40,9 @@ func TxnRecords(l *log.Log, from int64) ([]TxnRecord, error) {
 	open := map[int64][]int{} // producer id -> indexes of its undecided records in out
 	err := l.EachBatch(from, l.EndOffset(), func(b *record.Batch) bool {
 		if b.IsControl() {
+			commits := check.MarkerCommits(b)
 			fate := "aborted"
-			f := factsOf(b)
-			if f.commit {
+			if commits {
 				fate = "committed"
 			}
 			for _, j := range open[b.ProducerID] {
@@ -50,7 +51,7 @@ func TxnRecords(l *log.Log, from int64) ([]TxnRecord, error) {
 			delete(open, b.ProducerID)
 			if b.BaseOffset >= from {
 				out = append(out, TxnRecord{RecordAt: log.RecordAt{Offset: b.BaseOffset, Timestamp: b.MaxTimestamp},
-					Control: markerName(f.commit), ProducerID: b.ProducerID})
+					Control: check.MarkerName(commits), ProducerID: b.ProducerID})
 			}
 			return true
 		}
